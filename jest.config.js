@@ -1,0 +1,29 @@
+// Jest runs TypeScript as native ES modules (NODE_OPTIONS=--experimental-vm-modules, set by the npm
+// scripts): middy, fauxqs and aws-local-stepfunctions ship ESM only. ts-jest transpiles each file on
+// its own (isolatedModules); `npm run typecheck` is what type-checks.
+const tsJest = ['ts-jest', { useESM: true, tsconfig: { isolatedModules: true } }];
+const common = {
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': tsJest },
+  testEnvironment: 'node',
+};
+
+/** @type {import('jest').Config} */
+export default {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/integration/global-setup.ts',
+    },
+    {
+      ...common,
+      displayName: 'compat',
+      testMatch: ['<rootDir>/test/compat/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/integration/global-setup.ts',
+    },
+  ],
+};
