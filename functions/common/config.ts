@@ -1,0 +1,148 @@
+/**
+ * Configuration, read once from the environment at cold start. A missing or malformed variable
+ * fails the cold start with a message naming it, rather than failing a request later.
+ *
+ * The environment is the only difference between a local stack and AWS: endpoints are given to the
+ * AWS SDK through its own `AWS_ENDPOINT_URL_<SERVICE>` variables, never through code here.
+ */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * The names of the variables functions read, for the stacks that set them (`lib/`, `local/`).
+ * Table variables are named in `#db/schema`.
+ */
+export const ENV = {
+  pinReleaseVersion: 'PIN_RELEASE_VERSION',
+  lockTtlSeconds: 'LOCK_TTL_SECONDS',
+  conductorQueues: 'CONDUCTOR_QUEUES',
+  conductorFunction: 'CONDUCTOR_FUNCTION',
+  stepsStateMachineArn: 'STEPS_STATE_MACHINE_ARN',
+  conductorGroup: 'CONDUCTOR_GROUP',
+  automatedClean: 'AUTOMATED_CLEAN',
+  heartbeatTimeout: 'HEARTBEAT_TIMEOUT',
+  callbackTimeout: 'DEPLOY_CALLBACK_TIMEOUT',
+  authStrategy: 'AUTH_STRATEGY',
+  publicEndpoint: 'PUBLIC_ENDPOINT',
+  maxLimit: 'MAX_LIMIT',
+} as const;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export function required(env: Env, name: string): string {
+  const value = env[name];
+  if (value === undefined || value === '') {
+    throw new ConfigError(`Environment variable ${name} is required`);
+  }
+  return value;
+}
+
+function integer(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new ConfigError(`Environment variable ${name} must be an integer >= ${min}, got "${raw}"`);
+  }
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['true', '1', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['false', '0', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`Environment variable ${name} must be true or false, got "${raw}"`);
+}
+
+/** Conductor group → SQS queue URL, from CONDUCTOR_QUEUES (JSON). The default group is "". */
+function conductorQueues(env: Env): Record<string, string> {
+  const raw = required(env, 'CONDUCTOR_QUEUES');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(`Environment variable CONDUCTOR_QUEUES must be a JSON object, got "${raw}"`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`Environment variable CONDUCTOR_QUEUES must be a JSON object, got "${raw}"`);
+  }
+  for (const [group, url] of Object.entries(parsed)) {
+    if (typeof url !== 'string' || url === '') {
+      throw new ConfigError(`CONDUCTOR_QUEUES: the queue URL of group "${group}" must be a string`);
+    }
+  }
+  return parsed as Record<string, string>;
+}
+
+export interface CommonConfig {
+  /** Empty = latest; otherwise a release from `#common/releases`. Validated by `releases.ts`. */
+  readonly pinReleaseVersion: string;
+  /** How long a node reservation stays valid without being renewed. */
+  readonly lockTtlSeconds: number;
+  /** Conductor group → queue URL for RPC casts. */
+  readonly conductorQueues: Record<string, string>;
+}
+
+export interface ApiConfig extends CommonConfig {
+  /** Conductor function (name or ARN, with the `live` qualifier) for synchronous RPC calls. */
+  readonly conductorFunction: string;
+  readonly authStrategy: 'noauth' | 'http_basic';
+  /** Base URL for links in responses; default: derived from the request (Host, stage). */
+  readonly publicEndpoint: string | undefined;
+  /** Agent heartbeat timeout handed to the ramdisk at lookup (Ironic `[api]ramdisk_heartbeat_timeout`). */
+  readonly heartbeatTimeoutSeconds: number;
+  /** Ironic `[api]max_limit`: the largest page a list returns. */
+  readonly maxLimit: number;
+}
+
+export interface ConductorConfig extends CommonConfig {
+  readonly stepsStateMachineArn: string;
+  /** The conductor group this function serves ("" = the default group). */
+  readonly conductorGroup: string;
+  /** Hostname this conductor version registers under: "<function>:<version>". */
+  readonly hostname: string;
+  /** Ironic `[conductor]automated_clean`. */
+  readonly automatedClean: boolean;
+  readonly heartbeatTimeoutSeconds: number;
+  /** Ironic `[conductor]deploy_callback_timeout`: the longest an async step may wait. */
+  readonly callbackTimeoutSeconds: number;
+}
+
+function common(env: Env): CommonConfig {
+  return {
+    pinReleaseVersion: env.PIN_RELEASE_VERSION ?? '',
+    lockTtlSeconds: integer(env, 'LOCK_TTL_SECONDS', 120, 5),
+    conductorQueues: conductorQueues(env),
+  };
+}
+
+export function loadApiConfig(env: Env = process.env): ApiConfig {
+  const auth = env.AUTH_STRATEGY ?? 'noauth';
+  if (auth !== 'noauth' && auth !== 'http_basic') {
+    throw new ConfigError(`Environment variable AUTH_STRATEGY must be noauth or http_basic, got "${auth}"`);
+  }
+  return {
+    ...common(env),
+    conductorFunction: required(env, 'CONDUCTOR_FUNCTION'),
+    authStrategy: auth,
+    publicEndpoint: env.PUBLIC_ENDPOINT || undefined,
+    heartbeatTimeoutSeconds: integer(env, 'HEARTBEAT_TIMEOUT', 300, 5),
+    maxLimit: integer(env, 'MAX_LIMIT', 1000, 1),
+  };
+}
+
+export function loadConductorConfig(env: Env = process.env): ConductorConfig {
+  const fn = env.AWS_LAMBDA_FUNCTION_NAME ?? 'conductor';
+  const version = env.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST';
+  return {
+    ...common(env),
+    stepsStateMachineArn: required(env, 'STEPS_STATE_MACHINE_ARN'),
+    conductorGroup: env.CONDUCTOR_GROUP ?? '',
+    hostname: `${fn}:${version}`,
+    automatedClean: boolean(env, 'AUTOMATED_CLEAN', true),
+    heartbeatTimeoutSeconds: integer(env, 'HEARTBEAT_TIMEOUT', 300, 5),
+    callbackTimeoutSeconds: integer(env, 'DEPLOY_CALLBACK_TIMEOUT', 1800, 10),
+  };
+}

@@ -1,0 +1,191 @@
+/**
+ * One error hierarchy for the whole service, shaped after Ironic's `ironic/common/exception.py`:
+ * each class carries its HTTP status, and the API turns any of them into Ironic's error body once
+ * (see `functions/api/http.ts`). Messages are Ironic's, with the offending value in them.
+ */
+
+export class IronicError extends Error {
+  /** HTTP status the API answers with. */
+  static readonly code: number = 500;
+  /** Stable name used in logs, RPC replies and Step Functions error names. */
+  override get name(): string {
+    return this.constructor.name;
+  }
+
+  get code(): number {
+    return (this.constructor as typeof IronicError).code;
+  }
+
+  /** Whether this error should be shown to the client as is (4xx) or hidden behind a generic 500. */
+  get isClientError(): boolean {
+    return this.code < 500;
+  }
+}
+
+// --- 4xx ------------------------------------------------------------------------------------
+
+export class Invalid extends IronicError {
+  static override readonly code: number = 400;
+}
+export class InvalidParameterValue extends Invalid {}
+export class MissingParameterValue extends InvalidParameterValue {}
+export class PatchError extends Invalid {
+  constructor(patch: unknown, reason: string) {
+    super(`Couldn't apply patch '${JSON.stringify(patch)}'. Reason: ${reason}`);
+  }
+}
+export class InvalidUUID extends Invalid {
+  constructor(value: unknown) {
+    super(`Expected a UUID but received ${String(value)}.`);
+  }
+}
+export class InvalidUuidOrName extends Invalid {
+  constructor(value: unknown) {
+    super(`Expected a logical name or UUID but received ${String(value)}.`);
+  }
+}
+export class InvalidName extends Invalid {
+  constructor(value: unknown) {
+    super(`Expected a logical name but received ${String(value)}.`);
+  }
+}
+export class InvalidMAC extends Invalid {
+  constructor(value: unknown) {
+    super(`Expected a MAC address but received ${String(value)}.`);
+  }
+}
+export class InvalidStateRequested extends Invalid {
+  constructor(action: string, node: string, state: string) {
+    super(`The requested action "${action}" can not be performed on node "${node}" while it is in state "${state}".`);
+  }
+}
+export class ClientSideError extends Invalid {}
+
+export class NotAuthorized extends IronicError {
+  static override readonly code: number = 403;
+}
+export class Unauthorized extends IronicError {
+  static override readonly code: number = 401;
+}
+
+export class NotFound extends IronicError {
+  static override readonly code: number = 404;
+}
+export class NodeNotFound extends NotFound {
+  constructor(node: string) {
+    super(`Node ${node} could not be found.`);
+  }
+}
+export class ResourceNotFound extends NotFound {
+  constructor() {
+    super('The resource could not be found.');
+  }
+}
+export class DriverNotFound extends NotFound {
+  constructor(driver: string) {
+    super(`Could not find the following driver(s) or hardware type(s): ${driver}.`);
+  }
+}
+export class NoValidHost extends NotFound {}
+
+export class MethodNotAllowed extends IronicError {
+  static override readonly code: number = 405;
+}
+
+export class NotAcceptable extends IronicError {
+  static override readonly code: number = 406;
+}
+
+export class Conflict extends IronicError {
+  static override readonly code: number = 409;
+}
+export class NodeLocked extends Conflict {
+  constructor(node: string, host: string) {
+    super(`Node ${node} is locked by host ${host}, please retry after the current operation is completed.`);
+  }
+}
+export class DuplicateName extends Conflict {
+  constructor(name: string) {
+    super(`A node with name ${name} already exists.`);
+  }
+}
+export class NodeAlreadyExists extends Conflict {
+  constructor(uuid: string) {
+    super(`A node with UUID ${uuid} already exists.`);
+  }
+}
+export class InstanceAssociated extends Conflict {
+  constructor(instance: string, node: string) {
+    super(`Instance ${instance} is already associated with a node, it cannot be associated with this other node ${node}`);
+  }
+}
+export class InvalidState extends Conflict {}
+/** An optimistic-concurrency write lost its race; callers retry or answer 409. */
+export class ConcurrentUpdate extends Conflict {
+  constructor(what: string) {
+    super(`${what} was changed by another request at the same time, please retry.`);
+  }
+}
+
+export class RequestEntityTooLarge extends IronicError {
+  static override readonly code: number = 413;
+}
+
+export class UnsupportedMediaType extends IronicError {
+  static override readonly code: number = 415;
+}
+
+// --- 5xx ------------------------------------------------------------------------------------
+
+export class TemporaryFailure extends IronicError {
+  static override readonly code: number = 503;
+}
+export class NoFreeConductorWorker extends TemporaryFailure {
+  constructor() {
+    super('Requested action cannot be performed due to lack of free conductor workers.');
+  }
+}
+
+/** An item carries an object version this release cannot read (Ironic's IncompatibleObjectVersion). */
+export class IncompatibleObjectVersion extends IronicError {
+  constructor(objName: string, objVer: string, supported: string) {
+    super(`Version ${objVer} of ${objName} is not supported, supported version is ${supported}`);
+  }
+}
+
+/** Failure of a driver call (BMC or agent); the conductor records it as the node's last_error. */
+export class DriverOperationError extends IronicError {}
+export class InstanceDeployFailure extends IronicError {
+  constructor(reason: string) {
+    super(`Failed to deploy instance: ${reason}`);
+  }
+}
+
+export function isIronicError(err: unknown): err is IronicError {
+  return err instanceof IronicError;
+}
+
+/**
+ * An error Ironic raises below its own exception handling (webob, from routing, version
+ * negotiation and argument checks). Ironic 21.4 renders these with a different inner body,
+ * `{"code": N, "title": "...", "description": "..."}`, and clients parse both forms.
+ */
+export class HttpError extends IronicError {
+  constructor(
+    readonly status: number,
+    readonly title: string,
+    message = '',
+  ) {
+    super(message);
+  }
+  override get code(): number {
+    return this.status;
+  }
+}
+
+export const httpErrors = {
+  badRequest: (message: string) => new HttpError(400, 'Bad Request', message),
+  notFound: () => new HttpError(404, 'Not Found'),
+  methodNotAllowed: () => new HttpError(405, 'Method Not Allowed'),
+  notAcceptable: (message: string) => new HttpError(406, 'Not Acceptable', message),
+};

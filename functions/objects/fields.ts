@@ -1,0 +1,80 @@
+/**
+ * Field types of versioned objects, after Ironic's `ironic/objects/fields.py`: each field has a
+ * kind, may be nullable, and may have a default. The TypeScript type of an object's data is derived
+ * from its field table, so a field is declared once.
+ */
+
+export type FieldKind = 'uuid' | 'string' | 'integer' | 'boolean' | 'datetime' | 'macaddress' | 'dict' | 'list';
+
+export interface FieldDef<T = unknown> {
+  readonly kind: FieldKind;
+  readonly nullable: boolean;
+  /** Value a new object, or an item from a version without this field, starts with. */
+  readonly default: T | undefined;
+  /** Phantom member carrying the TypeScript type; never set. */
+  readonly __type?: T;
+}
+
+type Nullable<T, O> = O extends { nullable: true } ? T | null : T;
+interface Options<T> {
+  readonly nullable?: boolean;
+  readonly default?: T | null;
+}
+
+function kind<T>(k: FieldKind) {
+  return <O extends Options<T>>(opts?: O): FieldDef<Nullable<T, O>> => ({
+    kind: k,
+    nullable: opts?.nullable ?? false,
+    default: opts?.default as Nullable<T, O> | undefined,
+  });
+}
+
+export type Dict = Record<string, unknown>;
+
+/** Field constructors: `t.string({ nullable: true })`, `t.boolean({ default: false })`. */
+export const t = {
+  uuid: kind<string>('uuid'),
+  string: kind<string>('string'),
+  integer: kind<number>('integer'),
+  boolean: kind<boolean>('boolean'),
+  /** An ISO 8601 timestamp in UTC. */
+  datetime: kind<string>('datetime'),
+  macaddress: kind<string>('macaddress'),
+  dict: kind<Dict>('dict'),
+  list: kind<unknown[]>('list'),
+  stringList: kind<string[]>('list'),
+  dictList: kind<Dict[]>('list'),
+};
+
+export type Fields = Readonly<Record<string, FieldDef>>;
+
+/** The data type of an object with the given field table. */
+export type FieldValues<F extends Fields> = {
+  -readonly [K in keyof F]: F[K] extends FieldDef<infer T> ? T : never;
+};
+
+/** Whether `value` fits a field; used when reading untrusted items and RPC payloads. */
+export function fitsField(def: FieldDef, value: unknown): boolean {
+  if (value === null || value === undefined) return def.nullable || def.default !== undefined;
+  switch (def.kind) {
+    case 'uuid':
+    case 'string':
+    case 'datetime':
+    case 'macaddress':
+      return typeof value === 'string';
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'dict':
+      return typeof value === 'object' && !Array.isArray(value);
+    case 'list':
+      return Array.isArray(value);
+  }
+}
+
+/** A copy of a field's default, so mutable defaults (dicts, lists) are never shared. */
+export function defaultOf(def: FieldDef): unknown {
+  if (def.default === undefined) return null;
+  return typeof def.default === 'object' && def.default !== null ? structuredClone(def.default) : def.default;
+}

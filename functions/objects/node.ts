@@ -1,0 +1,130 @@
+/**
+ * The bare-metal node, after Ironic's `ironic/objects/node.py`. Field names and types are Ironic's;
+ * where Ironic keeps integer foreign keys (chassis_id, allocation_id) Ironless keeps the UUIDs the
+ * API shows, and traits live on the node item as a list of strings.
+ */
+import { InvalidState } from '#common/errors';
+import { type ProvisionEvent, transition } from '#common/states';
+import { VersionedObject, type VersionStep } from './base';
+import { type FieldValues, t } from './fields';
+
+export const NODE_FIELDS = {
+  uuid: t.uuid(),
+  name: t.string({ nullable: true }),
+  instance_uuid: t.uuid({ nullable: true }),
+  chassis_uuid: t.uuid({ nullable: true }),
+  allocation_uuid: t.uuid({ nullable: true }),
+  parent_node: t.string({ nullable: true }),
+
+  driver: t.string(),
+  driver_info: t.dict({ default: {} }),
+  driver_internal_info: t.dict({ default: {} }),
+  instance_info: t.dict({ default: {} }),
+  properties: t.dict({ default: {} }),
+  extra: t.dict({ default: {} }),
+  network_data: t.dict({ default: {} }),
+
+  // The step being executed, or null when that process is not running.
+  clean_step: t.dict({ nullable: true }),
+  deploy_step: t.dict({ nullable: true }),
+  service_step: t.dict({ nullable: true }),
+  raid_config: t.dict({ default: {} }),
+  target_raid_config: t.dict({ default: {} }),
+
+  // Holder of the node lock (a conductor hostname), null when unlocked.
+  reservation: t.string({ nullable: true }),
+  conductor_group: t.string({ default: '' }),
+
+  power_state: t.string({ nullable: true }),
+  target_power_state: t.string({ nullable: true }),
+  provision_state: t.string(),
+  target_provision_state: t.string({ nullable: true }),
+  provision_updated_at: t.datetime({ nullable: true }),
+
+  maintenance: t.boolean({ default: false }),
+  maintenance_reason: t.string({ nullable: true }),
+  fault: t.string({ nullable: true }),
+  console_enabled: t.boolean({ default: false }),
+  // Error of the most recent asynchronous action that started but failed to finish.
+  last_error: t.string({ nullable: true }),
+
+  resource_class: t.string({ nullable: true }),
+  inspection_started_at: t.datetime({ nullable: true }),
+  inspection_finished_at: t.datetime({ nullable: true }),
+  automated_clean: t.boolean({ nullable: true }),
+  protected: t.boolean({ default: false }),
+  protected_reason: t.string({ nullable: true }),
+  retired: t.boolean({ default: false }),
+  retired_reason: t.string({ nullable: true }),
+  owner: t.string({ nullable: true }),
+  lessee: t.string({ nullable: true }),
+  description: t.string({ nullable: true }),
+  shard: t.string({ nullable: true }),
+  boot_mode: t.string({ nullable: true }),
+  secure_boot: t.boolean({ nullable: true }),
+  traits: t.stringList({ default: [] }),
+
+  bios_interface: t.string({ nullable: true }),
+  boot_interface: t.string({ nullable: true }),
+  console_interface: t.string({ nullable: true }),
+  deploy_interface: t.string({ nullable: true }),
+  firmware_interface: t.string({ nullable: true }),
+  inspect_interface: t.string({ nullable: true }),
+  management_interface: t.string({ nullable: true }),
+  network_interface: t.string({ nullable: true }),
+  power_interface: t.string({ nullable: true }),
+  raid_interface: t.string({ nullable: true }),
+  rescue_interface: t.string({ nullable: true }),
+  storage_interface: t.string({ nullable: true }),
+  vendor_interface: t.string({ nullable: true }),
+
+  created_at: t.datetime(),
+  updated_at: t.datetime({ nullable: true }),
+} as const;
+
+export type NodeData = FieldValues<typeof NODE_FIELDS>;
+
+/** The hardware interfaces a node names, in Ironic's order. */
+export const NODE_INTERFACES = [
+  'bios',
+  'boot',
+  'console',
+  'deploy',
+  'firmware',
+  'inspect',
+  'management',
+  'network',
+  'power',
+  'raid',
+  'rescue',
+  'storage',
+  'vendor',
+] as const;
+export type InterfaceType = (typeof NODE_INTERFACES)[number];
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- field accessors are installed at runtime
+export interface Node extends NodeData {}
+
+// Version 1.0: initial version (Ironic's node fields through API 1.87, UUID references).
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
+export class Node extends VersionedObject {
+  static override readonly objName = 'Node';
+  static override readonly VERSION = '1.0';
+  static override readonly fields = NODE_FIELDS;
+  static override readonly history: readonly VersionStep[] = [{ version: '1.0' }];
+
+  /**
+   * Move through the provisioning state machine (`#common/states`): provision_state,
+   * target_provision_state and provision_updated_at change together, or InvalidState if the
+   * table has no such transition.
+   */
+  processEvent(event: ProvisionEvent, now: Date = new Date()): void {
+    const result = transition(this.provision_state, event);
+    if (result === undefined) {
+      throw new InvalidState(`Node ${this.uuid}: event "${event}" is not allowed in state "${this.provision_state}"`);
+    }
+    this.provision_state = result.provisionState;
+    this.target_provision_state = result.targetProvisionState;
+    this.provision_updated_at = now.toISOString();
+  }
+}
