@@ -1,0 +1,41 @@
+/**
+ * The conductor's dependencies, built once per cold start and passed to every flow, so flows are
+ * plain functions a unit test can call with in-memory ports.
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { ConductorConfig } from '#common/config';
+import type { NodeStore } from '#db/nodes';
+import type { Step } from '#drivers/base';
+
+/** Starting Step Functions executions of the steps machine. */
+export interface StepsRunner {
+  /**
+   * Start an execution named `name`. Starting a running execution again with the same name and
+   * input is a no-op (Step Functions' own idempotency), so a redelivered message is harmless.
+   */
+  start(name: string, input: StepsInput): Promise<string>;
+}
+
+/** Input of a steps-machine execution; also what each of its tasks receives. */
+export interface StepsInput {
+  readonly flow: FlowName;
+  readonly node: string;
+  /** Token of the node lock the execution holds. */
+  readonly owner: string;
+  readonly decision: Decision;
+}
+
+export type FlowName = 'deploy' | 'clean' | 'service';
+
+/** What the steps machine does next: run a step synchronously, start one and wait, or finish. */
+export interface Decision {
+  readonly mode: 'sync' | 'async' | 'done';
+  readonly step: Step | null;
+}
+
+export interface ConductorContext {
+  readonly config: ConductorConfig;
+  readonly nodes: NodeStore;
+  readonly steps: StepsRunner;
+  readonly log: Logger;
+}

@@ -1,0 +1,34 @@
+/**
+ * Failing a flow the way Ironic's `set_failed_state` / `cleaning_error_handler` do: the node goes
+ * to the flow's failed state with `last_error`, its step is cleared, the node is powered off after
+ * a failed deploy, and the lock is released in the same write.
+ */
+import { POWER_OFF } from '#common/states';
+import { loadDriver } from '#drivers/registry';
+import type { Node } from '#objects/node';
+import type { ConductorContext, FlowName } from '../context';
+import { FLOWS } from './flow-kinds';
+import { clearSteps } from './steps';
+
+export async function failFlow(ctx: ConductorContext, node: Node, flow: FlowName, message: string): Promise<void> {
+  const kind = FLOWS[flow];
+  if (!kind.activeStates.includes(node.provision_state)) {
+    // The node left the flow meanwhile (aborted, already failed): nothing to fail.
+    ctx.log.info('Not failing flow: node is no longer in it', { node: node.uuid, flow, state: node.provision_state });
+    await ctx.nodes.release(node);
+    return;
+  }
+  if (flow === 'deploy') {
+    try {
+      const driver = loadDriver(node);
+      await driver.power.setPowerState({ node, log: ctx.log }, POWER_OFF);
+    } catch (err) {
+      ctx.log.warn('Could not power off node after failed deploy', { node: node.uuid, error: String(err) });
+    }
+  }
+  clearSteps(node, flow);
+  node.last_error = message;
+  node.processEvent('fail');
+  await ctx.nodes.save(node, { release: true });
+  ctx.log.info(`${kind.label} failed`, { node: node.uuid, lastError: message });
+}

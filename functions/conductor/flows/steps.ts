@@ -1,0 +1,87 @@
+/**
+ * Step lists: which steps a flow runs, in which order, and the decision the steps machine acts on.
+ *
+ * Order follows Ironic (`conductor/steps.py`): by priority, highest first; ties broken by the
+ * interface order Ironic uses for that flow. Steps with priority 0 are disabled.
+ */
+import type { Driver, Step, StepDefinition } from '#drivers/base';
+import type { InterfaceType, Node } from '#objects/node';
+import type { Decision, FlowName } from '../context';
+import { FLOWS } from './flow-kinds';
+
+/** Ironic's DEPLOYING_INTERFACE_PRIORITY / CLEANING_INTERFACE_PRIORITY: higher runs first on ties. */
+const INTERFACE_PRIORITY: Readonly<Record<FlowName, Partial<Record<InterfaceType, number>>>> = {
+  deploy: { power: 8, management: 7, deploy: 6, bios: 5, raid: 4, boot: 3, rescue: 2, storage: 1 },
+  clean: { power: 8, management: 7, deploy: 6, bios: 5, raid: 4, firmware: 3 },
+  service: { power: 8, management: 7, deploy: 6, bios: 5, raid: 4, firmware: 3 },
+};
+
+function definitions(driver: Driver, flow: FlowName): { iface: InterfaceType; def: StepDefinition }[] {
+  const out: { iface: InterfaceType; def: StepDefinition }[] = [];
+  for (const [iface, impl] of Object.entries(driver.interfaces) as [InterfaceType, Driver['interfaces'][InterfaceType]][]) {
+    const defs = flow === 'deploy' ? impl.deploySteps : flow === 'clean' ? impl.cleanSteps : impl.serviceSteps;
+    for (const def of defs ?? []) out.push({ iface, def });
+  }
+  return out;
+}
+
+export function sortSteps(flow: FlowName, steps: Step[]): Step[] {
+  const rank = INTERFACE_PRIORITY[flow];
+  return [...steps].sort((a, b) => b.priority - a.priority || (rank[b.interface] ?? 0) - (rank[a.interface] ?? 0));
+}
+
+/** The enabled steps a driver defines for a flow (priority > 0), in execution order. */
+export function driverSteps(driver: Driver, flow: FlowName): Step[] {
+  const steps = definitions(driver, flow)
+    .filter(({ def }) => def.priority > 0)
+    .map(({ iface, def }) => ({ interface: iface, step: def.step, priority: def.priority, args: {} }));
+  return sortSteps(flow, steps);
+}
+
+/** The implementation of a stored step; undefined when the driver no longer has it. */
+export function findStep(driver: Driver, flow: FlowName, step: Step): StepDefinition | undefined {
+  return definitions(driver, flow).find(({ iface, def }) => iface === step.interface && def.step === step.step)?.def;
+}
+
+export function stepName(step: Pick<Step, 'interface' | 'step'>): string {
+  return `${step.interface}.${step.step}`;
+}
+
+/** The steps stored on a node for a flow, and the index of the current one. */
+export function storedSteps(node: Node, flow: FlowName): { steps: Step[]; index: number } {
+  const kind = FLOWS[flow];
+  const steps = (node.driver_internal_info[kind.stepsKey] as Step[] | undefined) ?? [];
+  const index = node.driver_internal_info[kind.indexKey];
+  return { steps, index: typeof index === 'number' ? index : -1 };
+}
+
+/** Store a flow's step list on the node, positioned before its first step. */
+export function setSteps(node: Node, flow: FlowName, steps: Step[]): void {
+  const kind = FLOWS[flow];
+  node.driver_internal_info = { ...node.driver_internal_info, [kind.stepsKey]: steps, [kind.indexKey]: -1 };
+  node[kind.stepField] = null;
+}
+
+/** Move to step `index` (or past the end: the flow is over) and say what the machine does next. */
+export function advanceTo(node: Node, flow: FlowName, index: number): Decision {
+  const kind = FLOWS[flow];
+  const { steps } = storedSteps(node, flow);
+  const step = steps[index];
+  if (step === undefined) {
+    clearSteps(node, flow);
+    return { mode: 'done', step: null };
+  }
+  node.driver_internal_info = { ...node.driver_internal_info, [kind.indexKey]: index };
+  node[kind.stepField] = { interface: step.interface, step: step.step, priority: step.priority, args: step.args };
+  return { mode: step.async ? 'async' : 'sync', step };
+}
+
+export function clearSteps(node: Node, flow: FlowName): void {
+  const kind = FLOWS[flow];
+  const info = { ...node.driver_internal_info };
+  delete info[kind.stepsKey];
+  delete info[kind.indexKey];
+  delete info.steps_execution;
+  node.driver_internal_info = info;
+  node[kind.stepField] = null;
+}

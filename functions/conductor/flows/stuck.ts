@@ -1,0 +1,54 @@
+/**
+ * Failing nodes a dead conductor left behind (Ironic's `_fail_transient_state`). In Lambda a
+ * conductor "dies" when an invocation is killed or times out: the node keeps its transitional
+ * state, and its lock, which expires. Such a node is moved to its failed state with Ironic's
+ * message, so it never stays stuck.
+ */
+import { NodeLocked } from '#common/errors';
+import { newUuid } from '#common/ids';
+import { STUCK_STATES_TREATED_AS_FAIL } from '#common/states';
+import type { Node } from '#objects/node';
+import type { ConductorContext } from '../context';
+import { lockOwner } from '../lock';
+
+/** A node whose lock holder is gone: no live lock, in a state that cannot be resumed. */
+function isStuck(node: Node, now: number): boolean {
+  if (!STUCK_STATES_TREATED_AS_FAIL.includes(node.provision_state)) return false;
+  const expires = node.storeMeta?.lockExpiresAt;
+  return expires === undefined || expires < now;
+}
+
+export async function failStuckNodes(ctx: ConductorContext, now: number = Date.now()): Promise<number> {
+  let failed = 0;
+  for (const state of STUCK_STATES_TREATED_AS_FAIL) {
+    let marker: string | undefined;
+    for (;;) {
+      const page = await ctx.nodes.list({ provisionState: state }, { limit: 100, marker });
+      for (const candidate of page.nodes) {
+        if (!isStuck(candidate, now)) continue;
+        try {
+          const node = await ctx.nodes.reserve(candidate.uuid, lockOwner(ctx, `periodic:${newUuid()}`));
+          if (node.provision_state !== state) {
+            await ctx.nodes.release(node);
+            continue;
+          }
+          node.last_error = `The ${state} state can't be resumed by conductor ${candidate.reservation ?? ctx.config.hostname}. Moving to fail state.`;
+          node.processEvent('fail');
+          for (const field of ['deploy_step', 'clean_step', 'service_step'] as const) node[field] = null;
+          const info = { ...node.driver_internal_info };
+          delete info.steps_execution;
+          node.driver_internal_info = info;
+          await ctx.nodes.save(node, { release: true });
+          failed++;
+          ctx.log.warn('Failed a node left in a transitional state', { node: node.uuid, state, now: node.provision_state });
+        } catch (err) {
+          if (err instanceof NodeLocked) continue; // someone took it meanwhile: not stuck
+          throw err;
+        }
+      }
+      if (!page.more) break;
+      marker = page.nodes[page.nodes.length - 1]?.uuid;
+    }
+  }
+  return failed;
+}

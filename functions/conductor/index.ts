@@ -1,0 +1,53 @@
+/**
+ * The conductor function. One Lambda, three kinds of events: SQS batches of RPC casts, tasks of the
+ * steps state machine, and scheduled periodic tasks. Everything is built once at cold start.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { SFNClient } from '@aws-sdk/client-sfn';
+import middy from '@middy/core';
+import type { Context, SQSEvent } from 'aws-lambda';
+import { loadConductorConfig } from '#common/config';
+import { selectRelease } from '#common/releases';
+import { createDocumentClient } from '#db/client';
+import { DynamoNodeStore } from '#db/nodes';
+import { tableNamesFromEnv } from '#db/schema';
+import type { ConductorContext } from './context';
+import { handleSqsBatch } from './entries/rpc';
+import { handleStepsTask, isStepsTask } from './entries/steps';
+import { failStuckNodes } from './flows/stuck';
+import { isPeriodicEvent } from './schedules';
+import { SfnStepsRunner } from './steps-runner';
+
+const config = loadConductorConfig();
+const release = selectRelease(config.pinReleaseVersion);
+const log = new Logger({ serviceName: 'ironless-conductor', persistentKeys: { host: config.hostname, release: release.release } });
+
+const ctx: ConductorContext = {
+  config,
+  log,
+  nodes: new DynamoNodeStore({ client: createDocumentClient(), tables: tableNamesFromEnv(process.env), release }),
+  steps: new SfnStepsRunner(new SFNClient({}), config.stepsStateMachineArn),
+};
+
+function isSqsEvent(event: unknown): event is SQSEvent {
+  const records = (event as { Records?: { eventSource?: string }[] })?.Records;
+  return Array.isArray(records) && records.every((r) => r.eventSource === 'aws:sqs');
+}
+
+async function dispatch(event: unknown, _context: Context): Promise<unknown> {
+  if (isSqsEvent(event)) return handleSqsBatch(ctx, event);
+  if (isStepsTask(event)) return handleStepsTask(ctx, event);
+  if (isPeriodicEvent(event)) {
+    switch (event.task) {
+      case 'fail_stuck_nodes':
+        return { failed: await failStuckNodes(ctx) };
+    }
+  }
+  log.error('Unknown event', { event: JSON.stringify(event).slice(0, 1000) });
+  throw new Error('The conductor does not know this kind of event');
+}
+
+export const handler = middy()
+  .use(injectLambdaContext(log, { resetKeys: true }))
+  .handler(dispatch);

@@ -1,0 +1,27 @@
+/**
+ * The conductor's periodic tasks and how often they run. The CDK stack turns each into an
+ * EventBridge schedule and the local stack into a timer; both send `{ entry: 'periodic', task }`.
+ */
+export const PERIODIC_TASKS = {
+  /**
+   * Fail nodes left in a transitional state by a conductor that died: the state is one Ironic
+   * cannot resume (deploying, cleaning, …) and the node's lock has expired.
+   */
+  fail_stuck_nodes: { everySeconds: 60 },
+} as const;
+
+export type PeriodicTask = keyof typeof PERIODIC_TASKS;
+
+export interface PeriodicEvent {
+  readonly entry: 'periodic';
+  readonly task: PeriodicTask;
+}
+
+export function isPeriodicEvent(event: unknown): event is PeriodicEvent {
+  return (
+    typeof event === 'object' &&
+    event !== null &&
+    (event as { entry?: unknown }).entry === 'periodic' &&
+    typeof (event as { task?: unknown }).task === 'string'
+  );
+}

@@ -1,0 +1,70 @@
+/**
+ * Enabled hardware types and interface implementations, and loading a node's driver from its
+ * `driver` and `*_interface` fields (Ironic's `driver_factory`).
+ */
+import { DriverNotFound, InvalidParameterValue } from '#common/errors';
+import { type InterfaceType, NODE_INTERFACES, type Node } from '#objects/node';
+import type { DeployInterface, Driver, HardwareInterface, HardwareType, PowerInterface } from './base';
+import { FAKE_INTERFACES, fakeHardware } from './fake';
+
+const HARDWARE_TYPES: ReadonlyMap<string, HardwareType> = new Map([[fakeHardware.name, fakeHardware]]);
+
+const IMPLEMENTATIONS: ReadonlyMap<string, HardwareInterface> = new Map(
+  Object.entries(FAKE_INTERFACES).flatMap(([type, impls]) =>
+    (impls as readonly HardwareInterface[]).map((impl) => [`${type}/${impl.name}`, impl] as const),
+  ),
+);
+
+export function hardwareTypes(): HardwareType[] {
+  return [...HARDWARE_TYPES.values()];
+}
+
+export function getHardwareType(name: string): HardwareType {
+  const type = HARDWARE_TYPES.get(name);
+  if (type === undefined) throw new DriverNotFound(name);
+  return type;
+}
+
+/**
+ * The interface fields a new node gets: each one given, checked against what its hardware type
+ * supports, or else the type's default (Ironic's `check_and_update_node_interfaces`).
+ */
+export function defaultInterfaces(driver: string, given: Partial<Record<InterfaceType, string | null>>): Record<InterfaceType, string> {
+  const type = getHardwareType(driver);
+  const out = {} as Record<InterfaceType, string>;
+  for (const iface of NODE_INTERFACES) {
+    const supported = type.supported[iface];
+    const value = given[iface];
+    if (value === undefined || value === null) {
+      out[iface] = supported[0] as string;
+    } else if (!supported.includes(value)) {
+      throw new InvalidParameterValue(
+        `Could not find the following interface in the 'ironic.hardware.interfaces.${iface}' entrypoint: ${value}. Valid interfaces are ${supported.join(', ')}.`,
+      );
+    } else {
+      out[iface] = value;
+    }
+  }
+  return out;
+}
+
+export function loadDriver(node: Node): Driver {
+  const hardwareType = getHardwareType(node.driver);
+  const interfaces = {} as Record<InterfaceType, HardwareInterface>;
+  for (const iface of NODE_INTERFACES) {
+    const name = (node as unknown as Record<string, string | null>)[`${iface}_interface`] ?? hardwareType.supported[iface][0];
+    const impl = IMPLEMENTATIONS.get(`${iface}/${name}`);
+    if (impl === undefined || !hardwareType.supported[iface].includes(name as string)) {
+      throw new InvalidParameterValue(
+        `Node ${node.uuid}: ${iface} interface "${name}" is not supported by hardware type ${hardwareType.name}`,
+      );
+    }
+    interfaces[iface] = impl;
+  }
+  return {
+    hardwareType,
+    interfaces,
+    power: interfaces.power as PowerInterface,
+    deploy: interfaces.deploy as DeployInterface,
+  };
+}
