@@ -1,0 +1,20 @@
+/**
+ * What controllers get: configuration and the ports to data and conductor, built once per cold
+ * start by the entry (or by a test with in-memory fakes).
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { ApiConfig } from '#common/config';
+import type { ReleaseSelection } from '#common/releases';
+import type { NodeStore } from '#db/nodes';
+import type { ConductorRpcClient } from '#rpc/client';
+import type { ApiVersion } from './microversion';
+
+export interface ApiContext {
+  readonly config: ApiConfig;
+  readonly release: ReleaseSelection;
+  /** Highest version this API serves: the pinned release's `api`. */
+  readonly maxVersion: ApiVersion;
+  readonly nodes: NodeStore;
+  readonly rpc: ConductorRpcClient;
+  readonly log: Logger;
+}

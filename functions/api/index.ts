@@ -1,0 +1,105 @@
+/**
+ * The API function: API Gateway REST API (v1 proxy integration) events in, Ironic's v1 API out.
+ * A thin adapter: build the request, dispatch it, shape the reply. Everything else is built once
+ * at cold start.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { loadApiConfig } from '#common/config';
+import { isIronicError } from '#common/errors';
+import { newRequestId } from '#common/ids';
+import { selectRelease } from '#common/releases';
+import { createDocumentClient } from '#db/client';
+import { DynamoNodeStore } from '#db/nodes';
+import { tableNamesFromEnv } from '#db/schema';
+import { ConductorRpcClient } from '#rpc/client';
+import type { ApiContext } from './context';
+import { type ApiRequest, type ApiResponse, errorBody, errorResponse } from './http';
+import { MIN_VERSION, parseVersion } from './microversion';
+import { dispatch, versionHeaders } from './router';
+
+const config = loadApiConfig();
+const release = selectRelease(config.pinReleaseVersion);
+const log = new Logger({ serviceName: 'ironless-api', persistentKeys: { release: release.release } });
+const maxVersion = parseVersion(release.mapping.api);
+if (maxVersion === undefined) throw new Error(`Release ${release.release} has an invalid api version "${release.mapping.api}"`);
+
+const ctx: ApiContext = {
+  config,
+  release,
+  maxVersion,
+  log,
+  nodes: new DynamoNodeStore({ client: createDocumentClient(), tables: tableNamesFromEnv(process.env), release }),
+  rpc: new ConductorRpcClient({ sqs: new SQSClient({}), queues: config.conductorQueues, versionCap: release.mapping.rpc }),
+};
+
+/** Where the client reached us: the configured public endpoint, or Host plus the stage prefix. */
+function baseUrl(event: APIGatewayProxyEvent, headers: Record<string, string>): string {
+  if (config.publicEndpoint) return config.publicEndpoint.replace(/\/+$/, '');
+  const proto = headers['x-forwarded-proto'] ?? 'https';
+  const host = headers.host ?? event.requestContext?.domainName ?? 'localhost';
+  const full = event.requestContext?.path ?? event.path;
+  const prefix = full.endsWith(event.path) ? full.slice(0, full.length - event.path.length) : '';
+  return `${proto}://${host}${prefix}`.replace(/\/+$/, '');
+}
+
+function toRequest(event: APIGatewayProxyEvent): ApiRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
+  const query: Record<string, string[]> = {};
+  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) if (values) query[name] = values;
+  for (const [name, value] of Object.entries(event.queryStringParameters ?? {}))
+    if (value !== undefined && query[name] === undefined) query[name] = [value];
+  const body =
+    event.body === null || event.body === undefined
+      ? undefined
+      : event.isBase64Encoded
+        ? Buffer.from(event.body, 'base64').toString('utf8')
+        : event.body;
+  return {
+    method: event.httpMethod.toUpperCase(),
+    path: event.path || '/',
+    query,
+    headers,
+    body,
+    requestId: newRequestId(),
+    baseUrl: baseUrl(event, headers),
+    version: MIN_VERSION,
+  };
+}
+
+function toResult(req: ApiRequest, res: ApiResponse): APIGatewayProxyResult {
+  const headers: Record<string, string> = { 'Openstack-Request-Id': req.requestId, ...(res.headers ?? {}) };
+  if (res.body === undefined) return { statusCode: res.status, headers, body: '' };
+  headers['Content-Type'] = 'application/json';
+  return { statusCode: res.status, headers, body: req.method === 'HEAD' ? '' : JSON.stringify(res.body) };
+}
+
+async function lambdaHandler(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const req = toRequest(event);
+  log.appendKeys({ request_id: req.requestId });
+  let res: ApiResponse;
+  try {
+    res = await dispatch(req, ctx);
+  } catch (err) {
+    if (isIronicError(err)) {
+      res = errorResponse(err);
+      if (req.negotiated && err.name !== 'HttpError')
+        res = { ...res, headers: { ...versionHeaders(ctx, req.version), ...(res.headers ?? {}) } };
+      if (err.code >= 500) log.error('Request failed', { error: err.message, stack: err.stack });
+    } else {
+      log.error('Unexpected error', err as Error);
+      res = { status: 500, body: errorBody(500, 'Internal Server Error') };
+    }
+  }
+  log.info(`${req.method} ${req.path} ${res.status}`, { status: res.status, version: `${req.version.major}.${req.version.minor}` });
+  log.removeKeys(['request_id']);
+  return toResult(req, res);
+}
+
+export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+  .use(injectLambdaContext(log, { resetKeys: true }))
+  .handler(lambdaHandler);

@@ -1,0 +1,106 @@
+/**
+ * The route table of the v1 API and the dispatch around it: version negotiation and the version
+ * headers on every response. Unknown paths are 404 and known paths with another method 405, in
+ * Ironic's (webob) form. Paths without the `/v1` prefix route to v1, as in Ironic, so the
+ * `bookmark` links it returns can be followed.
+ *
+ * The table is small and Ironic-specific (404/405 bodies, version handling), so it is written
+ * here rather than taken from a generic router.
+ */
+import { httpErrors } from '#common/errors';
+import type { ApiContext } from './context';
+import { getNode, getNodes, getNodesDetail, createNode, deleteNode } from './controllers/nodes';
+import { getStates, setProvisionState } from './controllers/node-states';
+import { getRoot, getV1 } from './controllers/root';
+import type { ApiRequest, ApiResponse } from './http';
+import { MAX_VERSION_HEADER, MIN_VERSION, MIN_VERSION_HEADER, VERSION_HEADER, negotiate, versionString } from './microversion';
+
+type Handler = (req: ApiRequest, ctx: ApiContext, params: Record<string, string>) => Promise<ApiResponse>;
+
+interface Route {
+  readonly method: string;
+  readonly segments: readonly string[];
+  readonly handler: Handler;
+}
+
+function route(method: string, path: string, handler: Handler): Route {
+  return { method, segments: path.split('/').filter((s) => s !== ''), handler };
+}
+
+const ROUTES: readonly Route[] = [
+  route('GET', '/v1/nodes', getNodes),
+  route('POST', '/v1/nodes', createNode),
+  route('GET', '/v1/nodes/detail', getNodesDetail),
+  route('GET', '/v1/nodes/:ident', getNode as Handler),
+  route('DELETE', '/v1/nodes/:ident', deleteNode as Handler),
+  route('GET', '/v1/nodes/:ident/states', getStates as Handler),
+  route('PUT', '/v1/nodes/:ident/states/provision', setProvisionState as Handler),
+];
+
+function match(route: Route, segments: readonly string[]): Record<string, string> | undefined {
+  if (route.segments.length !== segments.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const want = route.segments[i] as string;
+    const got = segments[i] as string;
+    if (want.startsWith(':')) params[want.slice(1)] = got;
+    else if (want !== got) return undefined;
+  }
+  return params;
+}
+
+/** Split a path into decoded segments, adding the `v1` prefix Ironic lets clients leave out. */
+function segmentsOf(path: string): string[] | undefined {
+  const raw = path.split('/').filter((s) => s !== '');
+  let segments: string[];
+  try {
+    segments = raw.map((s) => decodeURIComponent(s));
+  } catch {
+    return undefined;
+  }
+  if (segments[0] !== 'v1') segments.unshift('v1');
+  return segments;
+}
+
+export async function dispatch(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
+  if (req.path === '/' || req.path === '') {
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw httpErrors.methodNotAllowed();
+    return withVersionHeaders(await getRoot(req, ctx), ctx, MIN_VERSION);
+  }
+  const segments = segmentsOf(req.path);
+  if (segments === undefined) throw httpErrors.notFound();
+  if (segments.length === 1) {
+    req.version = negotiate(req.headers, ctx.maxVersion);
+    req.negotiated = true;
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw httpErrors.methodNotAllowed();
+    return withVersionHeaders(await getV1(req, ctx), ctx, req.version);
+  }
+  const candidates = ROUTES.map((r) => ({ r, params: match(r, segments) })).filter((c) => c.params !== undefined);
+  if (candidates.length === 0) throw httpErrors.notFound();
+  // Negotiate first: an unsupported version is 406 whatever else is wrong with the request.
+  req.version = negotiate(req.headers, ctx.maxVersion);
+  req.negotiated = true;
+  const method = req.method === 'HEAD' ? 'GET' : req.method;
+  // Literal segments beat parameters (`/nodes/detail` is not node "detail").
+  candidates.sort((a, b) => literalCount(b.r) - literalCount(a.r));
+  const found = candidates.find((c) => c.r.method === method);
+  if (found === undefined) throw httpErrors.methodNotAllowed();
+  return withVersionHeaders(await found.r.handler(req, ctx, found.params as Record<string, string>), ctx, req.version);
+}
+
+function literalCount(route: Route): number {
+  return route.segments.filter((s) => !s.startsWith(':')).length;
+}
+
+/** The three version headers every versioned response carries. */
+export function versionHeaders(ctx: ApiContext, version: { major: number; minor: number }): Record<string, string> {
+  return {
+    [MIN_VERSION_HEADER]: versionString(MIN_VERSION),
+    [MAX_VERSION_HEADER]: versionString(ctx.maxVersion),
+    [VERSION_HEADER]: versionString(version),
+  };
+}
+
+function withVersionHeaders(res: ApiResponse, ctx: ApiContext, version: { major: number; minor: number }): ApiResponse {
+  return { ...res, headers: { ...versionHeaders(ctx, version), ...(res.headers ?? {}) } };
+}
