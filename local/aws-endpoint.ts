@@ -1,0 +1,170 @@
+/**
+ * The AWS APIs functions call on a local stack that no emulator package provides: Lambda's Invoke
+ * (the RPC "call") and Step Functions' execution and task-token actions. One HTTP server speaks
+ * both wire protocols the AWS SDK uses, so function code runs unchanged with only
+ * AWS_ENDPOINT_URL_LAMBDA and AWS_ENDPOINT_URL_SFN pointing here.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type LambdaHost, LambdaServiceError } from './lambda-host';
+import { type LocalStepFunctions, SfnError } from './stepfunctions';
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+  res.end(body);
+}
+
+function awsError(res: ServerResponse, status: number, type: string, message: string): void {
+  send(res, status, JSON.stringify({ __type: type, message }), { 'x-amzn-ErrorType': type });
+}
+
+export class AwsEndpoint {
+  private server: Server | undefined;
+
+  constructor(
+    private readonly lambda: LambdaHost,
+    private readonly sfn: LocalStepFunctions,
+  ) {}
+
+  async start(port = 0): Promise<string> {
+    this.server = createServer((req, res) => {
+      void this.handle(req, res).catch((err: unknown) => awsError(res, 500, 'ServiceException', String(err)));
+    });
+    this.server.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readBody(req);
+    const url = new URL(req.url ?? '/', 'http://local');
+    const invoke = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(url.pathname);
+    if (invoke && req.method === 'POST')
+      return this.invoke(decodeURIComponent(invoke[1] as string), url.searchParams.get('Qualifier') ?? undefined, req, res, body);
+    const target = req.headers['x-amz-target'];
+    if (typeof target === 'string' && target.startsWith('AWSStepFunctions.'))
+      return this.stepFunctions(target.slice('AWSStepFunctions.'.length), body, res);
+    awsError(res, 404, 'UnknownOperationException', `${req.method} ${url.pathname} is not served by the local stack`);
+  }
+
+  private async invoke(fn: string, qualifier: string | undefined, req: IncomingMessage, res: ServerResponse, body: string): Promise<void> {
+    let event: unknown;
+    try {
+      event = body === '' ? {} : JSON.parse(body);
+    } catch {
+      return awsError(res, 400, 'InvalidRequestContentException', 'Could not parse request body into json');
+    }
+    const type = req.headers['x-amz-invocation-type'] ?? 'RequestResponse';
+    try {
+      if (type === 'Event') {
+        void this.lambda.invoke(fn, event, qualifier).catch(() => undefined);
+        return send(res, 202, '');
+      }
+      const result = await this.lambda.invoke(fn, event, qualifier);
+      const headers: Record<string, string> = { 'X-Amz-Executed-Version': result.executedVersion };
+      if (result.functionError) headers['X-Amz-Function-Error'] = result.functionError;
+      send(res, 200, result.payload, headers);
+    } catch (err) {
+      if (err instanceof LambdaServiceError) return awsError(res, err.statusCode, err.name, err.message);
+      throw err;
+    }
+  }
+
+  private stepFunctions(action: string, body: string, res: ServerResponse): void {
+    let input: Record<string, string | undefined>;
+    try {
+      input = JSON.parse(body || '{}') as Record<string, string | undefined>;
+    } catch {
+      return awsError(res, 400, 'SerializationException', 'Invalid JSON');
+    }
+    try {
+      switch (action) {
+        case 'StartExecution': {
+          const e = this.sfn.startExecution(input.stateMachineArn ?? '', input.name, input.input ?? '{}');
+          return send(res, 200, JSON.stringify({ executionArn: e.executionArn, startDate: e.startDate.getTime() / 1000 }));
+        }
+        case 'DescribeExecution': {
+          const e = this.sfn.describeExecution(input.executionArn ?? '');
+          return send(
+            res,
+            200,
+            JSON.stringify({
+              executionArn: e.executionArn,
+              stateMachineArn: e.stateMachineArn,
+              name: e.name,
+              status: e.status,
+              startDate: e.startDate.getTime() / 1000,
+              stopDate: e.stopDate ? e.stopDate.getTime() / 1000 : undefined,
+              input: e.input,
+              output: e.output,
+              error: e.error,
+              cause: e.cause,
+            }),
+          );
+        }
+        case 'ListExecutions': {
+          const list = this.sfn.listExecutions(input.stateMachineArn ?? '', input.statusFilter);
+          return send(
+            res,
+            200,
+            JSON.stringify({
+              executions: list.map((e) => ({
+                executionArn: e.executionArn,
+                stateMachineArn: e.stateMachineArn,
+                name: e.name,
+                status: e.status,
+                startDate: e.startDate.getTime() / 1000,
+              })),
+            }),
+          );
+        }
+        case 'GetExecutionHistory': {
+          const e = this.sfn.describeExecution(input.executionArn ?? '');
+          return send(
+            res,
+            200,
+            JSON.stringify({
+              events: e.history.map((h, i) => ({
+                id: i + 1,
+                timestamp: h.timestamp / 1000,
+                type: h.type,
+                stateEnteredEventDetails: h.state ? { name: h.state } : undefined,
+              })),
+            }),
+          );
+        }
+        case 'StopExecution':
+          this.sfn.stopExecution(input.executionArn ?? '', input.error, input.cause);
+          return send(res, 200, JSON.stringify({ stopDate: Date.now() / 1000 }));
+        case 'SendTaskSuccess':
+          this.sfn.sendTaskSuccess(input.taskToken ?? '', input.output ?? 'null');
+          return send(res, 200, '{}');
+        case 'SendTaskFailure':
+          this.sfn.sendTaskFailure(input.taskToken ?? '', input.error, input.cause);
+          return send(res, 200, '{}');
+        case 'SendTaskHeartbeat':
+          this.sfn.sendTaskHeartbeat(input.taskToken ?? '');
+          return send(res, 200, '{}');
+        default:
+          return awsError(res, 400, 'UnknownOperationException', `Step Functions action ${action} is not served by the local stack`);
+      }
+    } catch (err) {
+      if (err instanceof SfnError) return awsError(res, 400, err.name, err.message);
+      throw err;
+    }
+  }
+}

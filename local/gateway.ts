@@ -1,0 +1,134 @@
+/**
+ * API Gateway (REST API, Lambda proxy integration) on one machine: HTTP requests become the v1
+ * proxy events API Gateway sends, the function's result becomes the HTTP response, and a failed
+ * invocation is a 502 as API Gateway answers it.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { LambdaHost } from './lambda-host';
+
+/** API Gateway's payload limit. */
+const MAX_BODY = 10 * 1024 * 1024;
+
+export class Gateway {
+  private server: Server | undefined;
+
+  constructor(
+    private readonly lambda: LambdaHost,
+    private readonly functionRef: string,
+    private readonly stage = 'local',
+  ) {}
+
+  async start(port: number, host = '127.0.0.1'): Promise<string> {
+    this.server = createServer((req, res) => {
+      void this.handle(req, res).catch((err: unknown) => {
+        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ message: 'Internal server error' }));
+        void err;
+      });
+    });
+    this.server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      this.server?.once('error', reject);
+      this.server?.listen(port, host, resolve);
+    });
+    return `http://${host}:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY) {
+        res.writeHead(413, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ message: 'Request Too Long' }));
+        return;
+      }
+      chunks.push(chunk as Buffer);
+    }
+    const event = this.toEvent(req, Buffer.concat(chunks));
+    const result = await this.lambda.invoke(this.functionRef, event);
+    if (result.functionError) {
+      res.writeHead(502, { 'Content-Type': 'application/json', 'x-amzn-ErrorType': 'InternalServerErrorException' });
+      res.end(JSON.stringify({ message: 'Internal server error' }));
+      return;
+    }
+    const reply = JSON.parse(result.payload) as APIGatewayProxyResult | null;
+    if (reply === null || typeof reply.statusCode !== 'number') {
+      res.writeHead(502, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ message: 'Internal server error' }));
+      return;
+    }
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(reply.headers ?? {})) headers[name] = String(value);
+    for (const [name, values] of Object.entries(reply.multiValueHeaders ?? {})) headers[name] = values.map(String);
+    const body = reply.isBase64Encoded ? Buffer.from(reply.body ?? '', 'base64') : Buffer.from(reply.body ?? '', 'utf8');
+    headers['Content-Length'] = String(body.length);
+    res.writeHead(reply.statusCode, headers);
+    res.end(req.method === 'HEAD' ? undefined : body);
+  }
+
+  private toEvent(req: IncomingMessage, body: Buffer): APIGatewayProxyEvent {
+    const url = new URL(req.url ?? '/', 'http://local');
+    const headers: Record<string, string> = {};
+    const multiValueHeaders: Record<string, string[]> = {};
+    for (let i = 0; i < req.rawHeaders.length; i += 2) {
+      const name = req.rawHeaders[i] as string;
+      const value = req.rawHeaders[i + 1] as string;
+      headers[name] = value;
+      (multiValueHeaders[name] ??= []).push(value);
+    }
+    headers['X-Forwarded-Proto'] ??= 'http';
+    multiValueHeaders['X-Forwarded-Proto'] ??= ['http'];
+    const query: Record<string, string> = {};
+    const multiQuery: Record<string, string[]> = {};
+    for (const [key, value] of url.searchParams) {
+      query[key] = value;
+      (multiQuery[key] ??= []).push(value);
+    }
+    const hasQuery = Object.keys(query).length > 0;
+    const path = url.pathname;
+    const text = body.toString('utf8');
+    const binary = !Buffer.from(text, 'utf8').equals(body);
+    const requestId = randomUUID();
+    return {
+      resource: path === '/' ? '/' : '/{proxy+}',
+      path,
+      httpMethod: req.method ?? 'GET',
+      headers,
+      multiValueHeaders,
+      queryStringParameters: hasQuery ? query : null,
+      multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+      pathParameters: path === '/' ? null : { proxy: path.slice(1) },
+      stageVariables: null,
+      requestContext: {
+        accountId: '000000000000',
+        apiId: 'local',
+        authorizer: undefined,
+        protocol: `HTTP/${req.httpVersion}`,
+        httpMethod: req.method ?? 'GET',
+        identity: {
+          sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+          userAgent: req.headers['user-agent'] ?? null,
+        } as APIGatewayProxyEvent['requestContext']['identity'],
+        path,
+        stage: this.stage,
+        requestId,
+        requestTimeEpoch: Date.now(),
+        resourceId: 'local',
+        resourcePath: path === '/' ? '/' : '/{proxy+}',
+        domainName: req.headers.host,
+      } as APIGatewayProxyEvent['requestContext'],
+      body: body.length === 0 ? null : binary ? body.toString('base64') : text,
+      isBase64Encoded: binary,
+    };
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * The whole of Ironless on one machine (`npm start`): the same bundles, tables, queues and state
+ * machine definition the CDK stack deploys, hosted by real local stand-ins for each AWS service.
+ * Only endpoints differ, given to the functions through the AWS SDK's AWS_ENDPOINT_URL_* variables.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { build } from 'esbuild';
+import type { FauxqsServer } from 'fauxqs';
+import { BUNDLE_FILE, type FunctionName, HANDLER, PROJECT_ROOT, bundleAll } from '../lib/bundling';
+import { DEFAULT_SETTINGS, type IronlessSettings, settingsEnvironment, validateSettings } from '../lib/settings';
+import { ENV } from '../functions/common/config';
+import { TABLES, type TableName } from '../functions/db/schema';
+import { PERIODIC_TASKS, type PeriodicTask } from '../functions/conductor/schedules';
+import { queueSettings } from '../functions/rpc/queues';
+import { renderStepsDefinition } from '../statemachines/definitions';
+import { AwsEndpoint } from './aws-endpoint';
+import { createTables, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb';
+import { Gateway } from './gateway';
+import { LambdaHost } from './lambda-host';
+import { LocalStepFunctions } from './stepfunctions';
+import { type ConductorQueue, SqsEventSource, createConductorQueues, startSqs } from './sqs';
+
+export interface LocalStackOptions {
+  /** Port of the API (Ironic's 6385); 0 picks a free one. */
+  readonly port?: number;
+  /** Keep data under this folder (default .ironless); ignored with inMemory. */
+  readonly dataDir?: string;
+  readonly inMemory?: boolean;
+  /** Use bundles already built here (`<dir>/<function>/index.mjs`, `<dir>/runtime.mjs`) instead of building. */
+  readonly buildDir?: string;
+  readonly settings?: Partial<IronlessSettings>;
+  /** Run the periodic tasks on their schedules (default true). */
+  readonly schedules?: boolean;
+  /** Extra environment for every function (tests). */
+  readonly functionEnv?: Readonly<Record<string, string>>;
+  /** Where progress lines go (default: nowhere). */
+  readonly log?: (line: string) => void;
+}
+
+const PREFIX = 'ironless';
+const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/** Build the function bundles and the worker runtime into `dir`. */
+export async function buildLocal(dir: string): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  await Promise.all([
+    bundleAll(dir),
+    build({
+      entryPoints: [join(PROJECT_ROOT, 'local/lambda-runtime.ts')],
+      outfile: join(dir, 'runtime.mjs'),
+      bundle: true,
+      platform: 'node',
+      target: 'node22',
+      format: 'esm',
+      logLevel: 'warning',
+    }),
+  ]);
+}
+
+export class LocalStack {
+  url = '';
+  readonly settings: IronlessSettings;
+  lambda!: LambdaHost;
+  sfn!: LocalStepFunctions;
+  tables!: Record<TableName, string>;
+  queues!: ConductorQueue[];
+  endpoints!: { dynamodb: string; sqs: string; aws: string };
+  stateMachineArn = '';
+
+  private dynamo: DynamoDbLocal | undefined;
+  private sqsServer: FauxqsServer | undefined;
+  private awsEndpoint: AwsEndpoint | undefined;
+  private gateway: Gateway | undefined;
+  private readonly sources: SqsEventSource[] = [];
+  private readonly timers: NodeJS.Timeout[] = [];
+  private scratch: string | undefined;
+  private readonly log: (line: string) => void;
+
+  constructor(private readonly options: LocalStackOptions = {}) {
+    this.settings = { ...DEFAULT_SETTINGS, ...(options.settings ?? {}) };
+    validateSettings(this.settings);
+    this.log = options.log ?? (() => {});
+  }
+
+  async start(): Promise<this> {
+    const dataDir = this.options.inMemory ? undefined : resolve(this.options.dataDir ?? '.ironless');
+    const workDir = dataDir ?? (this.scratch = mkdtempSync(join(tmpdir(), 'ironless-')));
+    const buildDir = this.options.buildDir ?? join(workDir, 'build');
+    try {
+      const [dynamo, sqsServer] = await Promise.all([
+        startDynamoDbLocal(dataDir ? { dataDir: join(dataDir, 'dynamodb') } : {}),
+        startSqs(dataDir ? { dataDir: join(dataDir, 'sqs') } : {}),
+        this.options.buildDir ? Promise.resolve() : buildLocal(buildDir),
+      ]);
+      this.dynamo = dynamo;
+      this.sqsServer = sqsServer;
+
+      const ddb = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
+      this.tables = await createTables(ddb, PREFIX);
+      ddb.destroy();
+      this.queues = createConductorQueues(
+        sqsServer,
+        PREFIX,
+        this.settings.conductorGroups,
+        queueSettings(this.settings.conductorTimeoutSeconds),
+      );
+
+      this.lambda = new LambdaHost({
+        runtimeFile: join(buildDir, 'runtime.mjs'),
+        codeDir: join(workDir, 'code'),
+        logDir: join(workDir, 'logs'),
+      });
+      this.sfn = new LocalStepFunctions(this.lambda, { onEvent: this.log });
+      this.awsEndpoint = new AwsEndpoint(this.lambda, this.sfn);
+      const aws = await this.awsEndpoint.start();
+      this.endpoints = { dynamodb: dynamo.endpoint, sqs: sqsServer.address, aws };
+
+      const conductorArn = LambdaHost.arn('conductor', 'live');
+      this.stateMachineArn = this.sfn.createStateMachine(
+        `${PREFIX}-steps`,
+        renderStepsDefinition(
+          {
+            HeartbeatSeconds: this.settings.heartbeatTimeoutSeconds,
+            CallbackTimeoutSeconds: this.settings.callbackTimeoutSeconds,
+            StepTimeoutSeconds: this.settings.stepTimeoutSeconds,
+          },
+          { ConductorFunctionArn: conductorArn },
+        ),
+      );
+      const env = this.functionEnvironment(conductorArn);
+      const functions: [FunctionName, number][] = [
+        ['api', this.settings.apiTimeoutSeconds],
+        ['conductor', this.settings.conductorTimeoutSeconds],
+      ];
+      for (const [name, timeoutSeconds] of functions) {
+        this.lambda.createFunction({
+          name,
+          bundle: join(buildDir, name, BUNDLE_FILE),
+          handler: HANDLER,
+          env,
+          timeoutSeconds,
+          maxConcurrency: 8,
+        });
+        this.lambda.setAlias(name, 'live', this.lambda.publishVersion(name));
+      }
+
+      const sqs = new SQSClient({ endpoint: sqsServer.address, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
+      for (const queue of this.queues) {
+        const source = new SqsEventSource(sqs, this.lambda, {
+          queueUrl: queue.url,
+          queueArn: queue.arn,
+          functionRef: conductorArn,
+          batchSize: queueSettings(this.settings.conductorTimeoutSeconds).batchSize,
+          pollers: 2,
+        });
+        source.start();
+        this.sources.push(source);
+      }
+      if (this.options.schedules !== false) {
+        for (const [task, { everySeconds }] of Object.entries(PERIODIC_TASKS) as [PeriodicTask, { everySeconds: number }][]) {
+          this.timers.push(
+            setInterval(
+              () => void this.lambda.invoke(conductorArn, { entry: 'periodic', task }).catch(() => undefined),
+              everySeconds * 1000,
+            ),
+          );
+        }
+      }
+      this.gateway = new Gateway(this.lambda, LambdaHost.arn('api', 'live'));
+      this.url = await this.gateway.start(this.options.port ?? 6385);
+      return this;
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+  }
+
+  /** The environment every function version is published with. */
+  functionEnvironment(conductorArn: string): Record<string, string> {
+    const env: Record<string, string> = {
+      ...settingsEnvironment(this.settings),
+      [ENV.conductorFunction]: conductorArn,
+      [ENV.stepsStateMachineArn]: this.stateMachineArn,
+      [ENV.conductorQueues]: JSON.stringify(Object.fromEntries(this.queues.map((q) => [q.group, q.url]))),
+      AWS_ENDPOINT_URL_DYNAMODB: this.endpoints.dynamodb,
+      AWS_ENDPOINT_URL_SQS: this.endpoints.sqs,
+      AWS_ENDPOINT_URL_SFN: this.endpoints.aws,
+      AWS_ENDPOINT_URL_LAMBDA: this.endpoints.aws,
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+      POWERTOOLS_DEV: 'false',
+      ...(this.options.functionEnv ?? {}),
+    };
+    for (const name of Object.keys(TABLES) as TableName[]) env[TABLES[name].envVar] = this.tables[name];
+    return env;
+  }
+
+  async stop(): Promise<void> {
+    for (const timer of this.timers.splice(0)) clearInterval(timer);
+    await this.gateway?.stop();
+    await Promise.all(this.sources.splice(0).map((s) => s.stop()));
+    this.sfn?.stop();
+    await this.lambda?.stop();
+    await this.awsEndpoint?.stop();
+    await this.sqsServer?.stop();
+    await this.dynamo?.stop();
+    if (this.scratch) rmSync(this.scratch, { recursive: true, force: true });
+  }
+}
