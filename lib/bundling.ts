@@ -1,0 +1,63 @@
+/**
+ * How each Lambda entry is bundled. The CDK stack (through local bundling of its assets) and the
+ * local stack both call this, so the code the local stack runs is byte for byte what deploys.
+ */
+import { type BuildOptions, build, buildSync } from 'esbuild';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The Lambda functions and their entry files. */
+export const FUNCTIONS = {
+  api: 'functions/api/index.ts',
+  conductor: 'functions/conductor/index.ts',
+} as const;
+export type FunctionName = keyof typeof FUNCTIONS;
+
+/** File name of a bundle inside its asset directory; the Lambda handler is `index.handler`. */
+export const BUNDLE_FILE = 'index.mjs';
+export const HANDLER = 'index.handler';
+
+/** esbuild options for one entry. ESM for Node 22, everything bundled (SDK included), names kept. */
+export function bundleOptions(entry: string, outdir: string): BuildOptions {
+  return {
+    entryPoints: { index: join(PROJECT_ROOT, entry) },
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    target: 'node22',
+    format: 'esm',
+    // Error class names are part of the contract: Step Functions retries and catches by them.
+    keepNames: true,
+    minify: true,
+    sourcemap: 'linked',
+    sourcesContent: false,
+    legalComments: 'none',
+    logLevel: 'warning',
+    // Some bundled CommonJS dependencies call require(); give ESM output a require.
+    banner: {
+      js: "import { createRequire as __ironlessCreateRequire } from 'node:module'; const require = __ironlessCreateRequire(import.meta.url);",
+    },
+    absWorkingDir: PROJECT_ROOT,
+  };
+}
+
+/** Bundle one function synchronously (CDK asset bundling is synchronous). */
+export function bundleFunctionSync(name: FunctionName, outdir: string): void {
+  buildSync(bundleOptions(FUNCTIONS[name], outdir));
+}
+
+/** Bundle every function into `outdir/<name>/index.mjs`. */
+export async function bundleAll(outdir: string): Promise<Record<FunctionName, string>> {
+  const out = {} as Record<FunctionName, string>;
+  await Promise.all(
+    (Object.keys(FUNCTIONS) as FunctionName[]).map(async (name) => {
+      const dir = join(outdir, name);
+      await build(bundleOptions(FUNCTIONS[name], dir));
+      out[name] = join(dir, BUNDLE_FILE);
+    }),
+  );
+  return out;
+}

@@ -1,0 +1,67 @@
+/**
+ * A Lambda function of Ironless, as every one is deployed: the bundle from `lib/bundling.ts`
+ * (built locally, the same bytes the local stack runs), Node 22 on arm64, a log group with a
+ * retention, and an alias `live` that every caller uses — so a release is a published version
+ * and an upgrade is a shift of that alias.
+ */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import { Alias, Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { AssetHashType, DockerImage } from 'aws-cdk-lib';
+import { Construct } from 'constructs';
+import { join } from 'node:path';
+import { FUNCTIONS, type FunctionName, HANDLER, PROJECT_ROOT, bundleFunctionSync } from '../bundling';
+
+export interface IronlessFunctionProps {
+  readonly name: FunctionName;
+  readonly timeout: Duration;
+  readonly environment: Record<string, string>;
+  /** @default 512 */
+  readonly memorySize?: number;
+  /** @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+  /** Place the function in this VPC (to reach BMCs and agents on private networks). @default no VPC */
+  readonly vpc?: IVpc;
+  readonly vpcSubnets?: SubnetSelection;
+  readonly securityGroups?: ISecurityGroup[];
+}
+
+export class IronlessFunction extends Construct {
+  readonly function: LambdaFunction;
+  readonly live: Alias;
+
+  constructor(scope: Construct, id: string, props: IronlessFunctionProps) {
+    super(scope, id);
+    const logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.function = new LambdaFunction(this, 'Function', {
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      handler: HANDLER,
+      code: Code.fromAsset(join(PROJECT_ROOT, 'functions'), {
+        assetHashType: AssetHashType.OUTPUT,
+        bundling: {
+          // Never used: bundling is local (esbuild from node_modules), the image is only required by the API.
+          image: DockerImage.fromRegistry('public.ecr.aws/sam/build-nodejs22.x'),
+          local: {
+            tryBundle(outputDir: string): boolean {
+              bundleFunctionSync(props.name, outputDir);
+              return true;
+            },
+          },
+        },
+      }),
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout,
+      environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+      logGroup,
+      tracing: Tracing.ACTIVE,
+      description: `Ironless ${props.name} (${FUNCTIONS[props.name]})`,
+      ...(props.vpc ? { vpc: props.vpc, vpcSubnets: props.vpcSubnets, securityGroups: props.securityGroups } : {}),
+    });
+    this.live = new Alias(this, 'Live', { aliasName: 'live', version: this.function.currentVersion });
+  }
+}

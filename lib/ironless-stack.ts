@@ -1,0 +1,158 @@
+/**
+ * The Ironless stack: API Gateway (REST API) → `api` alias `live` → SQS per conductor group →
+ * `conductor` alias `live` → the steps state machine → DynamoDB. Scheduled periodic tasks invoke
+ * the conductor too. Settings are shared with the local stack (`lib/settings.ts`).
+ */
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { AccessLogFormat, EndpointType, LambdaRestApi, LogGroupLogDestination, MethodLoggingLevel } from 'aws-cdk-lib/aws-apigateway';
+import { SecurityGroup, Subnet, Vpc } from 'aws-cdk-lib/aws-ec2';
+import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { ENV } from '../functions/common/config';
+import { PERIODIC_TASKS } from '../functions/conductor/schedules';
+import { queueSettings } from '../functions/rpc/queues';
+import { ConductorQueues } from './constructs/conductor-queues';
+import { IronlessFunction } from './constructs/function';
+import { StepsMachine } from './constructs/steps-machine';
+import { Tables } from './constructs/tables';
+import { DEFAULT_SETTINGS, type IronlessSettings, settingsEnvironment, validateSettings } from './settings';
+
+/** Where the conductor runs when it must reach BMCs and agents on private networks. */
+export interface ConductorNetwork {
+  readonly vpcId: string;
+  readonly availabilityZones: string[];
+  /** Private subnets with a route to the BMC and provisioning networks. */
+  readonly subnetIds: string[];
+  /** @default a new security group allowing all outbound traffic */
+  readonly securityGroupIds?: string[];
+}
+
+export interface IronlessStackProps extends StackProps {
+  /** Overrides of the shared settings. @default DEFAULT_SETTINGS */
+  readonly settings?: Partial<IronlessSettings>;
+  /** Run the conductor in a VPC. @default no VPC */
+  readonly conductorNetwork?: ConductorNetwork;
+  /** API endpoint type; PRIVATE keeps the API inside VPCs (with an interface endpoint). @default REGIONAL */
+  readonly endpointType?: EndpointType;
+}
+
+export class IronlessStack extends Stack {
+  readonly api: LambdaRestApi;
+  readonly apiFunction: IronlessFunction;
+  readonly conductor: IronlessFunction;
+  readonly steps: StepsMachine;
+  readonly queues: ConductorQueues;
+  readonly tables: Tables;
+
+  constructor(scope: Construct, id: string, props: IronlessStackProps = {}) {
+    super(scope, id, props);
+    const settings: IronlessSettings = { ...DEFAULT_SETTINGS, ...(props.settings ?? {}) };
+    validateSettings(settings);
+
+    this.tables = new Tables(this, 'Tables');
+    this.queues = new ConductorQueues(this, 'ConductorQueues', {
+      groups: settings.conductorGroups,
+      settings: queueSettings(settings.conductorTimeoutSeconds),
+    });
+
+    const stepsName = `${this.stackName}-steps`;
+    const stepsArn = StepsMachine.arnFor(this, stepsName);
+    const common = {
+      ...this.tables.environment(),
+      ...settingsEnvironment(settings),
+      [ENV.conductorQueues]: this.queues.environmentValue(),
+    };
+
+    const network = props.conductorNetwork;
+    const vpc = network
+      ? Vpc.fromVpcAttributes(this, 'ConductorVpc', {
+          vpcId: network.vpcId,
+          availabilityZones: network.availabilityZones,
+          privateSubnetIds: network.subnetIds,
+        })
+      : undefined;
+    this.conductor = new IronlessFunction(this, 'Conductor', {
+      name: 'conductor',
+      timeout: Duration.seconds(settings.conductorTimeoutSeconds),
+      environment: { ...common, [ENV.stepsStateMachineArn]: stepsArn },
+      ...(vpc && network
+        ? {
+            vpc,
+            vpcSubnets: { subnets: network.subnetIds.map((subnetId, i) => Subnet.fromSubnetId(this, `ConductorSubnet${i}`, subnetId)) },
+            securityGroups: network.securityGroupIds?.map((sg, i) => SecurityGroup.fromSecurityGroupId(this, `ConductorSg${i}`, sg)),
+          }
+        : {}),
+    });
+    this.tables.grantReadWrite(this.conductor.function);
+    this.conductor.function.addToRolePolicy(new PolicyStatement({ actions: ['states:StartExecution'], resources: [stepsArn] }));
+    this.conductor.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: [
+          'states:SendTaskSuccess',
+          'states:SendTaskFailure',
+          'states:SendTaskHeartbeat',
+          'states:DescribeExecution',
+          'states:StopExecution',
+        ],
+        resources: [stepsArn, `${stepsArn.replace(':stateMachine:', ':execution:')}:*`],
+      }),
+    );
+
+    this.steps = new StepsMachine(this, 'Steps', {
+      conductor: this.conductor.live,
+      stateMachineName: stepsName,
+      numbers: {
+        HeartbeatSeconds: settings.heartbeatTimeoutSeconds,
+        CallbackTimeoutSeconds: settings.callbackTimeoutSeconds,
+        StepTimeoutSeconds: settings.stepTimeoutSeconds,
+      },
+    });
+
+    const batchSize = queueSettings(settings.conductorTimeoutSeconds).batchSize;
+    for (const queue of this.queues.queues.values()) {
+      this.conductor.live.addEventSource(new SqsEventSource(queue, { batchSize, reportBatchItemFailures: true }));
+    }
+    for (const [task, { everySeconds }] of Object.entries(PERIODIC_TASKS)) {
+      new Rule(this, `Periodic-${task}`, {
+        description: `Ironless conductor periodic task ${task}`,
+        schedule: Schedule.rate(Duration.seconds(everySeconds)),
+        targets: [new LambdaTarget(this.conductor.live, { event: RuleTargetInput.fromObject({ entry: 'periodic', task }) })],
+      });
+    }
+
+    this.apiFunction = new IronlessFunction(this, 'Api', {
+      name: 'api',
+      timeout: Duration.seconds(settings.apiTimeoutSeconds),
+      memorySize: 1024,
+      environment: { ...common, [ENV.conductorFunction]: this.conductor.live.functionArn },
+    });
+    this.tables.grantReadWrite(this.apiFunction.function);
+    this.queues.grantSend(this.apiFunction.function);
+    this.conductor.live.grantInvoke(this.apiFunction.function);
+
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH });
+    this.api = new LambdaRestApi(this, 'RestApi', {
+      handler: this.apiFunction.live,
+      proxy: true,
+      description: 'OpenStack Ironic v1 API (Ironless)',
+      endpointTypes: [props.endpointType ?? EndpointType.REGIONAL],
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName: 'ironless',
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+        loggingLevel: MethodLoggingLevel.ERROR,
+        tracingEnabled: true,
+      },
+    });
+    new CfnOutput(this, 'ApiUrl', {
+      value: this.api.url,
+      description: 'OS_ENDPOINT for the openstack client; npm run smoke -- <this URL>',
+    });
+    new CfnOutput(this, 'StepsStateMachineArn', { value: this.steps.stateMachine.stateMachineArn });
+  }
+}

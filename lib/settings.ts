@@ -1,0 +1,73 @@
+/**
+ * Settings the CDK stack and the local stack share: function timeouts, the node lock's lifetime,
+ * the agent heartbeat timeout and the step machine's limits. Both stacks derive their resources
+ * from these, so a timeout means the same on a laptop and in AWS.
+ */
+import { ENV } from '../functions/common/config';
+
+export interface IronlessSettings {
+  /** Conductor function timeout; queue visibility is six times this. */
+  readonly conductorTimeoutSeconds: number;
+  readonly apiTimeoutSeconds: number;
+  /** The longest one synchronous step may take (under the conductor timeout). */
+  readonly stepTimeoutSeconds: number;
+  /** Node lock lifetime without renewal; longer than any single conductor invocation. */
+  readonly lockTtlSeconds: number;
+  /** Agent heartbeat timeout (Ironic `[api]ramdisk_heartbeat_timeout`); async steps fail after it. */
+  readonly heartbeatTimeoutSeconds: number;
+  /** Ironic `[conductor]deploy_callback_timeout`: the longest an async step waits in total. */
+  readonly callbackTimeoutSeconds: number;
+  /** Conductor groups, each with its own queue; "" is the default group. */
+  readonly conductorGroups: readonly string[];
+  /** Ironic `[conductor]automated_clean`. */
+  readonly automatedClean: boolean;
+  /** Pin to a release during a rolling upgrade ("" = latest). */
+  readonly pinReleaseVersion: string;
+}
+
+export const DEFAULT_SETTINGS: IronlessSettings = {
+  conductorTimeoutSeconds: 120,
+  apiTimeoutSeconds: 29,
+  stepTimeoutSeconds: 100,
+  lockTtlSeconds: 300,
+  heartbeatTimeoutSeconds: 300,
+  callbackTimeoutSeconds: 1800,
+  conductorGroups: [''],
+  automatedClean: true,
+  pinReleaseVersion: '',
+};
+
+/** Check settings that must fit together; the message names the bad value. */
+export function validateSettings(s: IronlessSettings): void {
+  if (s.stepTimeoutSeconds >= s.conductorTimeoutSeconds) {
+    throw new Error(
+      `stepTimeoutSeconds (${s.stepTimeoutSeconds}) must be less than conductorTimeoutSeconds (${s.conductorTimeoutSeconds})`,
+    );
+  }
+  if (s.lockTtlSeconds <= s.conductorTimeoutSeconds) {
+    throw new Error(
+      `lockTtlSeconds (${s.lockTtlSeconds}) must be greater than conductorTimeoutSeconds (${s.conductorTimeoutSeconds}): a lock must outlive the invocation holding it`,
+    );
+  }
+  if (s.heartbeatTimeoutSeconds >= s.callbackTimeoutSeconds) {
+    throw new Error(
+      `heartbeatTimeoutSeconds (${s.heartbeatTimeoutSeconds}) must be less than callbackTimeoutSeconds (${s.callbackTimeoutSeconds})`,
+    );
+  }
+  if (s.conductorGroups.length === 0) throw new Error('conductorGroups must name at least one group ("" is the default group)');
+  for (const group of s.conductorGroups) {
+    if (!/^[a-z0-9._-]*$/.test(group))
+      throw new Error(`conductor group "${group}" may only use lower-case letters, digits, ".", "_" and "-"`);
+  }
+}
+
+/** The environment both functions get from the settings (tables, queues, ARNs are added by each stack). */
+export function settingsEnvironment(s: IronlessSettings): Record<string, string> {
+  return {
+    [ENV.pinReleaseVersion]: s.pinReleaseVersion,
+    [ENV.lockTtlSeconds]: String(s.lockTtlSeconds),
+    [ENV.heartbeatTimeout]: String(s.heartbeatTimeoutSeconds),
+    [ENV.callbackTimeout]: String(s.callbackTimeoutSeconds),
+    [ENV.automatedClean]: String(s.automatedClean),
+  };
+}

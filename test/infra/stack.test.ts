@@ -1,0 +1,138 @@
+import { App, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { IronlessStack } from '../../lib/ironless-stack';
+import { acknowledgeNagFindings } from '../../lib/nag';
+import { DEFAULT_SETTINGS } from '../../lib/settings';
+import { TABLES } from '../../functions/db/schema';
+import { PERIODIC_TASKS } from '../../functions/conductor/schedules';
+import { placeholders, readStepsAsl } from '../../statemachines/definitions';
+
+// One synth for the whole file: bundling both functions takes a few seconds.
+const app = new App();
+const stack = new IronlessStack(app, 'Test');
+acknowledgeNagFindings(stack);
+const template = Template.fromStack(stack);
+const resources = (type: string) => template.findResources(type);
+const logicalIdOf = (type: string, match: (props: Record<string, unknown>) => boolean) =>
+  Object.entries(resources(type)).find(([, r]) => match((r as { Properties: Record<string, unknown> }).Properties))?.[0];
+
+describe('IronlessStack', () => {
+  it('runs both functions on Node 22, arm64, each reached through an alias "live"', () => {
+    template.resourceCountIs('AWS::Lambda::Function', 2);
+    template.allResourcesProperties('AWS::Lambda::Function', { Runtime: 'nodejs22.x', Architectures: ['arm64'] });
+    template.resourceCountIs('AWS::Lambda::Alias', 2);
+    template.allResourcesProperties('AWS::Lambda::Alias', { Name: 'live' });
+  });
+
+  it('routes every API path to the api alias, not the bare function', () => {
+    const apiAlias = logicalIdOf('AWS::Lambda::Alias', (p) => JSON.stringify(p.FunctionName).includes('Api'));
+    expect(apiAlias).toBeDefined();
+    const methods = Object.values(resources('AWS::ApiGateway::Method')) as { Properties: { Integration: { Uri: unknown } } }[];
+    expect(methods.length).toBeGreaterThanOrEqual(2);
+    for (const method of methods) expect(JSON.stringify(method.Properties.Integration.Uri)).toContain(apiAlias);
+  });
+
+  it('maps each conductor queue to the conductor alias with partial batch responses, and gives each queue a DLQ', () => {
+    const conductorAlias = logicalIdOf('AWS::Lambda::Alias', (p) => JSON.stringify(p.FunctionName).includes('Conductor')) as string;
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', DEFAULT_SETTINGS.conductorGroups.length);
+    for (const mapping of Object.values(resources('AWS::Lambda::EventSourceMapping')) as { Properties: Record<string, unknown> }[]) {
+      // The mapping names the alias: "<conductor function>:live".
+      expect(JSON.stringify(mapping.Properties.FunctionName)).toContain(conductorAlias);
+      expect(JSON.stringify(mapping.Properties.FunctionName)).toContain(':live');
+      expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+    }
+    template.resourceCountIs('AWS::SQS::Queue', 2 * DEFAULT_SETTINGS.conductorGroups.length);
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: 6 * DEFAULT_SETTINGS.conductorTimeoutSeconds,
+      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 },
+    });
+  });
+
+  it('creates every table of the schema: on demand, encrypted, PITR, retained, keys-only indexes', () => {
+    const tables = resources('AWS::DynamoDB::GlobalTable');
+    expect(Object.keys(tables)).toHaveLength(Object.keys(TABLES).length);
+    for (const table of Object.values(tables) as { DeletionPolicy: string; Properties: Record<string, unknown> }[]) {
+      expect(table.DeletionPolicy).toBe('Retain');
+      expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
+      expect(table.Properties.SSESpecification).toMatchObject({ SSEEnabled: true });
+      const replica = (table.Properties.Replicas as Record<string, unknown>[])[0] as Record<string, unknown>;
+      expect(replica.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+      for (const gsi of (table.Properties.GlobalSecondaryIndexes ?? []) as { Projection: unknown }[]) {
+        expect(gsi.Projection).toEqual({ ProjectionType: 'KEYS_ONLY' });
+      }
+    }
+    const nodes = Object.values(tables).find((t) => JSON.stringify(t).includes('"AttributeName":"uuid"')) as {
+      Properties: { GlobalSecondaryIndexes: { IndexName: string }[] };
+    };
+    expect(nodes.Properties.GlobalSecondaryIndexes.map((g) => g.IndexName).sort()).toEqual(TABLES.nodes.indexes.map((i) => i.name).sort());
+  });
+
+  it('builds the steps machine from the ASL file with every placeholder substituted', () => {
+    const machine = Object.values(resources('AWS::StepFunctions::StateMachine'))[0] as {
+      Properties: { DefinitionString: unknown; DefinitionSubstitutions: Record<string, unknown> };
+    };
+    const text = JSON.stringify(machine.Properties.DefinitionString);
+    const inFile = placeholders(readStepsAsl());
+    const substituted = new Set(Object.keys(machine.Properties.DefinitionSubstitutions));
+    // Numbers are filled in the text; the rest by substitution — and nothing is left over.
+    for (const name of inFile) {
+      if (name.endsWith('Seconds')) expect(text).not.toContain(`\${${name}}`);
+      else expect(substituted.has(name)).toBe(true);
+    }
+    for (const name of substituted) expect(inFile.has(name)).toBe(true);
+    const definition = JSON.parse(machine.Properties.DefinitionString as string) as { States: Record<string, Record<string, unknown>> };
+    expect(definition.States.RunStepAsync?.HeartbeatSeconds).toBe(DEFAULT_SETTINGS.heartbeatTimeoutSeconds);
+    expect(definition.States.RunStepAsync?.TimeoutSeconds).toBe(DEFAULT_SETTINGS.callbackTimeoutSeconds);
+    const conductorAlias = logicalIdOf('AWS::Lambda::Alias', (p) => JSON.stringify(p.FunctionName).includes('Conductor')) as string;
+    expect(machine.Properties.DefinitionSubstitutions.ConductorFunctionArn).toEqual({ Ref: conductorAlias });
+  });
+
+  it("lets the steps machine's role invoke the conductor alias and no other function", () => {
+    const conductorAlias = logicalIdOf('AWS::Lambda::Alias', (p) => JSON.stringify(p.FunctionName).includes('Conductor')) as string;
+    const machine = Object.values(resources('AWS::StepFunctions::StateMachine'))[0] as {
+      Properties: { RoleArn: { 'Fn::GetAtt': [string, string] } };
+    };
+    const role = machine.Properties.RoleArn['Fn::GetAtt'][0];
+    const policies = Object.values(resources('AWS::IAM::Policy')).filter((p) =>
+      JSON.stringify((p as { Properties: { Roles: unknown } }).Properties.Roles).includes(role),
+    );
+    const invoke = policies
+      .flatMap(
+        (p) =>
+          (p as { Properties: { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } } }).Properties
+            .PolicyDocument.Statement,
+      )
+      .filter((s) => [s.Action].flat().includes('lambda:InvokeFunction'));
+    expect(invoke.length).toBeGreaterThan(0);
+    for (const statement of invoke) {
+      for (const resource of [statement.Resource].flat()) expect(JSON.stringify(resource)).toContain(conductorAlias);
+    }
+  });
+
+  it('schedules each periodic task against the conductor alias', () => {
+    template.resourceCountIs('AWS::Events::Rule', Object.keys(PERIODIC_TASKS).length);
+    for (const task of Object.keys(PERIODIC_TASKS)) {
+      template.hasResourceProperties('AWS::Events::Rule', {
+        Targets: [Match.objectLike({ Input: JSON.stringify({ entry: 'periodic', task }) })],
+      });
+    }
+  });
+
+  it('keeps logs for a month', () => {
+    template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+  });
+
+  it('passes cdk-nag AwsSolutions with only acknowledged findings', () => {
+    const nagApp = new App();
+    const nagStack = new IronlessStack(nagApp, 'Nag');
+    acknowledgeNagFindings(nagStack);
+    Validations.of(nagApp).addPlugins(new AwsSolutionsChecks(nagApp));
+    // Synthesis throws when a validation plugin reports an unacknowledged error.
+    expect(() => nagApp.synth()).not.toThrow();
+  });
+
+  it('refuses settings that do not fit together, naming the bad value', () => {
+    expect(() => new IronlessStack(new App(), 'Bad', { settings: { lockTtlSeconds: 60 } })).toThrow('lockTtlSeconds (60)');
+  });
+});
