@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Start a real Ironic 21.4 (Debian's ironic-api and ironic-conductor) on loopback, standalone:
+# noauth, fake-hardware, JSON-RPC, SQLite. Used by the differential compat suite and by anyone who
+# wants to see what Ironic itself answers.
+#
+#   test/compat/reference/ironic.sh start DIR PORT   # prints the endpoint when it answers
+#   test/compat/reference/ironic.sh stop DIR
+set -euo pipefail
+
+cmd=${1:?usage: ironic.sh start DIR PORT | stop DIR}
+dir=${2:?state directory}
+port=${3:-6385}
+
+stop() {
+  for pidfile in "$dir"/api.pid "$dir"/conductor.pid; do
+    [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true
+  done
+  rm -f "$dir"/api.pid "$dir"/conductor.pid
+}
+
+if [ "$cmd" = stop ]; then stop; exit 0; fi
+[ "$cmd" = start ] || { echo "unknown command $cmd" >&2; exit 2; }
+command -v ironic-api >/dev/null || { echo "ironic-api not found: apt-get install ironic-api ironic-conductor" >&2; exit 2; }
+
+mkdir -p "$dir"
+rpc_port=$((port + 1000))
+cat > "$dir/ironic.conf" <<CONF
+[DEFAULT]
+auth_strategy = noauth
+enabled_hardware_types = fake-hardware
+enabled_bios_interfaces = fake,no-bios
+enabled_boot_interfaces = fake
+enabled_console_interfaces = fake,no-console
+enabled_deploy_interfaces = fake
+enabled_inspect_interfaces = fake,no-inspect
+enabled_management_interfaces = fake
+enabled_network_interfaces = noop
+enabled_power_interfaces = fake
+enabled_raid_interfaces = fake,no-raid
+enabled_rescue_interfaces = fake,no-rescue
+enabled_storage_interfaces = noop,fake
+enabled_vendor_interfaces = fake,no-vendor
+rpc_transport = json-rpc
+host = localhost
+log_dir = $dir
+use_stderr = false
+[json_rpc]
+auth_strategy = noauth
+host_ip = 127.0.0.1
+port = $rpc_port
+[api]
+host_ip = 127.0.0.1
+port = $port
+[dhcp]
+dhcp_provider = none
+[database]
+connection = sqlite:///$dir/ironic.sqlite
+[conductor]
+automated_clean = true
+[oslo_concurrency]
+lock_path = $dir/locks
+CONF
+
+rm -f "$dir/ironic.sqlite"
+ironic-dbsync --config-file "$dir/ironic.conf" create_schema >"$dir/dbsync.log" 2>&1
+ironic-conductor --config-file "$dir/ironic.conf" >"$dir/conductor.out" 2>&1 &
+echo $! >"$dir/conductor.pid"
+ironic-api --config-file "$dir/ironic.conf" >"$dir/api.out" 2>&1 &
+echo $! >"$dir/api.pid"
+
+for _ in $(seq 1 120); do
+  if curl -fs "http://127.0.0.1:$port/" >/dev/null 2>&1; then
+    # The conductor must have registered before nodes can be created.
+    if curl -fs -H 'X-OpenStack-Ironic-API-Version: 1.49' "http://127.0.0.1:$port/v1/conductors" 2>/dev/null | grep -q localhost; then
+      echo "http://127.0.0.1:$port"
+      exit 0
+    fi
+  fi
+  sleep 0.5
+done
+echo "Ironic did not come up; see $dir/*.log $dir/*.out" >&2
+stop
+exit 1
