@@ -1,7 +1,7 @@
 // Jest runs TypeScript as native ES modules (NODE_OPTIONS=--experimental-vm-modules, set by the npm
 // scripts): middy, fauxqs and aws-local-stepfunctions ship ESM only. ts-jest transpiles each file on
 // its own (isolatedModules); `npm run typecheck` is what type-checks.
-const tsJest = ['ts-jest', { useESM: true, tsconfig: { isolatedModules: true } }];
+const tsJest = ['ts-jest', { useESM: true, tsconfig: '<rootDir>/tsconfig.json' }];
 const common = {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': tsJest },
@@ -17,13 +17,13 @@ export default {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
-      globalSetup: '<rootDir>/test/integration/global-setup.ts',
+      globalSetup: '<rootDir>/test/integration/global-setup.mjs',
     },
     {
       ...common,
       displayName: 'compat',
       testMatch: ['<rootDir>/test/compat/**/*.test.ts'],
-      globalSetup: '<rootDir>/test/integration/global-setup.ts',
+      globalSetup: '<rootDir>/test/integration/global-setup.mjs',
     },
   ],
 };

@@ -3,7 +3,7 @@
  * The operator CLI. `ironless local` runs the whole stack on this machine.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { LocalStack } from '../local/stack';
+import { LocalStack, buildLocal } from '../local/stack';
 
 function port(value: string): number {
   const n = Number(value);
@@ -51,6 +51,16 @@ program
     console.log(`Ironless is ready at ${stack.url} (${((Date.now() - started) / 1000).toFixed(1)} s; ${where}). Ctrl-C stops it.`);
     say(`  export OS_AUTH_TYPE=none OS_ENDPOINT=${stack.url}`);
     say('  openstack baremetal node create --driver fake-hardware --name node-0');
+  });
+
+program
+  .command('build')
+  .description('bundle the Lambda functions (and the local runtime) as they are deployed')
+  .option('--out <dir>', 'output folder', 'dist/build')
+  .action(async (opts: { out: string }) => {
+    const started = Date.now();
+    await buildLocal(opts.out);
+    console.log(`Bundles written to ${opts.out}/ in ${Date.now() - started} ms`);
   });
 
 await program.parseAsync(process.argv);

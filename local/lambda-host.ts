@@ -49,7 +49,10 @@ export class LambdaServiceError extends Error {
 export interface Fault {
   readonly function: string;
   readonly match?: (event: unknown) => boolean;
-  /** crash: the environment dies `afterMs` into the invocation. */
+  /**
+   * crash: the environment dies as the invocation starts, before the handler runs; with
+   * `afterMs`, that long into the invocation instead.
+   */
   readonly action: 'crash';
   readonly afterMs?: number;
   /** How many invocations to hit; default 1. */
@@ -159,6 +162,17 @@ class VersionRuntime {
         trace: [],
       });
     }, this.spec.timeoutSeconds * 1000);
+    const crash = () =>
+      this.fail(env, {
+        errorType: 'Runtime.ExitError',
+        errorMessage: `RequestId: ${pending.requestId} Error: Runtime exited with error: signal: killed`,
+        trace: [],
+      });
+    if (pending.fault && pending.fault.afterMs === undefined) {
+      // Dies as the invocation starts: deterministic, nothing of the handler ran.
+      setImmediate(crash);
+      return;
+    }
     env.worker.postMessage({
       id: env.nextId++,
       event: pending.event,
@@ -168,13 +182,8 @@ class VersionRuntime {
     });
     if (pending.fault) {
       setTimeout(() => {
-        if (env.busy === pending)
-          this.fail(env, {
-            errorType: 'Runtime.ExitError',
-            errorMessage: `RequestId: ${pending.requestId} Error: Runtime exited with error: signal: killed`,
-            trace: [],
-          });
-      }, pending.fault.afterMs ?? 0);
+        if (env.busy === pending) crash();
+      }, pending.fault.afterMs);
     }
   }
 

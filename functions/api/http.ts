@@ -54,6 +54,7 @@ export function errorResponse(err: IronicError): ApiResponse {
   if (err instanceof HttpError) {
     return {
       status: err.status,
+      headers: err.headers,
       body: { error_message: JSON.stringify({ code: err.status, title: err.title, description: err.message }) },
     };
   }

@@ -47,14 +47,18 @@ export function negotiate(headers: Readonly<Record<string, string>>, max: ApiVer
   const version = asked.toLowerCase() === 'latest' ? max : parseVersion(asked);
   if (version === undefined) throw httpErrors.notAcceptable(`Invalid value for ${VERSION_HEADER} header`);
   const range = `[${versionString(MIN_VERSION)}, ${versionString(max)}]`;
+  // Refusing a version outside the range still tells the client the range, in headers too.
+  const rangeHeaders = { [MIN_VERSION_HEADER]: versionString(MIN_VERSION), [MAX_VERSION_HEADER]: versionString(max) };
   if (version.major !== 1) {
     throw httpErrors.notAcceptable(
       `Mutually exclusive versions requested. Version ${versionString(version)} requested but not supported by this service. The supported version range is: ${range}.`,
+      rangeHeaders,
     );
   }
   if (version.minor < MIN_VERSION.minor || version.minor > max.minor) {
     throw httpErrors.notAcceptable(
       `Version ${versionString(version)} was requested but the minor version is not supported by this service. The supported version range is: ${range}.`,
+      rangeHeaders,
     );
   }
   return version;

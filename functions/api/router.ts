@@ -70,22 +70,26 @@ export async function dispatch(req: ApiRequest, ctx: ApiContext): Promise<ApiRes
   const segments = segmentsOf(req.path);
   if (segments === undefined) throw httpErrors.notFound();
   if (segments.length === 1) {
-    req.version = negotiate(req.headers, ctx.maxVersion);
-    req.negotiated = true;
+    req.version = negotiateOrRefuse(req, ctx);
     if (req.method !== 'GET' && req.method !== 'HEAD') throw httpErrors.methodNotAllowed();
     return withVersionHeaders(await getV1(req, ctx), ctx, req.version);
   }
   const candidates = ROUTES.map((r) => ({ r, params: match(r, segments) })).filter((c) => c.params !== undefined);
   if (candidates.length === 0) throw httpErrors.notFound();
   // Negotiate first: an unsupported version is 406 whatever else is wrong with the request.
-  req.version = negotiate(req.headers, ctx.maxVersion);
-  req.negotiated = true;
+  req.version = negotiateOrRefuse(req, ctx);
   const method = req.method === 'HEAD' ? 'GET' : req.method;
   // Literal segments beat parameters (`/nodes/detail` is not node "detail").
   candidates.sort((a, b) => literalCount(b.r) - literalCount(a.r));
   const found = candidates.find((c) => c.r.method === method);
   if (found === undefined) throw httpErrors.methodNotAllowed();
   return withVersionHeaders(await found.r.handler(req, ctx, found.params as Record<string, string>), ctx, req.version);
+}
+
+function negotiateOrRefuse(req: ApiRequest, ctx: ApiContext): ApiRequest['version'] {
+  const version = negotiate(req.headers, ctx.maxVersion);
+  req.negotiated = true;
+  return version;
 }
 
 function literalCount(route: Route): number {

@@ -7,7 +7,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { InvalidParameterValue } from '#common/errors';
 import { pyRepr } from './pyrepr';
 
-const ajv = new Ajv({ allErrors: false, strict: false });
+const ajv = new Ajv({ allErrors: false, strict: false, verbose: true });
 const compiled = new WeakMap<object, ValidateFunction>();
 
 export type JsonSchema = Record<string, unknown>;

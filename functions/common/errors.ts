@@ -175,6 +175,8 @@ export class HttpError extends IronicError {
     readonly status: number,
     readonly title: string,
     message = '',
+    /** Headers the response carries anyway (a 406 still says which versions are supported). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
   }
@@ -187,5 +189,5 @@ export const httpErrors = {
   badRequest: (message: string) => new HttpError(400, 'Bad Request', message),
   notFound: () => new HttpError(404, 'Not Found'),
   methodNotAllowed: () => new HttpError(405, 'Method Not Allowed'),
-  notAcceptable: (message: string) => new HttpError(406, 'Not Acceptable', message),
+  notAcceptable: (message: string, headers?: Record<string, string>) => new HttpError(406, 'Not Acceptable', message, headers),
 };

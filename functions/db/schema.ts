@@ -33,10 +33,9 @@ export const TABLES = {
     envVar: 'NODES_TABLE',
     partitionKey: 'uuid',
     indexes: [
-      // All nodes in one ordered partition: the list without a selective filter.
+      // All nodes in one ordered partition: the list without a selective filter. (Name and
+      // instance lookups go through the uniqueness guards: consistent, no index needed.)
       { name: 'byId', partitionKey: '_all', sortKey: '_id' },
-      { name: 'byName', partitionKey: '_name' },
-      { name: 'byInstance', partitionKey: '_instance' },
       { name: 'byShard', partitionKey: '_shard', sortKey: '_id' },
       { name: 'byConductorGroup', partitionKey: '_group', sortKey: '_id' },
       { name: 'byProvisionState', partitionKey: '_pstate', sortKey: '_id' },

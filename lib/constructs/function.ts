@@ -4,7 +4,7 @@
  * retention, and an alias `live` that every caller uses — so a release is a published version
  * and an upgrade is a shift of that alias.
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { Alias, Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';

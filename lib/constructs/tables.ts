@@ -6,7 +6,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, type ITableV2, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
-import { INDEX_PROJECTION, TABLES, type TableName } from '../../functions/db/schema';
+import { INDEX_PROJECTION, TABLES, type TableDef, type TableName } from '../../functions/db/schema';
 
 export interface TablesProps {
   /**
@@ -24,7 +24,7 @@ export class Tables extends Construct {
     if (INDEX_PROJECTION !== 'KEYS_ONLY') throw new Error(`Unsupported index projection ${String(INDEX_PROJECTION)}`);
     const tables = {} as Record<TableName, ITableV2>;
     for (const name of Object.keys(TABLES) as TableName[]) {
-      const def = TABLES[name];
+      const def: TableDef = TABLES[name];
       tables[name] = new TableV2(this, name, {
         partitionKey: { name: def.partitionKey, type: AttributeType.STRING },
         billing: Billing.onDemand(),

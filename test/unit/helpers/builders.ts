@@ -1,0 +1,56 @@
+/** Test builders: objects with sensible defaults, overridable per test. */
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Node, type NodeData } from '../../../functions/objects/node';
+import type { ConductorContext, StepsInput, StepsRunner } from '../../../functions/conductor/context';
+import type { ConductorConfig } from '../../../functions/common/config';
+import { MemoryNodeStore } from './memory-node-store';
+
+export function makeNode(overrides: Partial<NodeData> = {}): Node {
+  return new Node({
+    uuid: randomUUID(),
+    driver: 'fake-hardware',
+    provision_state: 'enroll',
+    created_at: new Date().toISOString(),
+    ...Object.fromEntries(
+      ['bios', 'boot', 'console', 'deploy', 'firmware', 'inspect', 'management', 'power', 'raid', 'rescue', 'vendor'].map((i) => [
+        `${i}_interface`,
+        'fake',
+      ]),
+    ),
+    network_interface: 'noop',
+    storage_interface: 'noop',
+    ...overrides,
+  });
+}
+
+/** Records the executions a flow starts instead of running them. */
+export class RecordingStepsRunner implements StepsRunner {
+  readonly started: { name: string; input: StepsInput }[] = [];
+  async start(name: string, input: StepsInput): Promise<string> {
+    if (!this.started.some((s) => s.name === name)) this.started.push({ name, input });
+    return `arn:aws:states:us-east-1:000000000000:execution:steps:${name}`;
+  }
+}
+
+export function makeConductorContext(
+  overrides: Partial<ConductorConfig> = {},
+): ConductorContext & { nodes: MemoryNodeStore; steps: RecordingStepsRunner } {
+  return {
+    config: {
+      pinReleaseVersion: '',
+      lockTtlSeconds: 300,
+      conductorQueues: { '': 'queue' },
+      stepsStateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:steps',
+      conductorGroup: '',
+      hostname: 'conductor:1',
+      automatedClean: true,
+      heartbeatTimeoutSeconds: 300,
+      callbackTimeoutSeconds: 1800,
+      ...overrides,
+    },
+    nodes: new MemoryNodeStore(),
+    steps: new RecordingStepsRunner(),
+    log: new Logger({ serviceName: 'test', logLevel: 'SILENT' }),
+  };
+}
