@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { build } from 'esbuild';
+import { build, stop as stopEsbuild } from 'esbuild';
 import type { FauxqsServer } from 'fauxqs';
 import { BUNDLE_FILE, type FunctionName, HANDLER, PROJECT_ROOT, bundleAll } from '../lib/bundling';
 import { DEFAULT_SETTINGS, type IronlessSettings, settingsEnvironment, validateSettings } from '../lib/settings';
@@ -59,6 +59,8 @@ export async function buildLocal(dir: string): Promise<void> {
       logLevel: 'warning',
     }),
   ]);
+  // esbuild keeps a service process for later builds; the stack builds once, so end it now.
+  await stopEsbuild();
 }
 
 export class LocalStack {
