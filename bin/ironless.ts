@@ -1,66 +1,16 @@
 #!/usr/bin/env -S node --disable-warning=ExperimentalWarning --import tsx
 /**
- * The operator CLI. `ironless local` runs the whole stack on this machine.
+ * The operator CLI. Each command lives in `bin/commands/`; this file only registers them.
  */
-import { Command, InvalidArgumentError } from 'commander';
-import { LocalStack, buildLocal } from '../local/stack';
-
-function port(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('a port is a number from 0 to 65535');
-  return n;
-}
+import { Command } from 'commander';
+import { registerBuild } from './commands/build';
+import { registerLocal } from './commands/local';
 
 const program = new Command()
   .name('ironless')
   .description('Ironless: bare-metal provisioning with the OpenStack Ironic API, serverless on AWS');
 
-program
-  .command('local')
-  .description('run the whole stack on this machine (DynamoDB Local, fauxqs, local Step Functions and Lambda)')
-  .option('--port <port>', 'API port', port, 6385)
-  .option('--data <dir>', 'keep data in this folder', '.ironless')
-  .option('--in-memory', 'keep nothing: data lives in memory and is gone on exit')
-  .option('--quiet', 'print only the ready line and errors')
-  .action(async (opts: { port: number; data: string; inMemory?: boolean; quiet?: boolean }) => {
-    const started = Date.now();
-    const say = (line: string) => {
-      if (!opts.quiet) console.log(line);
-    };
-    const stack = new LocalStack({ port: opts.port, dataDir: opts.data, inMemory: opts.inMemory === true, log: say });
-    let stopping = false;
-    const stop = async (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      console.log(`\n${signal}: stopping Ironless…`);
-      await stack.stop();
-      console.log('Stopped.');
-      process.exit(0);
-    };
-    process.on('SIGINT', () => void stop('SIGINT'));
-    process.on('SIGTERM', () => void stop('SIGTERM'));
-    try {
-      await stack.start();
-    } catch (err) {
-      console.error(`Could not start the local stack: ${(err as Error).message}`);
-      if ((err as { code?: string }).code === 'EADDRINUSE')
-        console.error(`Port ${opts.port} is in use: stop what uses it, or pass --port.`);
-      process.exit(1);
-    }
-    const where = opts.inMemory ? 'data in memory' : `data in ${opts.data}/, function logs in ${opts.data}/logs/`;
-    console.log(`Ironless is ready at ${stack.url} (${((Date.now() - started) / 1000).toFixed(1)} s; ${where}). Ctrl-C stops it.`);
-    say(`  export OS_AUTH_TYPE=none OS_ENDPOINT=${stack.url}`);
-    say('  openstack baremetal node create --driver fake-hardware --name node-0');
-  });
-
-program
-  .command('build')
-  .description('bundle the Lambda functions (and the local runtime) as they are deployed')
-  .option('--out <dir>', 'output folder', 'dist/build')
-  .action(async (opts: { out: string }) => {
-    const started = Date.now();
-    await buildLocal(opts.out);
-    console.log(`Bundles written to ${opts.out}/ in ${Date.now() - started} ms`);
-  });
+registerLocal(program);
+registerBuild(program);
 
 await program.parseAsync(process.argv);

@@ -1,0 +1,44 @@
+/** `ironless local`: the whole stack on this machine. */
+import type { Command } from 'commander';
+import { LocalStack } from '../../local/stack';
+import { port } from './options';
+
+export function registerLocal(program: Command): void {
+  program
+    .command('local')
+    .description('run the whole stack on this machine (DynamoDB Local, fauxqs, local Step Functions and Lambda)')
+    .option('--port <port>', 'API port', port, 6385)
+    .option('--data <dir>', 'keep data in this folder', '.ironless')
+    .option('--in-memory', 'keep nothing: data lives in memory and is gone on exit')
+    .option('--quiet', 'print only the ready line and errors')
+    .action(async (opts: { port: number; data: string; inMemory?: boolean; quiet?: boolean }) => {
+      const started = Date.now();
+      const say = (line: string) => {
+        if (!opts.quiet) console.log(line);
+      };
+      const stack = new LocalStack({ port: opts.port, dataDir: opts.data, inMemory: opts.inMemory === true, log: say });
+      let stopping = false;
+      const stop = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        say(`\n${signal}: stopping Ironless…`);
+        await stack.stop();
+        say('Stopped.');
+        process.exit(0);
+      };
+      process.on('SIGINT', () => void stop('SIGINT'));
+      process.on('SIGTERM', () => void stop('SIGTERM'));
+      try {
+        await stack.start();
+      } catch (err) {
+        console.error(`Could not start the local stack: ${(err as Error).message}`);
+        if ((err as { code?: string }).code === 'EADDRINUSE')
+          console.error(`Port ${opts.port} is in use: stop what uses it, or pass --port.`);
+        process.exit(1);
+      }
+      const where = opts.inMemory ? 'data in memory' : `data in ${opts.data}/, function logs in ${opts.data}/logs/`;
+      console.log(`Ironless is ready at ${stack.url} (${((Date.now() - started) / 1000).toFixed(1)} s; ${where}). Ctrl-C stops it.`);
+      say(`  export OS_AUTH_TYPE=none OS_ENDPOINT=${stack.url}`);
+      say('  openstack baremetal node create --driver fake-hardware --name node-0');
+    });
+}
