@@ -21,6 +21,7 @@ import { AwsEndpoint } from './aws-endpoint';
 import { createTables, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb';
 import { Gateway } from './gateway';
 import { LambdaHost } from './lambda-host';
+import { RequestCounter } from './request-counter';
 import { LocalStepFunctions } from './stepfunctions';
 import { type ConductorQueue, SqsEventSource, createConductorQueues, startSqs } from './sqs';
 
@@ -37,6 +38,8 @@ export interface LocalStackOptions {
   readonly schedules?: boolean;
   /** Extra environment for every function (tests). */
   readonly functionEnv?: Readonly<Record<string, string>>;
+  /** Count DynamoDB requests by operation (`stack.dynamoRequests`), for benchmarks. */
+  readonly countDynamoDbRequests?: boolean;
   /** Where progress lines go (default: nowhere). */
   readonly log?: (line: string) => void;
 }
@@ -72,6 +75,8 @@ export class LocalStack {
   queues!: ConductorQueue[];
   endpoints!: { dynamodb: string; sqs: string; aws: string };
   stateMachineArn = '';
+  /** DynamoDB requests by operation, when `countDynamoDbRequests` is set. */
+  dynamoRequests: RequestCounter | undefined;
 
   private dynamo: DynamoDbLocal | undefined;
   private sqsServer: FauxqsServer | undefined;
@@ -119,7 +124,9 @@ export class LocalStack {
       this.sfn = new LocalStepFunctions(this.lambda, { onEvent: this.log });
       this.awsEndpoint = new AwsEndpoint(this.lambda, this.sfn);
       const aws = await this.awsEndpoint.start();
-      this.endpoints = { dynamodb: dynamo.endpoint, sqs: sqsServer.address, aws };
+      if (this.options.countDynamoDbRequests) this.dynamoRequests = new RequestCounter(dynamo.endpoint);
+      const dynamodb = this.dynamoRequests ? await this.dynamoRequests.start() : dynamo.endpoint;
+      this.endpoints = { dynamodb, sqs: sqsServer.address, aws };
 
       const conductorArn = LambdaHost.arn('conductor', 'live');
       this.stateMachineArn = this.sfn.createStateMachine(
@@ -208,6 +215,7 @@ export class LocalStack {
     this.sfn?.stop();
     await this.lambda?.stop();
     await this.awsEndpoint?.stop();
+    await this.dynamoRequests?.stop();
     await this.sqsServer?.stop();
     await this.dynamo?.stop();
     if (this.scratch) rmSync(this.scratch, { recursive: true, force: true });

@@ -9,33 +9,15 @@
  */
 import { httpErrors } from '#common/errors';
 import type { ApiContext } from './context';
-import { getNode, getNodes, getNodesDetail, createNode, deleteNode } from './controllers/nodes';
-import { getStates, setProvisionState } from './controllers/node-states';
+import { NODE_ROUTES } from './controllers/nodes';
+import { NODE_STATE_ROUTES } from './controllers/node-states';
 import { getRoot, getV1 } from './controllers/root';
 import type { ApiRequest, ApiResponse } from './http';
+import type { Route } from './route';
 import { MAX_VERSION_HEADER, MIN_VERSION, MIN_VERSION_HEADER, VERSION_HEADER, negotiate, versionString } from './microversion';
 
-type Handler = (req: ApiRequest, ctx: ApiContext, params: Record<string, string>) => Promise<ApiResponse>;
-
-interface Route {
-  readonly method: string;
-  readonly segments: readonly string[];
-  readonly handler: Handler;
-}
-
-function route(method: string, path: string, handler: Handler): Route {
-  return { method, segments: path.split('/').filter((s) => s !== ''), handler };
-}
-
-const ROUTES: readonly Route[] = [
-  route('GET', '/v1/nodes', getNodes),
-  route('POST', '/v1/nodes', createNode),
-  route('GET', '/v1/nodes/detail', getNodesDetail),
-  route('GET', '/v1/nodes/:ident', getNode as Handler),
-  route('DELETE', '/v1/nodes/:ident', deleteNode as Handler),
-  route('GET', '/v1/nodes/:ident/states', getStates as Handler),
-  route('PUT', '/v1/nodes/:ident/states/provision', setProvisionState as Handler),
-];
+/** Every route of the v1 API; each controller module declares its own. */
+const ROUTES: readonly Route[] = [...NODE_ROUTES, ...NODE_STATE_ROUTES];
 
 function match(route: Route, segments: readonly string[]): Record<string, string> | undefined {
   if (route.segments.length !== segments.length) return undefined;

@@ -22,6 +22,7 @@ import * as st from '#common/states';
 import type { Node } from '#objects/node';
 import type { RpcMethod, RpcMethods } from '#rpc/messages';
 import { parseBody } from '../body';
+import { route } from '../route';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { findNode, isLocked } from '../lookup';
@@ -180,3 +181,8 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
 function conductorHost(ctx: ApiContext): string {
   return ctx.config.conductorFunction.split(':function:').pop() ?? ctx.config.conductorFunction;
 }
+
+export const NODE_STATE_ROUTES = [
+  route('GET', '/v1/nodes/:ident/states', getStates),
+  route('PUT', '/v1/nodes/:ident/states/provision', setProvisionState),
+];

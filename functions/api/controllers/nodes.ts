@@ -6,6 +6,7 @@ import { getHardwareType, defaultInterfaces } from '#drivers/registry';
 import type { NodeFilter } from '#db/nodes';
 import { NODE_INTERFACES, Node } from '#objects/node';
 import { parseBody } from '../body';
+import { route } from '../route';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
 import { atLeast } from '../microversion';
@@ -251,3 +252,11 @@ export async function deleteNode(req: ApiRequest, ctx: ApiContext, params: { ide
   ctx.log.info('Node deleted', { node: node.uuid });
   return noContent();
 }
+
+export const NODE_ROUTES = [
+  route('GET', '/v1/nodes', getNodes),
+  route('POST', '/v1/nodes', createNode),
+  route('GET', '/v1/nodes/detail', getNodesDetail),
+  route('GET', '/v1/nodes/:ident', getNode),
+  route('DELETE', '/v1/nodes/:ident', deleteNode),
+];

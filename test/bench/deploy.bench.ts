@@ -1,0 +1,72 @@
+/**
+ * Deploys on fake-hardware through the whole local stack, and what each deploy costs: Step Functions
+ * state transitions, Lambda invocations, DynamoDB requests.
+ */
+import { LocalStack } from '../../local/stack';
+import type { Bench } from './bench';
+
+const NODES = 50;
+
+const bench: Bench = {
+  name: 'deploy',
+  async run({ buildDir, log }) {
+    const stack = await new LocalStack({ port: 0, inMemory: true, buildDir, schedules: false, countDynamoDbRequests: true }).start();
+    try {
+      const api = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(`${stack.url}${path}`, {
+          method,
+          headers: { 'X-OpenStack-Ironic-API-Version': '1.78', 'Content-Type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const text = await res.text();
+        if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+        return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+      };
+      const waitAll = async (uuids: string[], state: string) => {
+        for (const uuid of uuids) {
+          for (;;) {
+            const node = await api('GET', `/v1/nodes/${uuid}?fields=provision_state,last_error`);
+            if (node.provision_state === state) break;
+            if (String(node.provision_state).includes('failed')) throw new Error(`${uuid}: ${String(node.last_error)}`);
+            await new Promise((r) => setTimeout(r, 20));
+          }
+        }
+      };
+      const uuids: string[] = [];
+      for (let i = 0; i < NODES; i++) uuids.push(String((await api('POST', '/v1/nodes', { driver: 'fake-hardware' })).uuid));
+      await Promise.all(uuids.map((u) => api('PUT', `/v1/nodes/${u}/states/provision`, { target: 'manage' })));
+      await waitAll(uuids, 'manageable');
+      await Promise.all(uuids.map((u) => api('PUT', `/v1/nodes/${u}/states/provision`, { target: 'provide' })));
+      await waitAll(uuids, 'available');
+      log(`${NODES} nodes available; deploying`);
+
+      const transitions = stack.sfn.transitions;
+      const invocations = new Map(stack.lambda.invocations);
+      stack.dynamoRequests?.reset();
+      const started = Date.now();
+      await Promise.all(uuids.map((u) => api('PUT', `/v1/nodes/${u}/states/provision`, { target: 'active' })));
+      await waitAll(uuids, 'active');
+      const seconds = (Date.now() - started) / 1000;
+      const per = (n: number) => Number((n / NODES).toFixed(2));
+      const invoked = (name: string) => (stack.lambda.invocations.get(name) ?? 0) - (invocations.get(name) ?? 0);
+      const polls = invoked('api') - NODES; // the bench's own GETs while waiting are API invocations too
+      return {
+        driver: 'fake-hardware',
+        nodes: NODES,
+        deploysPerSecond: Number((NODES / seconds).toFixed(1)),
+        perDeploy: {
+          stateTransitions: per(stack.sfn.transitions - transitions),
+          conductorInvocations: per(invoked('conductor')),
+          apiInvocations: 1,
+          dynamodbRequests: stack.dynamoRequests ? per(stack.dynamoRequests.total() - polls) : null,
+          sqsMessages: 1,
+        },
+        note: 'dynamodbRequests excludes the GETs the benchmark itself polls with (one read each).',
+      };
+    } finally {
+      await stack.stop();
+    }
+  },
+};
+
+export default bench;
