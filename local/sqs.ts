@@ -3,7 +3,13 @@
  * with their dead-letter queues, and event source mappings that poll a queue and invoke a Lambda
  * alias with batches, deleting only what the function did not report as failed.
  */
-import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient, type Message } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageBatchCommand,
+  ReceiveMessageCommand,
+  type SQSClient,
+  type Message,
+} from '@aws-sdk/client-sqs';
 import { startFauxqs, type FauxqsServer } from 'fauxqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { type QueueSettings, groupLabel } from '../functions/rpc/queues';
@@ -45,6 +51,8 @@ export function createConductorQueues(
 /** An SQS → Lambda event source mapping with partial batch responses (ReportBatchItemFailures). */
 export class SqsEventSource {
   private running = false;
+  /** A disabled mapping (Lambda's Enabled=false) receives nothing; messages wait in the queue. */
+  private enabled = true;
   private readonly loops: Promise<void>[] = [];
   private readonly abort = new AbortController();
 
@@ -59,6 +67,11 @@ export class SqsEventSource {
     for (let i = 0; i < (this.options.pollers ?? 2); i++) this.loops.push(this.poll());
   }
 
+  /** Disable or enable the mapping, as UpdateEventSourceMapping's Enabled does. */
+  setEnabled(enabled: boolean): void {
+    this.enabled = enabled;
+  }
+
   async stop(): Promise<void> {
     this.running = false;
     this.abort.abort();
@@ -67,6 +80,10 @@ export class SqsEventSource {
 
   private async poll(): Promise<void> {
     while (this.running) {
+      if (!this.enabled) {
+        await new Promise((r) => setTimeout(r, 50));
+        continue;
+      }
       let messages: Message[];
       try {
         const out = await this.sqs.send(
@@ -84,6 +101,18 @@ export class SqsEventSource {
         if (!this.running) return;
         await new Promise((r) => setTimeout(r, 500));
         void err;
+        continue;
+      }
+      if (messages.length > 0 && !this.enabled) {
+        // Disabled while this receive was waiting: hand the messages straight back.
+        await this.sqs
+          .send(
+            new ChangeMessageVisibilityBatchCommand({
+              QueueUrl: this.options.queueUrl,
+              Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle as string, VisibilityTimeout: 0 })),
+            }),
+          )
+          .catch(() => undefined);
         continue;
       }
       if (messages.length > 0) await this.deliver(messages);

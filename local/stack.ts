@@ -188,6 +188,11 @@ export class LocalStack {
     }
   }
 
+  /** Disable or enable the conductor's queue mappings (messages wait in the queues meanwhile). */
+  setEventSourcesEnabled(enabled: boolean): void {
+    for (const source of this.sources) source.setEnabled(enabled);
+  }
+
   /** The environment every function version is published with. */
   functionEnvironment(conductorArn: string): Record<string, string> {
     const env: Record<string, string> = {

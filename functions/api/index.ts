@@ -5,6 +5,7 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
@@ -33,7 +34,13 @@ const ctx: ApiContext = {
   maxVersion,
   log,
   nodes: new DynamoNodeStore({ client: createDocumentClient(), tables: tableNamesFromEnv(process.env), release }),
-  rpc: new ConductorRpcClient({ sqs: new SQSClient({}), queues: config.conductorQueues, versionCap: release.mapping.rpc }),
+  rpc: new ConductorRpcClient({
+    sqs: new SQSClient({}),
+    queues: config.conductorQueues,
+    versionCap: release.mapping.rpc,
+    lambda: new LambdaClient({}),
+    conductorFunction: config.conductorFunction,
+  }),
 };
 
 /** Where the client reached us: the configured public endpoint, or Host plus the stage prefix. */

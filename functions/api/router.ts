@@ -11,13 +11,14 @@ import { httpErrors } from '#common/errors';
 import type { ApiContext } from './context';
 import { NODE_ROUTES } from './controllers/nodes';
 import { NODE_STATE_ROUTES } from './controllers/node-states';
+import { NODE_POWER_ROUTES } from './controllers/node-power';
 import { getRoot, getV1 } from './controllers/root';
 import type { ApiRequest, ApiResponse } from './http';
 import type { Route } from './route';
 import { MAX_VERSION_HEADER, MIN_VERSION, MIN_VERSION_HEADER, VERSION_HEADER, negotiate, versionString } from './microversion';
 
 /** Every route of the v1 API; each controller module declares its own. */
-const ROUTES: readonly Route[] = [...NODE_ROUTES, ...NODE_STATE_ROUTES];
+const ROUTES: readonly Route[] = [...NODE_ROUTES, ...NODE_STATE_ROUTES, ...NODE_POWER_ROUTES];
 
 function match(route: Route, segments: readonly string[]): Record<string, string> | undefined {
   if (route.segments.length !== segments.length) return undefined;

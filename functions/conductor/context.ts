@@ -14,6 +14,8 @@ export interface StepsRunner {
    * input is a no-op (Step Functions' own idempotency), so a redelivered message is harmless.
    */
   start(name: string, input: StepsInput): Promise<string>;
+  /** Stop a running execution (abort); stopping one that already ended is a no-op. */
+  stop(name: string, cause: string): Promise<void>;
 }
 
 /** Input of a steps-machine execution; also what each of its tasks receives. */

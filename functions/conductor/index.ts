@@ -13,7 +13,8 @@ import { createDocumentClient } from '#db/client';
 import { DynamoNodeStore } from '#db/nodes';
 import { tableNamesFromEnv } from '#db/schema';
 import type { ConductorContext } from './context';
-import { handleSqsBatch } from './entries/rpc';
+import { handleCall, handleSqsBatch } from './entries/rpc';
+import { isCallEvent } from '#rpc/messages';
 import { handleStepsTask, isStepsTask } from './entries/steps';
 import { failStuckNodes } from './flows/stuck';
 import { isPeriodicEvent } from './schedules';
@@ -37,6 +38,7 @@ function isSqsEvent(event: unknown): event is SQSEvent {
 
 async function dispatch(event: unknown, _context: Context): Promise<unknown> {
   if (isSqsEvent(event)) return handleSqsBatch(ctx, event);
+  if (isCallEvent(event)) return handleCall(ctx, event.message);
   if (isStepsTask(event)) return handleStepsTask(ctx, event);
   if (isPeriodicEvent(event)) {
     switch (event.task) {

@@ -1,5 +1,11 @@
 /** The Step Functions implementation of `StepsRunner`. */
-import { ExecutionAlreadyExists, type SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import {
+  ExecutionAlreadyExists,
+  ExecutionDoesNotExist,
+  type SFNClient,
+  StartExecutionCommand,
+  StopExecutionCommand,
+} from '@aws-sdk/client-sfn';
 import type { StepsInput, StepsRunner } from './context';
 
 export class SfnStepsRunner implements StepsRunner {
@@ -18,6 +24,16 @@ export class SfnStepsRunner implements StepsRunner {
     } catch (err) {
       // Started before (a redelivered message): running or finished, it is the same flow.
       if (err instanceof ExecutionAlreadyExists || (err as { name?: string }).name === 'ExecutionAlreadyExists') return executionArn;
+      throw err;
+    }
+  }
+
+  async stop(name: string, cause: string): Promise<void> {
+    const executionArn = `${this.stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
+    try {
+      await this.sfn.send(new StopExecutionCommand({ executionArn, error: 'Aborted', cause }));
+    } catch (err) {
+      if (err instanceof ExecutionDoesNotExist || (err as { name?: string }).name === 'ExecutionDoesNotExist') return;
       throw err;
     }
   }

@@ -3,11 +3,21 @@
  * node's conductor group; `call` invokes the conductor function synchronously. The client caps the
  * version of what it sends at the pinned release's RPC version.
  */
+import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { compareVersions } from '#objects/base';
-import { TemporaryFailure } from '#common/errors';
+import { IronicError, TemporaryFailure } from '#common/errors';
 import { newUuid } from '#common/ids';
-import { METHOD_VERSIONS, RPC_API_VERSION, type RequestContext, type RpcMessage, type RpcMethod, type RpcMethods } from './messages';
+import {
+  type CallReply,
+  METHOD_VERSIONS,
+  RPC_API_VERSION,
+  type RequestContext,
+  type RpcMessage,
+  type RpcMethod,
+  type RpcMethods,
+  type RpcResults,
+} from './messages';
 
 export interface RpcClientProps {
   readonly sqs: SQSClient;
@@ -15,15 +25,36 @@ export interface RpcClientProps {
   readonly queues: Readonly<Record<string, string>>;
   /** The pinned release's RPC version; messages are never newer. */
   readonly versionCap: string;
+  /** For calls: the Lambda client and the conductor function (with its `live` qualifier). */
+  readonly lambda?: LambdaClient;
+  readonly conductorFunction?: string;
+}
+
+/** An error the conductor raised while answering a call, raised again on the caller's side. */
+export class RemoteError extends IronicError {
+  constructor(
+    readonly remoteName: string,
+    private readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+  override get code(): number {
+    return this.status;
+  }
 }
 
 export class ConductorRpcClient {
   private readonly sqs: SQSClient;
   private readonly queues: Readonly<Record<string, string>>;
+  private readonly lambda: LambdaClient | undefined;
+  private readonly conductorFunction: string | undefined;
   readonly versionCap: string;
 
   constructor(props: RpcClientProps) {
     this.sqs = props.sqs;
+    this.lambda = props.lambda;
+    this.conductorFunction = props.conductorFunction;
     this.queues = props.queues;
     this.versionCap = compareVersions(props.versionCap, RPC_API_VERSION) < 0 ? props.versionCap : RPC_API_VERSION;
   }
@@ -54,5 +85,22 @@ export class ConductorRpcClient {
       throw new TemporaryFailure(`No conductor service registered which supports conductor group "${group}".`);
     }
     await this.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
+  }
+
+  /**
+   * Call the conductor synchronously (Lambda Invoke) and return its result; an Ironic error the
+   * conductor raised is raised here with the same status and message.
+   */
+  async call<M extends keyof RpcResults & RpcMethod>(message: RpcMessage<M>): Promise<RpcResults[M]> {
+    if (this.lambda === undefined || this.conductorFunction === undefined)
+      throw new Error('This RPC client cannot make calls: no conductor function');
+    const out = await this.lambda.send(
+      new InvokeCommand({ FunctionName: this.conductorFunction, Payload: Buffer.from(JSON.stringify({ entry: 'call', message })) }),
+    );
+    const text = out.Payload ? Buffer.from(out.Payload).toString('utf8') : 'null';
+    if (out.FunctionError) throw new TemporaryFailure(`The conductor failed to answer ${message.method}: ${text.slice(0, 300)}`);
+    const reply = JSON.parse(text) as CallReply<RpcResults[M]>;
+    if ('error' in reply) throw new RemoteError(reply.error.name, reply.error.code, reply.error.message);
+    return reply.result;
   }
 }

@@ -6,8 +6,9 @@
  * message carries the version it was built for, so a receiver can refuse what it cannot handle.
  */
 
-// RPC API version history:
-// 1.0: do_node_deploy, do_node_tear_down, do_provisioning_action.
+// RPC API version history (the first release will freeze 1.0; until then 1.0 grows):
+// 1.0: do_node_deploy, do_node_tear_down, do_provisioning_action, do_node_clean,
+//      change_node_power_state (casts); validate_driver_interfaces (call).
 export const RPC_API_VERSION = '1.0';
 
 export interface RequestContext {
@@ -20,8 +21,23 @@ export interface RpcMethods {
   do_node_deploy: { node_id: string; rebuild: boolean; lock_token: string };
   /** Tear down a node the API has moved to `deleting`. */
   do_node_tear_down: { node_id: string; lock_token: string };
-  /** manage, provide, and the other verbs that start a flow from a stable state. */
-  do_provisioning_action: { node_id: string; action: string; lock_token: string };
+  /** manage, provide, inspect, adopt, rescue, unrescue: the API has moved the node to the verb's first state. */
+  do_provisioning_action: { node_id: string; action: string; lock_token: string; rescue_password?: string };
+  /** Manual cleaning with the given steps, from `cleaning` (target manageable). */
+  do_node_clean: {
+    node_id: string;
+    lock_token: string;
+    clean_steps: { interface: string; step: string; args?: Record<string, unknown> }[];
+  };
+  /** Power action: the API has set target_power_state and locked the node. */
+  change_node_power_state: { node_id: string; lock_token: string; target: string; timeout?: number };
+  /** Call: validate every interface of the node's driver (GET /v1/nodes/{id}/validate). */
+  validate_driver_interfaces: { node_id: string };
+}
+
+/** Methods answered synchronously (Lambda Invoke), with their results. */
+export interface RpcResults {
+  validate_driver_interfaces: Record<string, { result: boolean | null; reason?: string }>;
 }
 
 export type RpcMethod = keyof RpcMethods;
@@ -31,6 +47,9 @@ export const METHOD_VERSIONS: Readonly<Record<RpcMethod, string>> = {
   do_node_deploy: '1.0',
   do_node_tear_down: '1.0',
   do_provisioning_action: '1.0',
+  do_node_clean: '1.0',
+  change_node_power_state: '1.0',
+  validate_driver_interfaces: '1.0',
 };
 
 export interface RpcMessage<M extends RpcMethod = RpcMethod> {
@@ -52,5 +71,18 @@ export function isRpcMessage(value: unknown): value is RpcMessage {
     typeof m.args === 'object' &&
     m.args !== null &&
     typeof m.message_id === 'string'
+  );
+}
+
+/** What a call returns: its result, or the error to raise on the caller's side. */
+export type CallReply<T = unknown> =
+  { readonly result: T } | { readonly error: { readonly name: string; readonly code: number; readonly message: string } };
+
+export function isCallEvent(value: unknown): value is { entry: 'call'; message: RpcMessage } {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { entry?: unknown }).entry === 'call' &&
+    isRpcMessage((value as { message?: unknown }).message)
   );
 }

@@ -16,12 +16,14 @@ import {
   MissingParameterValue,
   NodeLocked,
   NotAcceptable,
+  InvalidState,
 } from '#common/errors';
-import { newUuid } from '#common/ids';
 import * as st from '#common/states';
 import type { Node } from '#objects/node';
 import type { RpcMethod, RpcMethods } from '#rpc/messages';
 import { parseBody } from '../body';
+import { beginAndCast } from '../begin';
+import { type JsonSchema, parseBoolean, validateSchema } from '../validation';
 import { route } from '../route';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
@@ -74,6 +76,8 @@ interface ProvisionBody {
   configdrive?: unknown;
   clean_steps?: unknown;
   deploy_steps?: unknown;
+  rescue_password?: unknown;
+  disable_ramdisk?: unknown;
 }
 
 function readProvisionBody(req: ApiRequest): ProvisionBody {
@@ -86,23 +90,25 @@ function readProvisionBody(req: ApiRequest): ProvisionBody {
   if (unexpected.length > 0) throw new ClientSideError(`Unexpected arguments: ${unexpected.join(', ')}`);
   if (record.target === undefined) throw new MissingParameterValue('Missing mandatory parameter: target');
   if (typeof record.target !== 'string') throw new InvalidParameterValue(`Expected string for target: ${String(record.target)}`);
-  return record as unknown as ProvisionBody;
-}
-
-/** What beginning a verb does: the FSM event, and the RPC cast that finishes it (none = done here). */
-function plan(node: Node, event: st.ProvisionEvent): { method: RpcMethod; action?: string } | undefined | 'unsupported' {
-  switch (event) {
-    case 'manage':
-      return node.provision_state === st.ENROLL ? { method: 'do_provisioning_action', action: 'manage' } : undefined;
-    case 'provide':
-      return { method: 'do_provisioning_action', action: 'provide' };
-    case 'deploy':
-      return { method: 'do_node_deploy' };
-    case 'delete':
-      return { method: 'do_node_tear_down' };
-    default:
-      return 'unsupported';
+  for (const name of ['clean_steps', 'deploy_steps'] as const) {
+    const value = record[name];
+    if (value !== undefined && value !== null && !Array.isArray(value))
+      throw new InvalidParameterValue(`Expected list for ${name}: ${String(value)}`);
   }
+  const configdrive = record.configdrive;
+  if (
+    configdrive !== undefined &&
+    configdrive !== null &&
+    typeof configdrive !== 'string' &&
+    (typeof configdrive !== 'object' || Array.isArray(configdrive))
+  ) {
+    throw new InvalidParameterValue(`Expected dict or string for configdrive: ${String(configdrive)}`);
+  }
+  if (record.rescue_password !== undefined && typeof record.rescue_password !== 'string') {
+    throw new InvalidParameterValue(`Expected string for rescue_password: ${String(record.rescue_password)}`);
+  }
+  if (record.disable_ramdisk !== undefined) record.disable_ramdisk = parseBoolean('disable_ramdisk', record.disable_ramdisk);
+  return record as unknown as ProvisionBody;
 }
 
 export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
@@ -120,66 +126,138 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
     throw new InvalidStateRequested(target, node.uuid, node.provision_state);
   }
   if (body.configdrive !== undefined && body.configdrive !== null && !['active', 'rebuild', 'deploy'].includes(target)) {
-    throw new ClientSideError(`Adding a config drive is only supported when setting provision state to active or rebuild`);
+    throw new ClientSideError('Adding a config drive is only supported when setting provision state to active or rebuild');
   }
-  if (body.clean_steps !== undefined && event !== 'clean') {
+  if (body.clean_steps !== undefined && body.clean_steps !== null && event !== 'clean') {
     throw new ClientSideError('"clean_steps" is only valid when setting target provision state to clean');
   }
+  if (body.rescue_password !== undefined && event !== 'rescue') {
+    throw new ClientSideError('"rescue_password" is only valid when setting target provision state to rescue');
+  }
   if (isLocked(node)) throw new NodeLocked(node.uuid, node.reservation as string);
-
-  const next = plan(node, event);
-  if (next === 'unsupported') {
-    throw new InvalidParameterValue(`The requested action "${target}" is not available in this version of Ironless.`);
+  if (node.protected && (event === 'rebuild' || event === 'delete')) {
+    throw new InvalidState(`Node ${node.uuid} is protected and cannot be undeployed, rebuilt or deleted`);
   }
-  const before = {
-    state: node.provision_state,
-    target: node.target_provision_state,
-    updated: node.provision_updated_at,
-    error: node.last_error,
+
+  const begin = (change?: (n: Node) => void) => (n: Node) => {
+    n.processEvent(event);
+    n.last_error = null;
+    change?.(n);
   };
-  node.processEvent(event);
-  node.last_error = null;
-  if (event === 'deploy' && body.configdrive !== undefined && body.configdrive !== null) {
-    node.instance_info = { ...node.instance_info, configdrive: body.configdrive };
-  }
+  const cast = <M extends RpcMethod>(method: M, args: Omit<RpcMethods[M], 'lock_token' | 'node_id'>, change?: (n: Node) => void) =>
+    beginAndCast(
+      req,
+      ctx,
+      node,
+      begin(change),
+      method,
+      (lock_token) => ({ node_id: node.uuid, lock_token, ...args }) as unknown as RpcMethods[M],
+    );
 
-  if (next === undefined) {
-    // A pure state change (e.g. available → manageable): nothing for a conductor to do.
-    await ctx.nodes.save(node);
-  } else {
-    const messageId = newUuid();
-    const lockToken = `rpc:${messageId}`;
-    const args = {
-      node_id: node.uuid,
-      lock_token: lockToken,
-      ...(next.action ? { action: next.action } : {}),
-      ...(next.method === 'do_node_deploy' ? { rebuild: false } : {}),
-    };
-    const message = ctx.rpc.message(next.method, args as RpcMethods[typeof next.method], { request_id: req.requestId }, messageId);
-    await ctx.nodes.save(node, { lockFor: { host: conductorHost(ctx), token: lockToken, ttlSeconds: ctx.config.lockTtlSeconds } });
-    try {
-      await ctx.rpc.cast(node.conductor_group, message);
-    } catch (err) {
-      // Undo the transition so the node is as it was; if even that fails, the lock expires and
-      // the periodic stuck-state check fails the node.
-      ctx.log.error('Could not cast to the conductor; undoing the transition', { node: node.uuid, error: String(err) });
-      node.provision_state = before.state;
-      node.target_provision_state = before.target;
-      node.provision_updated_at = before.updated;
-      node.last_error = before.error;
-      await ctx.nodes
-        .save(node, { release: true })
-        .catch((undo: unknown) => ctx.log.error('Could not undo the transition', { node: node.uuid, error: String(undo) }));
-      throw err;
+  switch (event) {
+    case 'deploy':
+    case 'rebuild':
+      await cast('do_node_deploy', { rebuild: event === 'rebuild' }, (n) => {
+        if (body.configdrive !== undefined && body.configdrive !== null)
+          n.instance_info = { ...n.instance_info, configdrive: body.configdrive };
+      });
+      break;
+    case 'delete':
+      await cast('do_node_tear_down', {});
+      break;
+    case 'manage':
+      if (node.provision_state === st.ENROLL) {
+        await cast('do_provisioning_action', { action: 'manage' });
+      } else {
+        // available, clean failed, … → manageable: a state change only, nothing for a conductor to do.
+        begin()(node);
+        await ctx.nodes.save(node);
+      }
+      break;
+    case 'provide':
+    case 'inspect':
+    case 'adopt':
+    case 'unrescue':
+      await cast('do_provisioning_action', { action: event });
+      break;
+    case 'rescue': {
+      const password = typeof body.rescue_password === 'string' ? body.rescue_password : '';
+      if (password.trim() === '')
+        throw new ClientSideError('A non-empty "rescue_password" is required when setting target provision state to rescue');
+      await cast('do_provisioning_action', { action: 'rescue' }, (n) => {
+        n.instance_info = { ...n.instance_info, rescue_password: password };
+      });
+      break;
     }
-    ctx.log.info('Provision action cast', { node: node.uuid, target, method: next.method, message: messageId });
+    case 'clean': {
+      const steps = checkCleanSteps(body.clean_steps);
+      await cast('do_node_clean', { clean_steps: steps });
+      break;
+    }
+    case 'abort': {
+      const error = abortError(node);
+      await cast('do_provisioning_action', { action: 'abort' }, (n) => {
+        n.last_error = error;
+      });
+      break;
+    }
+    default:
+      throw new InvalidParameterValue(`The requested action "${target}" is not available in this version of Ironless.`);
   }
   return { status: 202, headers: { Location: `${req.baseUrl}/v1/nodes/${params.ident}/states` } };
 }
 
-/** The name shown as the node's reservation while the conductor works on it. */
-function conductorHost(ctx: ApiContext): string {
-  return ctx.config.conductorFunction.split(':function:').pop() ?? ctx.config.conductorFunction;
+/** Ironic's last_error for an aborted operation, naming the step it was in. */
+function abortError(node: Node): string | null {
+  const during = (step: Record<string, unknown> | null) =>
+    step && typeof step.step === 'string' ? ` during or after the completion of step "${String(step.interface)}.${step.step}"` : '';
+  switch (node.provision_state) {
+    case st.CLEANWAIT:
+    case st.CLEANHOLD:
+      return `By request, the clean operation was aborted${during(node.clean_step)}`;
+    case st.DEPLOYWAIT:
+    case st.DEPLOYHOLD:
+      return `By request, the deploy operation was aborted${during(node.deploy_step)}`;
+    case st.SERVICEWAIT:
+    case st.SERVICEHOLD:
+    case st.SERVICEFAIL:
+      return 'By request, the service operation was aborted';
+    case st.RESCUEWAIT:
+      return 'By request, the rescue operation was aborted.';
+    case st.INSPECTWAIT:
+      return 'Inspection was aborted by request.';
+    default:
+      return null;
+  }
+}
+
+const CLEAN_STEP_INTERFACES = ['power', 'management', 'deploy', 'bios', 'raid', 'firmware'];
+
+const CLEAN_STEPS_SCHEMA: JsonSchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['interface', 'step'],
+    properties: {
+      interface: { enum: CLEAN_STEP_INTERFACES },
+      step: { type: 'string', minLength: 1 },
+      args: { type: 'object' },
+    },
+    additionalProperties: false,
+  },
+};
+
+/** clean_steps: required for `clean`, Ironic's schema (interfaces that have clean steps). */
+function checkCleanSteps(steps: unknown): RpcMethods['do_node_clean']['clean_steps'] {
+  if (steps === undefined || steps === null || (Array.isArray(steps) && steps.length === 0)) {
+    throw new ClientSideError('"clean_steps" is required when setting target provision state to clean');
+  }
+  try {
+    validateSchema('clean_steps', CLEAN_STEPS_SCHEMA, steps);
+  } catch (err) {
+    throw new InvalidParameterValue(`Invalid clean_steps: ${(err as Error).message.replace(/^Schema error for clean_steps: /, '')}`);
+  }
+  return steps as RpcMethods['do_node_clean']['clean_steps'];
 }
 
 export const NODE_STATE_ROUTES = [

@@ -1,52 +1,77 @@
 /**
- * RPC entry: SQS batches of casts from the API. Each record is one RPC message; failures are
- * reported per record (partial batch response) so one bad node does not redeliver its neighbours.
- * A message this conductor cannot handle (unknown method, newer RPC version) fails every time and
- * so ends in the queue's DLQ after its retries, with a log line saying why.
+ * RPC entry. Casts arrive as SQS batches: each record is one message; failures are reported per
+ * record (partial batch response) so one bad node does not redeliver its neighbours, and a message
+ * this conductor cannot handle (unknown method, newer RPC version) fails every time and so ends in
+ * the queue's DLQ after its retries, with a log line saying why. Calls arrive as direct invocations
+ * (`{entry: 'call', message}`) and are answered with their result or the Ironic error to raise.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { isIronicError } from '#common/errors';
 import { compareVersions } from '#objects/base';
-import { RPC_API_VERSION, type RpcMessage, isRpcMessage } from '#rpc/messages';
+import { type CallReply, RPC_API_VERSION, type RpcMessage, type RpcMethods, isRpcMessage } from '#rpc/messages';
 import type { ConductorContext } from '../context';
+import { doAbort } from '../flows/abort';
+import { doDirectAction, isDirectAction } from '../flows/actions';
 import { doNodeDeploy } from '../flows/deploy';
-import { doNodeTearDown, doNodeVerify, doProvide } from '../flows/provision';
+import { changeNodePowerState } from '../flows/power';
+import { doManualClean, doNodeTearDown, doProvide } from '../flows/provision';
+import { validateDriverInterfaces } from '../flows/validate';
 
 export class UnsupportedMessage extends Error {
   override readonly name = 'UnsupportedMessage';
 }
 
-/** Handle one RPC message. Exported for tests; the SQS entry below wraps it. */
-export async function handleMessage(ctx: ConductorContext, message: RpcMessage): Promise<void> {
+function checkVersion(message: RpcMessage): void {
   if (compareVersions(message.rpc, RPC_API_VERSION) > 0) {
     throw new UnsupportedMessage(`RPC version ${message.rpc} of ${message.method} is newer than this conductor's ${RPC_API_VERSION}`);
   }
-  const log = ctx.log;
-  log.appendKeys({ request_id: message.context?.request_id, rpc_method: message.method });
+}
+
+/** Handle one cast. Exported for tests; the SQS entry below wraps it. */
+export async function handleMessage(ctx: ConductorContext, message: RpcMessage): Promise<void> {
+  checkVersion(message);
+  const id = message.message_id;
+  ctx.log.appendKeys({ request_id: message.context?.request_id, rpc_method: message.method });
   try {
     switch (message.method) {
-      case 'do_node_deploy': {
-        const args = (message as RpcMessage<'do_node_deploy'>).args;
-        await doNodeDeploy(ctx, { ...args, message_id: message.message_id });
-        return;
-      }
-      case 'do_node_tear_down': {
-        const args = (message as RpcMessage<'do_node_tear_down'>).args;
-        await doNodeTearDown(ctx, { ...args, message_id: message.message_id });
-        return;
-      }
+      case 'do_node_deploy':
+        return await doNodeDeploy(ctx, { ...(message.args as RpcMethods['do_node_deploy']), message_id: id });
+      case 'do_node_tear_down':
+        return await doNodeTearDown(ctx, { ...(message.args as RpcMethods['do_node_tear_down']), message_id: id });
+      case 'do_node_clean':
+        return await doManualClean(ctx, { ...(message.args as RpcMethods['do_node_clean']), message_id: id });
+      case 'change_node_power_state':
+        return await changeNodePowerState(ctx, { ...(message.args as RpcMethods['change_node_power_state']), message_id: id });
       case 'do_provisioning_action': {
-        const args = (message as RpcMessage<'do_provisioning_action'>).args;
-        const actionArgs = { ...args, message_id: message.message_id };
-        if (args.action === 'manage') return await doNodeVerify(ctx, actionArgs);
-        if (args.action === 'provide') return await doProvide(ctx, actionArgs);
+        const args = { ...(message.args as RpcMethods['do_provisioning_action']), message_id: id };
+        if (args.action === 'provide') return await doProvide(ctx, args);
+        if (args.action === 'abort') return await doAbort(ctx, args);
+        if (isDirectAction(args.action)) return await doDirectAction(ctx, args);
         throw new UnsupportedMessage(`do_provisioning_action: unknown action "${args.action}"`);
       }
       default:
-        throw new UnsupportedMessage(`Unknown RPC method "${(message as { method: string }).method}"`);
+        throw new UnsupportedMessage(`RPC method "${message.method}" cannot be cast`);
     }
   } finally {
-    log.removeKeys(['request_id', 'rpc_method']);
+    ctx.log.removeKeys(['request_id', 'rpc_method']);
+  }
+}
+
+/** Answer one call. Ironic errors are returned (the caller raises them); anything else fails the invocation. */
+export async function handleCall(ctx: ConductorContext, message: RpcMessage): Promise<CallReply> {
+  try {
+    checkVersion(message);
+    switch (message.method) {
+      case 'validate_driver_interfaces':
+        return { result: await validateDriverInterfaces(ctx, message.args as RpcMethods['validate_driver_interfaces']) };
+      default:
+        throw new UnsupportedMessage(`RPC method "${message.method}" cannot be called`);
+    }
+  } catch (err) {
+    if (isIronicError(err)) return { error: { name: err.name, code: err.code, message: err.message } };
+    if (err instanceof UnsupportedMessage) return { error: { name: err.name, code: 500, message: err.message } };
+    throw err;
   }
 }
 

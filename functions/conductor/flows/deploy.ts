@@ -5,30 +5,14 @@
 import { DEPLOYING } from '#common/states';
 import { loadDriver } from '#drivers/registry';
 import type { ConductorContext } from '../context';
-import { lockOwner } from '../lock';
+import { type MessageArgs, claimForMessage } from '../claim';
 import { failFlow } from './failure';
-import { executionName, resumeStart, startSteps } from './run-steps';
+import { startSteps } from './run-steps';
 import { driverSteps, setSteps } from './steps';
 
-export async function doNodeDeploy(
-  ctx: ConductorContext,
-  args: { node_id: string; lock_token: string; message_id: string },
-): Promise<void> {
-  // A redelivered message whose execution may already be running must not write the node (it would
-  // race the execution's own writes under the same lock token): only re-issue the idempotent start.
-  const current = await ctx.nodes.get(args.node_id);
-  const running = current.driver_internal_info.steps_execution;
-  if (running !== undefined) {
-    if (running === executionName('deploy', current, args.message_id)) {
-      await resumeStart(ctx, current, 'deploy', args.lock_token, args.message_id);
-    }
-    return;
-  }
-  if (current.provision_state !== DEPLOYING) {
-    ctx.log.info('Deploy no longer wanted', { node: current.uuid, state: current.provision_state });
-    return;
-  }
-  const node = await ctx.nodes.reserve(args.node_id, lockOwner(ctx, args.lock_token));
+export async function doNodeDeploy(ctx: ConductorContext, args: MessageArgs): Promise<void> {
+  const node = await claimForMessage(ctx, args, [DEPLOYING], 'deploy');
+  if (node === undefined) return;
   try {
     const driver = loadDriver(node);
     const task = { node, log: ctx.log };

@@ -1,73 +1,30 @@
 /**
- * Provisioning actions that start from a state the API has already left: manage (verifying),
- * provide (cleaning) and deleted/undeploy (deleting). Each arrives with the lock the API took.
+ * Provisioning actions that lead into cleaning: provide (manageable → cleaning), deleted/undeploy
+ * (tear down, then cleaning), and manual cleaning with the operator's steps. Each arrives with the
+ * lock the API took, and hands the node to the steps machine when there are steps to run.
  */
-import { CLEANING, DELETING, VERIFYING } from '#common/states';
+import { CLEANING, DELETING } from '#common/states';
+import { InvalidParameterValue } from '#common/errors';
+import type { Step } from '#drivers/base';
 import { loadDriver } from '#drivers/registry';
-import type { Node } from '#objects/node';
-import type { ConductorContext, FlowName } from '../context';
-import { lockOwner } from '../lock';
+import type { InterfaceType } from '#objects/node';
+import type { ConductorContext } from '../context';
+import { type MessageArgs, claimForMessage } from '../claim';
 import { startAutomatedClean } from './clean';
-import { executionName, resumeStart } from './run-steps';
-
-interface ActionArgs {
-  readonly node_id: string;
-  readonly lock_token: string;
-  readonly message_id: string;
-}
-
-/**
- * Reserve the node for this message if it still waits in `state`. A redelivered message finds the
- * node moved on (nothing to do) or its steps execution recorded (re-issue the idempotent start).
- */
-async function claim(ctx: ConductorContext, args: ActionArgs, state: string, flow?: FlowName): Promise<Node | undefined> {
-  const current = await ctx.nodes.get(args.node_id);
-  const running = current.driver_internal_info.steps_execution;
-  if (running !== undefined) {
-    if (flow !== undefined && running === executionName(flow, current, args.message_id)) {
-      await resumeStart(ctx, current, flow, args.lock_token, args.message_id);
-    } else {
-      ctx.log.info('A steps execution already runs for this node', { node: current.uuid, execution: running });
-    }
-    return undefined;
-  }
-  if (current.provision_state !== state) {
-    ctx.log.info('Node is no longer waiting for this action', { node: current.uuid, state: current.provision_state, expected: state });
-    return undefined;
-  }
-  return ctx.nodes.reserve(args.node_id, lockOwner(ctx, args.lock_token));
-}
-
-/** manage: verify the BMC can be reached with the node's credentials (Ironic's `_do_node_verify`). */
-export async function doNodeVerify(ctx: ConductorContext, args: ActionArgs): Promise<void> {
-  const node = await claim(ctx, args, VERIFYING);
-  if (node === undefined) return;
-  try {
-    const driver = loadDriver(node);
-    const task = { node, log: ctx.log };
-    await driver.power.validate(task);
-    await driver.interfaces.management.validate(task);
-    node.power_state = await driver.power.getPowerState(task);
-    node.last_error = null;
-    node.processEvent('done');
-  } catch (err) {
-    node.last_error = `Failed to get power state for node ${node.uuid}. Error: ${(err as Error).message}`;
-    node.processEvent('fail');
-  }
-  await ctx.nodes.save(node, { release: true });
-  ctx.log.info('Verification finished', { node: node.uuid, state: node.provision_state });
-}
+import { failFlow } from './failure';
+import { startSteps } from './run-steps';
+import { findStep, setSteps, stepName } from './steps';
 
 /** provide: clean the node (automated cleaning) and make it available. */
-export async function doProvide(ctx: ConductorContext, args: ActionArgs): Promise<void> {
-  const node = await claim(ctx, args, CLEANING, 'clean');
+export async function doProvide(ctx: ConductorContext, args: MessageArgs): Promise<void> {
+  const node = await claimForMessage(ctx, args, [CLEANING], 'clean');
   if (node === undefined) return;
   await startAutomatedClean(ctx, node, args.lock_token, args.message_id);
 }
 
 /** deleted/undeploy: tear the instance down, then clean (Ironic's `_do_node_tear_down`). */
-export async function doNodeTearDown(ctx: ConductorContext, args: ActionArgs): Promise<void> {
-  const node = await claim(ctx, args, DELETING, 'clean');
+export async function doNodeTearDown(ctx: ConductorContext, args: MessageArgs): Promise<void> {
+  const node = await claimForMessage(ctx, args, [DELETING], 'clean');
   if (node === undefined) return;
   try {
     const driver = loadDriver(node);
@@ -87,4 +44,31 @@ export async function doNodeTearDown(ctx: ConductorContext, args: ActionArgs): P
   node.processEvent('clean');
   await ctx.nodes.save(node);
   await startAutomatedClean(ctx, node, args.lock_token, args.message_id);
+}
+
+/** Manual cleaning: the operator's steps, in the order given; ends in manageable (Ironic's do_node_clean). */
+export async function doManualClean(
+  ctx: ConductorContext,
+  args: MessageArgs & { clean_steps: { interface: string; step: string; args?: Record<string, unknown> }[] },
+): Promise<void> {
+  const node = await claimForMessage(ctx, args, [CLEANING], 'clean');
+  if (node === undefined) return;
+  let steps: Step[];
+  try {
+    const driver = loadDriver(node);
+    await driver.power.validate({ node, log: ctx.log });
+    steps = args.clean_steps.map((requested) => {
+      const step: Step = { interface: requested.interface as InterfaceType, step: requested.step, priority: 0, args: requested.args ?? {} };
+      if (findStep(driver, 'clean', step) === undefined) {
+        throw new InvalidParameterValue(`node does not support this clean step: ${stepName(step)}`);
+      }
+      return step;
+    });
+  } catch (err) {
+    await failFlow(ctx, node, 'clean', `Failed to prepare node ${node.uuid} for cleaning: ${(err as Error).message}`);
+    return;
+  }
+  setSteps(node, 'clean', steps);
+  node.driver_internal_info = { ...node.driver_internal_info, manual_cleaning: true };
+  await startSteps(ctx, node, 'clean', args.lock_token, args.message_id);
 }

@@ -31,6 +31,10 @@ export class RecordingStepsRunner implements StepsRunner {
     if (!this.started.some((s) => s.name === name)) this.started.push({ name, input });
     return `arn:aws:states:us-east-1:000000000000:execution:steps:${name}`;
   }
+  readonly stopped: string[] = [];
+  async stop(name: string): Promise<void> {
+    this.stopped.push(name);
+  }
 }
 
 export function makeConductorContext(

@@ -1,0 +1,81 @@
+/** `PUT /v1/nodes/{node}/states/power` (Ironic's NodeStatesController.power). */
+import {
+  ClientSideError,
+  Invalid,
+  InvalidParameterValue,
+  InvalidStateRequested,
+  MissingParameterValue,
+  NodeLocked,
+  NotAcceptable,
+} from '#common/errors';
+import * as st from '#common/states';
+import { parseBody } from '../body';
+import { beginAndCast } from '../begin';
+import type { ApiContext } from '../context';
+import type { ApiRequest, ApiResponse } from '../http';
+import { findNode, isLocked } from '../lookup';
+import { atLeast } from '../microversion';
+import { route } from '../route';
+
+const TARGETS = [st.POWER_ON, st.POWER_OFF, st.REBOOT, st.SOFT_REBOOT, st.SOFT_POWER_OFF];
+
+/** The power state an action ends in (Ironic's `_calculate_target_state`). */
+function targetState(action: string): string {
+  return action === st.SOFT_POWER_OFF ? st.POWER_OFF : action === st.REBOOT || action === st.SOFT_REBOOT ? st.POWER_ON : action;
+}
+
+function readBody(req: ApiRequest): { target: string; timeout: number | undefined } {
+  const body = parseBody(req);
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new MissingParameterValue('Missing mandatory parameter: target');
+  const record = body as Record<string, unknown>;
+  const unexpected = Object.keys(record).filter((k) => k !== 'target' && k !== 'timeout');
+  if (unexpected.length > 0) throw new ClientSideError(`Unexpected arguments: ${unexpected.join(', ')}`);
+  if (record.target === undefined) throw new MissingParameterValue('Missing mandatory parameter: target');
+  if (typeof record.target !== 'string') throw new InvalidParameterValue(`Expected string for target: ${String(record.target)}`);
+  let timeout: number | undefined;
+  if (record.timeout !== undefined && record.timeout !== null) {
+    const raw = record.timeout;
+    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN;
+    if (!Number.isInteger(n)) throw new InvalidParameterValue(`Expected an integer for timeout: ${String(raw)}`);
+    timeout = n;
+  }
+  return { target: record.target, timeout };
+}
+
+export async function setPowerState(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
+  const { target, timeout } = readBody(req);
+  const node = await findNode(req, ctx, params.ident);
+  if ((target === st.SOFT_REBOOT || target === st.SOFT_POWER_OFF || timeout !== undefined) && !atLeast(req.version, 27)) {
+    throw new NotAcceptable('Request not acceptable.');
+  }
+  if (timeout !== undefined && timeout < 1) throw new Invalid('timeout has to be positive integer');
+  if (!TARGETS.includes(target)) throw new InvalidStateRequested(target, params.ident, node.power_state ?? 'None');
+  if (node.provision_state === st.CLEANWAIT || node.provision_state === st.CLEANING) {
+    throw new InvalidStateRequested(target, params.ident, node.provision_state);
+  }
+  if (isLocked(node) || node.target_power_state !== null) throw new NodeLocked(node.uuid, node.reservation ?? 'a power action in progress');
+  await beginAndCast(
+    req,
+    ctx,
+    node,
+    (n) => {
+      n.target_power_state = targetState(target);
+      if (!st.FAILURE_STATES.includes(n.provision_state)) n.last_error = null;
+    },
+    'change_node_power_state',
+    (lock_token) => ({ node_id: node.uuid, lock_token, target, ...(timeout !== undefined ? { timeout } : {}) }),
+  );
+  return { status: 202, headers: { Location: `${req.baseUrl}/v1/nodes/${params.ident}/states` } };
+}
+
+export async function validateNode(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
+  const node = await findNode(req, ctx, params.ident);
+  const message = ctx.rpc.message('validate_driver_interfaces', { node_id: node.uuid }, { request_id: req.requestId });
+  return { status: 200, body: await ctx.rpc.call(message) };
+}
+
+export const NODE_POWER_ROUTES = [
+  route('PUT', '/v1/nodes/:ident/states/power', setPowerState),
+  route('GET', '/v1/nodes/:ident/validate', validateNode),
+];

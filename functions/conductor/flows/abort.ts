@@ -1,0 +1,32 @@
+/**
+ * Abort: the API has already applied the state machine's `abort` (e.g. clean wait → clean failed)
+ * with Ironic's last_error and locked the node for this message. The conductor stops the steps
+ * execution that was waiting for the agent, and releases the node.
+ */
+import type { ConductorContext } from '../context';
+import type { MessageArgs } from '../claim';
+import { FLOWS } from './flow-kinds';
+import { lockOwner } from '../lock';
+
+export async function doAbort(ctx: ConductorContext, args: MessageArgs): Promise<void> {
+  const current = await ctx.nodes.get(args.node_id);
+  if (current.storeMeta?.lockOwner !== args.lock_token) {
+    ctx.log.info('Abort already handled', { node: current.uuid });
+    return;
+  }
+  const node = await ctx.nodes.reserve(args.node_id, lockOwner(ctx, args.lock_token));
+  const execution = node.driver_internal_info.steps_execution;
+  if (typeof execution === 'string') await ctx.steps.stop(execution, `Aborted by request ${args.message_id}`);
+  const info = { ...node.driver_internal_info };
+  for (const flow of Object.values(FLOWS)) {
+    delete info[flow.stepsKey];
+    delete info[flow.indexKey];
+    node[flow.stepField] = null;
+  }
+  delete info.steps_execution;
+  delete info.steps_task_token;
+  delete info.manual_cleaning;
+  node.driver_internal_info = info;
+  await ctx.nodes.save(node, { release: true });
+  ctx.log.info('Aborted', { node: node.uuid, state: node.provision_state, execution });
+}

@@ -1,0 +1,45 @@
+/**
+ * Power actions (Ironic's `node_power_action`). The API has set target_power_state and locked the
+ * node for this message; the conductor drives the BMC, records the result and releases the lock.
+ * A failure leaves the power state as it was, with last_error saying what failed.
+ */
+import * as st from '#common/states';
+import { loadDriver } from '#drivers/registry';
+import type { ConductorContext } from '../context';
+import { type MessageArgs, claimForMessage } from '../claim';
+
+/** The power state an action ends in (Ironic's `_calculate_target_state`). */
+export function powerTarget(action: string): string {
+  return action === st.SOFT_POWER_OFF ? st.POWER_OFF : action === st.REBOOT || action === st.SOFT_REBOOT ? st.POWER_ON : action;
+}
+
+export async function changeNodePowerState(ctx: ConductorContext, args: MessageArgs & { target: string; timeout?: number }): Promise<void> {
+  const node = await claimForMessage(ctx, args, st.ALL_STATES);
+  if (node === undefined) return;
+  if (node.target_power_state === null) {
+    await ctx.nodes.release(node);
+    return;
+  }
+  const target = powerTarget(args.target);
+  const task = { node, log: ctx.log };
+  try {
+    const driver = loadDriver(node);
+    await driver.power.validate(task);
+    const current = await driver.power.getPowerState(task);
+    if (current === target && (args.target === st.POWER_ON || args.target === st.POWER_OFF)) {
+      ctx.log.info('Power state already as requested', { node: node.uuid, state: current });
+    } else if (args.target === st.REBOOT) {
+      await driver.power.reboot(task, args.timeout);
+    } else {
+      await driver.power.setPowerState(task, args.target, args.timeout);
+    }
+    node.power_state = target;
+    if (!st.FAILURE_STATES.includes(node.provision_state)) node.last_error = null;
+    ctx.log.info('Power state changed', { node: node.uuid, action: args.target, state: target });
+  } catch (err) {
+    node.last_error = `Failed to change power state to '${target}' by '${args.target}': ${(err as Error).message}`;
+    ctx.log.warn('Power action failed', { node: node.uuid, error: node.last_error });
+  }
+  node.target_power_state = null;
+  await ctx.nodes.save(node, { release: true });
+}

@@ -1,0 +1,169 @@
+/**
+ * Every provision verb of the API against nodes in every one of the 32 states, checked against the
+ * state machine table: allowed verbs are accepted (202) and the node is at once in the verb's first
+ * state with its target; others get Ironic's 400 and leave the node untouched. Nodes are put in
+ * each state directly in DynamoDB, as no driver reaches some states (the wait states) by itself.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as st from '../../functions/common/states';
+import type { LocalStack } from '../../local/stack';
+import { ApiClient, faultOf, startStack } from './helpers/stack';
+
+let stack: LocalStack;
+let api: ApiClient;
+let db: DynamoDBDocumentClient;
+
+beforeAll(async () => {
+  stack = await startStack();
+  api = new ApiClient(stack.url, '1.82');
+  db = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: stack.endpoints.dynamodb,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );
+}, 60_000);
+
+afterAll(async () => {
+  db?.destroy();
+  await stack?.stop();
+});
+
+/** A node put in `state` directly (with the target that state has). */
+async function nodeIn(state: string): Promise<string> {
+  const created = await api.request('POST', '/v1/nodes', { driver: 'fake-hardware' });
+  const uuid = created.body.uuid as string;
+  const target = st.targetOf(state);
+  await db.send(
+    new UpdateCommand({
+      TableName: stack.tables.nodes,
+      Key: { uuid },
+      UpdateExpression:
+        target === null
+          ? 'SET provision_state = :s, #p = :s REMOVE target_provision_state'
+          : 'SET provision_state = :s, #p = :s, target_provision_state = :t',
+      ExpressionAttributeNames: { '#p': '_pstate' },
+      ExpressionAttributeValues: target === null ? { ':s': state } : { ':s': state, ':t': target },
+    }),
+  );
+  return uuid;
+}
+
+const VERBS: [target: string, extra: Record<string, unknown>][] = [
+  ['active', {}],
+  ['deploy', {}],
+  ['rebuild', {}],
+  ['deleted', {}],
+  ['undeploy', {}],
+  ['manage', {}],
+  ['provide', {}],
+  ['inspect', {}],
+  ['abort', {}],
+  ['clean', { clean_steps: [{ interface: 'deploy', step: 'erase_devices' }] }],
+  ['adopt', {}],
+  ['rescue', { rescue_password: 'secret' }],
+  ['unrescue', {}],
+];
+
+describe.each(st.ALL_STATES.map((s) => [s]))('from %s', (state) => {
+  it('accepts exactly the verbs the table allows, moving to the verb’s first state', async () => {
+    // With the conductor's queue mapping disabled, what the API did is what the node shows.
+    stack.setEventSourcesEnabled(false);
+    try {
+      for (const [target, extra] of VERBS) {
+        const uuid = await nodeIn(state);
+        const event = (st.VERBS[target] ?? target) as st.ProvisionEvent;
+        const expected = st.transition(state, event);
+        const reply = await api.request('PUT', `/v1/nodes/${uuid}/states/provision`, { target, ...extra });
+        const after = (await api.get(`/v1/nodes/${uuid}`)).body;
+        if (expected === undefined) {
+          expect({ target, status: reply.status }).toEqual({ target, status: 400 });
+          expect(faultOf(reply).faultstring).toBe(
+            `The requested action "${target}" can not be performed on node "${uuid}" while it is in state "${state}".`,
+          );
+          expect({ target, state: after.provision_state, reservation: after.reservation }).toEqual({ target, state, reservation: null });
+        } else {
+          expect({ target, status: reply.status, text: reply.text }).toEqual({ target, status: 202, text: '' });
+          const pureChange = event === 'manage' && state !== st.ENROLL;
+          expect({
+            target,
+            state: after.provision_state,
+            target_state: after.target_provision_state,
+            locked: after.reservation !== null,
+          }).toEqual({
+            target,
+            state: expected.provisionState,
+            target_state: expected.targetProvisionState,
+            locked: !pureChange,
+          });
+        }
+      }
+    } finally {
+      stack.setEventSourcesEnabled(true);
+    }
+  }, 60_000);
+});
+
+it('refuses verbs newer than the requested version with 406', async () => {
+  const uuid = await nodeIn(st.CLEANHOLD);
+  const reply = await api.request('PUT', `/v1/nodes/${uuid}/states/provision`, { target: 'unhold' });
+  expect(reply.status).toBe(406);
+  const manage = await new ApiClient(stack.url, '1.3').request('PUT', `/v1/nodes/${uuid}/states/provision`, { target: 'manage' });
+  expect(manage.status).toBe(406);
+});
+
+it('aborting a clean wait fails the cleaning with Ironic’s message and stops the waiting execution', async () => {
+  const uuid = await nodeIn(st.CLEANWAIT);
+  await api.provision(uuid, 'abort');
+  const failed = await api.waitFor(uuid, st.CLEANFAIL);
+  expect(failed.last_error).toBe('By request, the clean operation was aborted');
+  for (let i = 0; i < 100 && (await api.get(`/v1/nodes/${uuid}`)).body.reservation !== null; i++)
+    await new Promise((r) => setTimeout(r, 50));
+  expect((await api.get(`/v1/nodes/${uuid}`)).body.reservation).toBeNull();
+});
+
+describe('flows a fake-hardware node finishes', () => {
+  it.each([
+    [st.MANAGEABLE, 'inspect', st.MANAGEABLE],
+    [st.MANAGEABLE, 'adopt', st.ACTIVE],
+    [st.ACTIVE, 'rescue', st.RESCUE],
+    [st.RESCUE, 'unrescue', st.ACTIVE],
+    [st.ACTIVE, 'rebuild', st.ACTIVE],
+    [st.AVAILABLE, 'manage', st.MANAGEABLE],
+  ])(
+    '%s --%s--> … → %s',
+    async (from, target, end) => {
+      const uuid = await nodeIn(from);
+      await api.provision(uuid, target, target === 'rescue' ? { rescue_password: 'pw' } : {});
+      const node = await api.waitFor(uuid, end);
+      expect(node.last_error).toBeNull();
+      expect(node.target_provision_state).toBeNull();
+      for (let i = 0; i < 100 && (await api.get(`/v1/nodes/${uuid}`)).body.reservation !== null; i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect((await api.get(`/v1/nodes/${uuid}`)).body.reservation).toBeNull();
+    },
+    30_000,
+  );
+
+  it('manual cleaning with a step the driver lacks ends in clean failed, saying which', async () => {
+    const uuid = await nodeIn(st.MANAGEABLE);
+    await api.provision(uuid, 'clean', { clean_steps: [{ interface: 'deploy', step: 'erase_devices' }] });
+    const node = await api.waitFor(uuid, st.CLEANFAIL);
+    expect(node.last_error).toContain('node does not support this clean step: deploy.erase_devices');
+  }, 30_000);
+
+  it('clean without steps, or with malformed steps, is refused before anything changes', async () => {
+    const uuid = await nodeIn(st.MANAGEABLE);
+    const none = await api.request('PUT', `/v1/nodes/${uuid}/states/provision`, { target: 'clean' });
+    expect(faultOf(none).faultstring).toBe('"clean_steps" is required when setting target provision state to clean');
+    const bad = await api.request('PUT', `/v1/nodes/${uuid}/states/provision`, {
+      target: 'clean',
+      clean_steps: [{ interface: 'nope', step: 'x' }],
+    });
+    expect(bad.status).toBe(400);
+    expect(faultOf(bad).faultstring).toMatch(/^Invalid clean_steps: 'nope' is not one of/);
+    expect((await api.get(`/v1/nodes/${uuid}`)).body.provision_state).toBe(st.MANAGEABLE);
+  });
+});
