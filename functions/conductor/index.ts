@@ -16,7 +16,9 @@ import type { ConductorContext } from './context';
 import { handleCall, handleSqsBatch } from './entries/rpc';
 import { isCallEvent } from '#rpc/messages';
 import { handleStepsTask, isStepsTask } from './entries/steps';
+import { syncPowerStates } from './flows/power-sync';
 import { failStuckNodes } from './flows/stuck';
+import { failTimedOutWaits } from './flows/timeouts';
 import { isPeriodicEvent } from './schedules';
 import { SfnStepsRunner } from './steps-runner';
 
@@ -44,6 +46,10 @@ async function dispatch(event: unknown, _context: Context): Promise<unknown> {
     switch (event.task) {
       case 'fail_stuck_nodes':
         return { failed: await failStuckNodes(ctx) };
+      case 'sync_power_states':
+        return await syncPowerStates(ctx);
+      case 'fail_timed_out_waits':
+        return { failed: await failTimedOutWaits(ctx) };
     }
   }
   log.error('Unknown event', { event: JSON.stringify(event).slice(0, 1000) });

@@ -8,6 +8,10 @@ export const PERIODIC_TASKS = {
    * cannot resume (deploying, cleaning, …) and the node's lock has expired.
    */
   fail_stuck_nodes: { everySeconds: 60 },
+  /** Read every node's power state from its BMC; maintenance after repeated failures, and back. */
+  sync_power_states: { everySeconds: 60 },
+  /** Fail nodes that waited longer than the callback timeout for their ramdisk. */
+  fail_timed_out_waits: { everySeconds: 60 },
 } as const;
 
 export type PeriodicTask = keyof typeof PERIODIC_TASKS;

@@ -1,0 +1,133 @@
+/**
+ * The power-state sync periodic task (Ironic's `_sync_power_states` and `_power_failure_recovery`).
+ * Each node's power state is read from its BMC: a state changed out of band is recorded; a BMC
+ * that cannot be read is retried on the next runs and, after `maxRetries` failures in a row, the
+ * node goes into maintenance with fault "power failure". A node in that fault whose BMC answers
+ * again comes out of maintenance. Nodes being worked on (locked, or with a power action in
+ * progress) are skipped. Every change is a conditional write: a node changed meanwhile is skipped.
+ */
+import { ConcurrentUpdate, NodeLocked } from '#common/errors';
+import { ADOPTFAIL, CLEANWAIT, DEPLOYWAIT, ENROLL } from '#common/states';
+import { loadDriver } from '#drivers/registry';
+import type { Node } from '#objects/node';
+import type { ConductorContext } from '../context';
+
+/** States whose power state is not corrected (Ironic's SYNC_EXCLUDED_STATES). */
+const EXCLUDED = [DEPLOYWAIT, CLEANWAIT, ENROLL, ADOPTFAIL];
+export const POWER_FAILURE = 'power failure';
+/** driver_internal_info key counting consecutive failed reads (Ironic keeps it in conductor memory). */
+const FAILURES = 'power_sync_failures';
+
+export interface PowerSyncResult {
+  checked: number;
+  corrected: number;
+  failed: number;
+  maintenance: number;
+  recovered: number;
+}
+
+export async function syncPowerStates(
+  ctx: ConductorContext,
+  options: { maxRetries?: number; concurrency?: number; now?: number } = {},
+): Promise<PowerSyncResult> {
+  const maxRetries = options.maxRetries ?? 3;
+  const now = options.now ?? Date.now();
+  const result: PowerSyncResult = { checked: 0, corrected: 0, failed: 0, maintenance: 0, recovered: 0 };
+  let marker: string | undefined;
+  do {
+    const page = await ctx.nodes.list({}, { limit: 100, marker });
+    const candidates = page.nodes.filter((node) => !busy(node, now));
+    await inBatches(candidates, options.concurrency ?? 8, async (node) => {
+      try {
+        await syncOne(ctx, node, maxRetries, result);
+      } catch (err) {
+        if (err instanceof ConcurrentUpdate || err instanceof NodeLocked) return; // changed meanwhile: next run
+        ctx.log.error('Power sync of a node failed', { node: node.uuid, error: String(err) });
+      }
+    });
+    marker = page.more ? page.nodes[page.nodes.length - 1]?.uuid : undefined;
+  } while (marker !== undefined);
+  return result;
+}
+
+function busy(node: Node, now: number): boolean {
+  const locked = node.reservation !== null && (node.storeMeta?.lockExpiresAt ?? 0) >= now;
+  return locked || node.target_power_state !== null;
+}
+
+async function syncOne(ctx: ConductorContext, node: Node, maxRetries: number, result: PowerSyncResult): Promise<void> {
+  const recovering = node.maintenance && node.fault === POWER_FAILURE;
+  if (node.maintenance && !recovering) return;
+  if (recovering && node.provision_state === ENROLL) return;
+  result.checked++;
+  const task = { node, log: ctx.log };
+  let actual: string;
+  try {
+    const driver = loadDriver(node);
+    await driver.power.validate(task);
+    actual = await driver.power.getPowerState(task);
+  } catch (err) {
+    if (recovering) return; // still failing: stays in maintenance
+    const count = (typeof node.driver_internal_info[FAILURES] === 'number' ? (node.driver_internal_info[FAILURES] as number) : 0) + 1;
+    result.failed++;
+    if (count > maxRetries) {
+      const message =
+        `During sync_power_state, max retries exceeded for node ${node.uuid}, node state None does not match expected state '${node.power_state ?? 'None'}'. ` +
+        `Updating DB state to 'None' Switching node to maintenance mode. Error: ${(err as Error).message}`;
+      node.power_state = null;
+      node.maintenance = true;
+      node.maintenance_reason = message;
+      node.fault = POWER_FAILURE;
+      node.last_error = message;
+      setFailures(node, undefined);
+      result.maintenance++;
+      ctx.log.error(message);
+    } else {
+      ctx.log.warn(
+        `During sync_power_state, could not get power state for node ${node.uuid}, attempt ${count} of ${maxRetries}. Error: ${(err as Error).message}.`,
+      );
+      setFailures(node, count);
+    }
+    await ctx.nodes.save(node);
+    return;
+  }
+  if (recovering) {
+    node.power_state = actual;
+    node.maintenance = false;
+    node.maintenance_reason = null;
+    node.fault = null;
+    setFailures(node, undefined);
+    await ctx.nodes.save(node);
+    result.recovered++;
+    ctx.log.info(`Node ${node.uuid} is recovered from power failure with actual power state '${actual}'.`);
+    return;
+  }
+  const hadFailures = node.driver_internal_info[FAILURES] !== undefined;
+  if (hadFailures) setFailures(node, undefined);
+  if (node.power_state === actual || (node.power_state !== null && EXCLUDED.includes(node.provision_state))) {
+    if (hadFailures) await ctx.nodes.save(node);
+    return;
+  }
+  ctx.log.warn(
+    `During sync_power_state, node ${node.uuid} state does not match expected state '${node.power_state ?? 'None'}'. Updating recorded state to '${actual}'.`,
+  );
+  node.power_state = actual;
+  await ctx.nodes.save(node);
+  result.corrected++;
+}
+
+function setFailures(node: Node, count: number | undefined): void {
+  const info = { ...node.driver_internal_info };
+  if (count === undefined) delete info[FAILURES];
+  else info[FAILURES] = count;
+  node.driver_internal_info = info;
+}
+
+async function inBatches<T>(items: T[], concurrency: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++] as T);
+    }),
+  );
+}

@@ -1,0 +1,84 @@
+/**
+ * Wait-state timeouts (Ironic's `_check_deploy_timeouts`, `_check_cleanwait_timeouts`, …): a node
+ * waiting for its ramdisk longer than the callback timeout is failed with Ironic's message. The
+ * steps machine's own TimeoutSeconds normally fails such a node first; this periodic task is the
+ * safety net for a wait whose execution is gone (stopped, or lost with a local stack's restart).
+ */
+import { NodeLocked } from '#common/errors';
+import { newUuid } from '#common/ids';
+import { pyRepr } from '#common/pyrepr';
+import * as st from '#common/states';
+import type { Node } from '#objects/node';
+import type { ConductorContext } from '../context';
+import { FLOWS } from './flow-kinds';
+import { lockOwner } from '../lock';
+
+/** Extra time past the callback timeout, so the execution's own timeout acts first. */
+const GRACE_MS = 60_000;
+
+const WAITS: readonly { state: string; since: (n: Node) => string | null; message: (n: Node) => string }[] = [
+  {
+    state: st.DEPLOYWAIT,
+    since: (n) => n.provision_updated_at,
+    message: (n) => `Timeout reached while waiting for callback for node ${n.uuid}`,
+  },
+  {
+    state: st.CLEANWAIT,
+    since: (n) => n.provision_updated_at,
+    message: (n) =>
+      `Timeout reached while cleaning the node. Please check if the ramdisk responsible for the cleaning is running on the node. Failed on step ${pyRepr(n.clean_step)}.`,
+  },
+  {
+    state: st.RESCUEWAIT,
+    since: (n) => n.provision_updated_at,
+    message: () => 'Timeout reached while waiting for rescue ramdisk callback for node',
+  },
+  {
+    state: st.INSPECTWAIT,
+    since: (n) => n.inspection_started_at ?? n.provision_updated_at,
+    message: () => 'timeout reached while inspecting the node',
+  },
+  { state: st.SERVICEWAIT, since: (n) => n.provision_updated_at, message: (n) => `Timeout reached while servicing the node ${n.uuid}` },
+];
+
+export async function failTimedOutWaits(ctx: ConductorContext, now: number = Date.now()): Promise<number> {
+  const limit = ctx.config.callbackTimeoutSeconds * 1000 + GRACE_MS;
+  let failed = 0;
+  for (const wait of WAITS) {
+    let marker: string | undefined;
+    do {
+      const page = await ctx.nodes.list({ provisionState: wait.state }, { limit: 100, marker });
+      for (const candidate of page.nodes) {
+        const since = wait.since(candidate);
+        if (candidate.maintenance || since === null || now - Date.parse(since) < limit) continue;
+        try {
+          const node = await ctx.nodes.reserve(candidate.uuid, lockOwner(ctx, `periodic:${newUuid()}`));
+          if (node.provision_state !== wait.state) {
+            await ctx.nodes.release(node);
+            continue;
+          }
+          const execution = node.driver_internal_info.steps_execution;
+          if (typeof execution === 'string') await ctx.steps.stop(execution, 'callback timeout');
+          node.last_error = wait.message(node);
+          node.processEvent('fail');
+          const info = { ...node.driver_internal_info };
+          for (const flow of Object.values(FLOWS)) {
+            delete info[flow.stepsKey];
+            delete info[flow.indexKey];
+            node[flow.stepField] = null;
+          }
+          delete info.steps_execution;
+          node.driver_internal_info = info;
+          await ctx.nodes.save(node, { release: true });
+          failed++;
+          ctx.log.warn('Failed a node that waited too long for its ramdisk', { node: node.uuid, state: wait.state });
+        } catch (err) {
+          if (err instanceof NodeLocked) continue;
+          throw err;
+        }
+      }
+      marker = page.more ? page.nodes[page.nodes.length - 1]?.uuid : undefined;
+    } while (marker !== undefined);
+  }
+  return failed;
+}
