@@ -1,0 +1,63 @@
+/** Stack options: conductor groups, the conductor in a VPC, and least-privilege IAM per function. */
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { IronlessStack } from '../../lib/ironless-stack';
+
+const app = new App();
+const stack = new IronlessStack(app, 'Options', {
+  settings: { conductorGroups: ['', 'rack-a'] },
+  conductorNetwork: {
+    vpcId: 'vpc-0abc',
+    availabilityZones: ['us-east-1a', 'us-east-1b'],
+    subnetIds: ['subnet-0aaaaaaaaaaaaaaa1', 'subnet-0aaaaaaaaaaaaaaa2'],
+    securityGroupIds: ['sg-0bbbbbbbbbbbbbbb1'],
+  },
+});
+const template = Template.fromStack(stack);
+type Statement = { Action: string | string[]; Resource: unknown };
+
+function statementsOf(roleLogicalIdPart: string): Statement[] {
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((p) => JSON.stringify((p as { Properties: { Roles: unknown } }).Properties.Roles).includes(roleLogicalIdPart))
+    .flatMap((p) => (p as { Properties: { PolicyDocument: { Statement: Statement[] } } }).Properties.PolicyDocument.Statement);
+}
+const actions = (statements: Statement[]) => new Set(statements.flatMap((s) => [s.Action].flat()));
+
+it('gives each conductor group its own queue and DLQ, both mapped to the conductor alias, and tells the API their URLs', () => {
+  template.resourceCountIs('AWS::SQS::Queue', 4);
+  template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
+  const api = Object.values(template.findResources('AWS::Lambda::Function')).find((f) => JSON.stringify(f).includes('Ironless api')) as {
+    Properties: { Environment: { Variables: Record<string, unknown> } };
+  };
+  const queues = JSON.stringify(api.Properties.Environment.Variables.CONDUCTOR_QUEUES);
+  expect(queues).toContain('\\"\\":');
+  expect(queues).toContain('\\"rack-a\\":');
+});
+
+it('places the conductor (only) in the given VPC subnets and security groups', () => {
+  const functions = Object.values(template.findResources('AWS::Lambda::Function')) as {
+    Properties: { Description: string; VpcConfig?: unknown };
+  }[];
+  const conductor = functions.find((f) => f.Properties.Description.includes('conductor'));
+  const api = functions.find((f) => f.Properties.Description.includes('api'));
+  expect(conductor?.Properties.VpcConfig).toEqual({ SubnetIds: ['subnet-0aaaaaaaaaaaaaaa1', 'subnet-0aaaaaaaaaaaaaaa2'], SecurityGroupIds: ['sg-0bbbbbbbbbbbbbbb1'] });
+  expect(api?.Properties.VpcConfig).toBeUndefined();
+});
+
+it('limits each function to what it uses', () => {
+  const api = actions(statementsOf('ApiFunctionServiceRole'));
+  const conductor = actions(statementsOf('ConductorFunctionServiceRole'));
+  // The API sends casts and invokes the conductor for calls; it never touches Step Functions.
+  expect(api.has('sqs:SendMessage')).toBe(true);
+  expect(api.has('lambda:InvokeFunction')).toBe(true);
+  expect([...api].some((a) => a.startsWith('states:'))).toBe(false);
+  // The conductor drives executions and never sends casts or invokes functions itself.
+  expect(conductor.has('states:StartExecution')).toBe(true);
+  expect(conductor.has('sqs:SendMessage')).toBe(false);
+  expect(conductor.has('lambda:InvokeFunction')).toBe(false);
+  for (const set of [api, conductor]) expect([...set].some((a) => a === '*' || a.endsWith(':*'))).toBe(false);
+});
+
+it('refuses a conductor group name that cannot name resources', () => {
+  expect(() => new IronlessStack(new App(), 'BadGroup', { settings: { conductorGroups: ['Rack A'] } })).toThrow('conductor group "Rack A"');
+});
