@@ -7,7 +7,9 @@
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { type BootEvent, type GuestFactory, type MachineSpec, VirtualMachine } from './machine';
-import { FleetServer, type FleetServerOptions } from './server';
+import { AGENT_ISO_PATH, FleetServer, type FleetServerOptions } from './server';
+
+export { AGENT_ISO_PATH };
 
 export interface FleetOptions extends FleetServerOptions {
   /** Machines to create at once (more can be added with `add`). Default 0. */
@@ -24,9 +26,6 @@ interface FleetEvents {
   powerOn: [BootEvent];
   powerOff: [{ machine: VirtualMachine; graceful: boolean }];
 }
-
-/** The ISO URL the fleet's machines are given as their deploy ramdisk (recognised by a guest factory). */
-export const AGENT_ISO_PATH = '/images/ironless-agent.iso';
 
 const GIB = 1024 ** 3;
 
@@ -73,10 +72,12 @@ export class Fleet extends EventEmitter<FleetEvents> {
   /** Base URL of the BMC service once started (`http://127.0.0.1:<port>`). */
   url = '';
   private readonly server = new FleetServer(this.machines);
+  private guestFactory: GuestFactory | undefined;
 
   constructor(private readonly options: FleetOptions = {}) {
     super();
     this.prefix = options.prefix ?? 'vm';
+    this.guestFactory = options.guestFactory;
     for (let i = 0; i < (options.count ?? 0); i++) this.add();
   }
 
@@ -87,11 +88,17 @@ export class Fleet extends EventEmitter<FleetEvents> {
     const spec = defaultSpec(this.prefix, index, { powerDelayMs: this.options.powerDelayMs ?? 0, ...overrides });
     if (this.machines.has(spec.id)) throw new Error(`A machine ${spec.id} already exists in this fleet`);
     const machine = new VirtualMachine(spec);
-    machine.guestFactory = this.options.guestFactory;
+    machine.guestFactory = this.guestFactory;
     machine.on('powerOn', (event) => this.emit('powerOn', event));
     machine.on('powerOff', (event) => this.emit('powerOff', event));
     this.machines.set(spec.id, machine);
     return machine;
+  }
+
+  /** What runs on machines that boot from now on, on every machine (e.g. the virtual ramdisk agent). */
+  setGuestFactory(factory: GuestFactory | undefined): void {
+    this.guestFactory = factory;
+    for (const machine of this.machines.values()) machine.guestFactory = factory;
   }
 
   machine(id: string): VirtualMachine {

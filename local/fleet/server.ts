@@ -16,6 +16,11 @@ import { machineIdOf, redfishError, type RedfishReply, routeRedfish } from './re
 
 const MAX_BODY = 1024 * 1024;
 
+/** The ISO the machines are given as their deploy ramdisk; a guest factory recognises its URL. */
+export const AGENT_ISO_PATH = '/images/ironless-agent.iso';
+/** Its content: a marker, since the virtual machines boot nothing real from it. */
+const AGENT_ISO = Buffer.from('Ironless virtual agent ISO: booting it starts the virtual ramdisk agent, if one is plugged in.\n');
+
 export interface FleetServerOptions {
   /** Default 127.0.0.1. */
   readonly host?: string;
@@ -121,6 +126,15 @@ export class FleetServer {
     const method = req.method ?? 'GET';
 
     if (path.startsWith('/fleet/v1')) return this.control(res, method, path, text);
+    // The image machines are given as their deploy ISO: something to fetch, as a BMC would.
+    if (path === AGENT_ISO_PATH && (method === 'GET' || method === 'HEAD')) {
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(AGENT_ISO.length) });
+      res.end(method === 'GET' ? AGENT_ISO : undefined);
+      return;
+    }
+    if (path !== '/redfish/v1' && !path.startsWith('/redfish/v1/')) {
+      return this.reply(res, redfishError(404, 'Base.1.8.ResourceMissingAtURI', `The resource at the URI ${path} was not found.`));
+    }
 
     const id = machineIdOf(path);
     const machine = id === undefined ? undefined : this.machines.get(id);

@@ -29,10 +29,21 @@ describe('redfish-virtual-media boot', () => {
     expect(machine.media.Cd).toEqual({ inserted: true, image: node.driver_info.deploy_iso, writeProtected: true });
     expect(machine.boot).toMatchObject({ target: 'Cd', enabled: 'Once' });
 
-    // What the machine boots when the conductor powers it on: the ISO, from the virtual CD.
+    // What the machine boots when the conductor powers it on: the ISO, from the virtual CD, which
+    // starts whatever the fleet runs on machines booting it (the virtual ramdisk agent, later).
+    const guests: string[] = [];
+    let stopped = 0;
+    fleet.setGuestFactory((event) => {
+      if (event.image === undefined) return undefined;
+      guests.push(`${event.machine.id} ${event.image}`);
+      return { stop: () => void stopped++ };
+    });
     const booted = new Promise((resolve) => machine.once('powerOn', resolve));
     await redfish.power.setPowerState(task, 'power on');
     await expect(booted).resolves.toMatchObject({ device: 'Cd', image: node.driver_info.deploy_iso, override: true });
+    expect(guests).toEqual([`${machine.id} ${node.driver_info.deploy_iso}`]);
+    const iso = await fetch(String(node.driver_info.deploy_iso));
+    expect([iso.status, await iso.text()]).toEqual([200, expect.stringContaining('Ironless virtual agent ISO')]);
 
     await redfish.boot.cleanUpRamdisk(task);
     expect(machine.media.Cd.inserted).toBe(false);
@@ -41,6 +52,9 @@ describe('redfish-virtual-media boot', () => {
     expect(machine.boot).toMatchObject({ target: 'Hdd', enabled: 'Continuous' });
     await redfish.power.reboot(task);
     expect(machine.boots.at(-1)).toMatchObject({ device: 'Hdd', image: undefined });
+    // The reboot stopped the agent; the disk boot started nothing.
+    expect([guests.length, stopped]).toEqual([1, 1]);
+    fleet.setGuestFactory(undefined);
 
     machine.insertMedia('Cd', 'http://x.example/instance.iso');
     await redfish.boot.cleanUpInstance(task);

@@ -155,6 +155,27 @@ describe('credentials', () => {
   });
 });
 
+describe('the control API', () => {
+  it('sets, shows and clears faults over HTTP', async () => {
+    const { machine, task } = setup();
+    const control = `${fleet.url}/fleet/v1/machines/${machine.id}`;
+    const put = await fetch(`${control}/faults`, { method: 'PUT', body: JSON.stringify({ errorStatus: 500, errorCount: 5 }) });
+    expect([put.status, await put.json()]).toEqual([200, { errorStatus: 500, errorCount: 5 }]);
+    await expect(redfish.power.getPowerState(task)).rejects.toThrow('returned code 500');
+
+    const shown = (await (await fetch(control)).json()) as { faults: unknown; redfish_system_id: string; nics: unknown[] };
+    expect(shown).toMatchObject({ faults: { errorStatus: 500, errorCount: 3 }, redfish_system_id: `/redfish/v1/Systems/${machine.id}` });
+    expect(shown.nics).toHaveLength(2);
+    const listed = (await (await fetch(`${fleet.url}/fleet/v1/machines`)).json()) as { machines: { id: string }[] };
+    expect(listed.machines.map((m) => m.id)).toContain(machine.id);
+
+    const bad = await fetch(`${control}/faults`, { method: 'PUT', body: JSON.stringify({ down: 'maybe' }) });
+    expect([bad.status, await bad.json()]).toEqual([400, { error: 'down must be "reset" or "hang"' }]);
+    expect((await fetch(`${control}/faults`, { method: 'DELETE' })).status).toBe(204);
+    expect(await redfish.power.getPowerState(task)).toBe('power off');
+  });
+});
+
 describe('TLS and redfish_verify_ca', () => {
   const fixtures = join(PROJECT_ROOT, 'test/fixtures/tls');
   let secure: Fleet;
