@@ -49,20 +49,45 @@ export interface ClientHooks {
   onRetry?(info: { method: string; url: string; attempt: number; delayMs: number; error: string }): void;
 }
 
-/** sushy's message for an HTTP error: the Redfish error code and its most severe message. */
+/** Python's repr of a JSON value, as sushy prints the extended information of an error. */
+function pyRepr(value: unknown): string {
+  if (value === null || value === undefined) return 'None';
+  if (value === true) return 'True';
+  if (value === false) return 'False';
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') {
+    const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
+    const escaped = value
+      .replace(/\\/g, '\\\\')
+      .replace(/\n/g, '\\n')
+      .replace(quote === "'" ? /'/g : /"/g, `\\${quote}`);
+    return `${quote}${escaped}${quote}`;
+  }
+  if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
+  return `{${Object.entries(value as Record<string, unknown>)
+    .map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`)
+    .join(', ')}}`;
+}
+
+/**
+ * sushy's message for an HTTP error: the Redfish error code, its most severe message and the
+ * extended information, so last_error reads exactly as Ironic's does for the same BMC answer.
+ */
 function httpErrorMessage(method: string, url: string, status: number, body: string): string {
   let error = 'unknown error';
+  let extended = 'none';
   try {
     const parsed = JSON.parse(body) as { error?: Record<string, unknown> };
     const err = parsed.error ?? {};
-    const info = Array.isArray(err['@Message.ExtendedInfo']) ? (err['@Message.ExtendedInfo'] as Record<string, unknown>[]) : [];
-    const severe = info.find((m) => m.Severity === 'Critical') ?? info.find((m) => m.Severity === 'Warning') ?? info[0];
+    const info = Array.isArray(err['@Message.ExtendedInfo']) ? (err['@Message.ExtendedInfo'] as Record<string, unknown>[]) : [{}];
+    const severe = info.find((m) => m?.Severity === 'Critical') ?? info.find((m) => m?.Severity === 'Warning') ?? info[0];
     const detail = (severe?.Message as string | undefined) ?? (err.message as string | undefined);
     error = `${(err.code as string | undefined) ?? 'Base.1.0.GeneralError'}: ${detail ?? 'unknown error.'}`;
+    extended = pyRepr(info);
   } catch {
     // Not JSON: sushy says "unknown error" too.
   }
-  return `HTTP ${method} ${url} returned code ${status}. ${error}`;
+  return `HTTP ${method} ${url} returned code ${status}. ${error} Extended information: ${extended}`;
 }
 
 /** The CAs of a `redfish_verify_ca` path: one bundle file, or every file in a folder. */
@@ -117,7 +142,14 @@ export class RedfishClient {
 
   /** One request with retries: connection failures, 5xx, and (for GET only) answers that time out. */
   async request(method: string, path: string, body?: Resource): Promise<Resource> {
-    const url = this.url(path);
+    let url: string;
+    try {
+      url = this.url(path);
+    } catch (err) {
+      // e.g. a port out of range: driver_info passed Ironic's checks, the URL is still unusable.
+      const where = `${this.info.address}${path}`;
+      throw new RedfishRequestError(`Unable to connect to ${where}. Error: ${(err as Error).message}`, 'connection', method, where, false);
+    }
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.once(method, url, body);

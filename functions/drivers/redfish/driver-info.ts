@@ -62,11 +62,13 @@ function isPath(value: string): boolean {
   }
 }
 
-/** RFC 3986 appendix B: split a URI reference into its parts. */
-const URI = /^(?:([^:/?#]+):)?(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/;
-const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*$/;
+/**
+ * Split a URI reference into scheme, authority and path, as the rfc3986 library Ironic uses: a
+ * scheme must look like one (so `10.0.0.1:8443` and `ht tp://x` have none and get `https://`).
+ */
+const URI = /^(?:([A-Za-z][A-Za-z0-9+.-]*):)?(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#(.*))?$/;
+/** userinfo@host:port, host being a registered name, an IPv4 address or a bracketed IPv6 one. */
 const AUTHORITY = /^(?:([A-Za-z0-9\-._~%!$&'()*+,;=:]*)@)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]*)(?::(\d*))?$/;
-const PATH = /^[A-Za-z0-9\-._~%!$&'()*+,;=:@/]*$/;
 
 /** A bare IPv6 address gets its brackets, as Ironic's `wrap_ipv6`. */
 function wrapIpv6(address: string): string {
@@ -88,9 +90,8 @@ function parseAddress(raw: unknown, node: string): { address: string; rootPrefix
   }
   const [, scheme = '', authority = '', path = ''] = parts;
   const auth = AUTHORITY.exec(authority);
-  if (!SCHEME.test(scheme) || auth === null || !auth[2] || !PATH.test(path) || (auth[3] !== undefined && Number(auth[3]) > 65535)) {
-    throw invalid(address);
-  }
+  // NOTE: like Ironic, the path and the port's range are not checked; a bad one fails at connect time.
+  if (auth === null || !auth[2]) throw invalid(address);
   return { address: `${scheme}://${authority}`, rootPrefix: path || '/redfish/v1/' };
 }
 
@@ -116,7 +117,8 @@ export function parseDriverInfo(node: Node): RedfishDriverInfo {
     systemId = quotePath(info.redfish_system_id);
   }
 
-  const rawVerify = info.redfish_verify_ca ?? true;
+  // A key present with null is a value (Python's None), refused as Ironic refuses it.
+  const rawVerify = 'redfish_verify_ca' in info ? info.redfish_verify_ca : true;
   let verifyCa: boolean | string;
   const badVerify = () =>
     new InvalidParameterValue(
@@ -133,7 +135,7 @@ export function parseDriverInfo(node: Node): RedfishDriverInfo {
     throw badVerify();
   }
 
-  const authType = info.redfish_auth_type ?? DEFAULT_AUTH_TYPE;
+  const authType = 'redfish_auth_type' in info ? info.redfish_auth_type : DEFAULT_AUTH_TYPE;
   if (authType !== 'basic' && authType !== 'session' && authType !== 'auto') {
     throw new InvalidParameterValue(
       `Invalid value "${pyStr(authType)}" set in driver_info/redfish_auth_type on node ${node.uuid}. ` +
