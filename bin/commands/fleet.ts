@@ -23,7 +23,11 @@ function nonNegativeInteger(value: string): number {
 
 /** One row per node: what an operator needs to find the node and its BMC. */
 export function nodeTable(nodes: readonly EnrolledNode[], bmcUrl: string): string {
-  const table = new Table({ head: ['Name', 'UUID', 'Provision State', 'Redfish System', 'MACs', 'Enrolled'] });
+  const table = new Table({
+    head: ['Name', 'UUID', 'Provision State', 'Redfish System', 'MACs', 'Enrolled'],
+    // Colours only on a terminal: piped into a file or a test they are noise.
+    ...(process.stdout.isTTY ? {} : { style: { head: [], border: [] } }),
+  });
   for (const node of nodes) {
     table.push([
       node.name,
@@ -81,7 +85,7 @@ export function registerFleet(program: Command): void {
         return;
       }
       console.log(nodeTable(nodes, machines.url));
-      console.log('No ports were created for the NICs: the API has no ports endpoint yet.');
+      console.log('No ports were created for the NICs (not supported yet: Ironless has no ports API).');
       console.log(
         `${nodes.length} virtual machines serve Redfish at ${machines.url} (faults: ${machines.url}/fleet/v1/machines). Ctrl-C stops them.`,
       );

@@ -100,6 +100,8 @@ export interface ManagementInterface extends HardwareInterface {
   getSecureBootState(task: Task): Promise<boolean>;
   setSecureBootState(task: Task, state: boolean): Promise<void>;
   injectNmi(task: Task): Promise<void>;
+  /** The hardware vendor (Redfish: the system's Manufacturer), null when unknown; verify caches it in `properties.vendor`. */
+  detectVendor(task: Task): Promise<string | null>;
 }
 
 /** Booting the deploy/rescue ramdisk and the instance (Ironic's BootInterface). */

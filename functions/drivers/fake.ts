@@ -93,6 +93,9 @@ export const fakeManagement: ManagementInterface = {
   async injectNmi(task) {
     unsupported(task, 'inject_nmi');
   },
+  async detectVendor(task) {
+    return unsupported(task, 'detect_vendor');
+  },
 };
 
 export const fakeBoot: BootInterface = {

@@ -84,7 +84,8 @@ describe('the fleet of the local stack', () => {
     expect(node.reservation).toBeNull();
     expect(node.last_error).toBe(
       `Failed to get power state for node ${uuid}. Error: Redfish exception occurred. Error: HTTP GET ${fleet.url}/redfish/v1/Systems/${machine.id} ` +
-        `returned code 401. Base.1.8.GeneralError: The credentials given for /redfish/v1/Systems/${machine.id} are not valid.`,
+        `returned code 401. Base.1.8.GeneralError: The credentials given for /redfish/v1/Systems/${machine.id} are not valid. ` +
+        `Extended information: [{'MessageId': 'Base.1.8.NoValidSession', 'Message': 'The credentials given for /redfish/v1/Systems/${machine.id} are not valid.', 'Severity': 'Critical', 'Resolution': 'None.'}]`,
     );
   }, 30_000);
 
@@ -147,6 +148,7 @@ describe('ironless fleet create', () => {
     expect(cli.output()).toContain('cli-0');
     expect(cli.output()).toContain('cli-1');
     expect(cli.output()).toContain('No ports were created');
+    expect(cli.output()).not.toContain('\u001b[');
 
     const nodes = (await api.get('/v1/nodes?driver=redfish&fields=name,driver_info')).body.nodes as Json[];
     const cliNodes = nodes.filter((n) => String(n.name).startsWith('cli-'));

@@ -180,6 +180,11 @@ export function createRedfishManagement(config: RedfishConfig): ManagementInterf
       }
     },
 
+    async detectVendor(task) {
+      const manufacturer = (await getSystem(task, config)).doc.Manufacturer;
+      return typeof manufacturer === 'string' && manufacturer !== '' ? manufacturer : null;
+    },
+
     async injectNmi(task) {
       const system = await getSystem(task, config);
       try {

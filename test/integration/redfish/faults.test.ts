@@ -98,7 +98,8 @@ describe('a BMC answering 500', () => {
     expect(error.name).toBe('RedfishError');
     expect(error.message).toBe(
       `Redfish exception occurred. Error: HTTP GET ${fleet.url}/redfish/v1/Systems/${machine.id} returned code 500. ` +
-        'Base.1.8.GeneralError: The request failed due to an internal service error (injected).',
+        'Base.1.8.GeneralError: The request failed due to an internal service error (injected). ' +
+        "Extended information: [{'MessageId': 'Base.1.8.InternalError', 'Message': 'The request failed due to an internal service error (injected).', 'Severity': 'Critical', 'Resolution': 'None.'}]",
     );
     expect(ms).toBeLessThan(BOUND_MS);
   });
@@ -132,7 +133,8 @@ describe('credentials', () => {
     const { error, ms } = await failure(() => redfish.power.getPowerState(task));
     expect(error.message).toBe(
       `Redfish exception occurred. Error: HTTP GET ${fleet.url}/redfish/v1/Systems/${machine.id} returned code 401. ` +
-        `Base.1.8.GeneralError: The credentials given for /redfish/v1/Systems/${machine.id} are not valid.`,
+        `Base.1.8.GeneralError: The credentials given for /redfish/v1/Systems/${machine.id} are not valid. ` +
+        `Extended information: [{'MessageId': 'Base.1.8.NoValidSession', 'Message': 'The credentials given for /redfish/v1/Systems/${machine.id} are not valid.', 'Severity': 'Critical', 'Resolution': 'None.'}]`,
     );
     expect(ms).toBeLessThan(1_000);
   });

@@ -162,6 +162,11 @@ describe('redfish management', () => {
     expect(machine.secureBoot).toBe(false);
   });
 
+  it('detects the vendor from the system', async () => {
+    const { task } = setup();
+    expect(await redfish.management.detectVendor(task)).toBe('Ironless');
+  });
+
   it('injects an NMI into a running machine', async () => {
     const { machine, task } = setup();
     await redfish.power.setPowerState(task, 'power on');
