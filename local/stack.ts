@@ -18,6 +18,8 @@ import { PERIODIC_TASKS, type PeriodicTask } from '../functions/conductor/schedu
 import { queueSettings } from '../functions/rpc/queues';
 import { renderStepsDefinition } from '../statemachines/definitions';
 import { AwsEndpoint } from './aws-endpoint';
+import { startLocalFleet } from './fleet/local';
+import type { Fleet } from './fleet/fleet';
 import { createTables, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb';
 import { Gateway } from './gateway';
 import { LambdaHost } from './lambda-host';
@@ -40,6 +42,8 @@ export interface LocalStackOptions {
   readonly functionEnv?: Readonly<Record<string, string>>;
   /** Count DynamoDB requests by operation (`stack.dynamoRequests`), for benchmarks. */
   readonly countDynamoDbRequests?: boolean;
+  /** Virtual machines with Redfish BMCs, enrolled as redfish nodes once the API is up (default: none). */
+  readonly fleet?: { readonly count: number; readonly port?: number; readonly prefix?: string };
   /** Where progress lines go (default: nowhere). */
   readonly log?: (line: string) => void;
 }
@@ -77,6 +81,8 @@ export class LocalStack {
   stateMachineArn = '';
   /** DynamoDB requests by operation, when `countDynamoDbRequests` is set. */
   dynamoRequests: RequestCounter | undefined;
+  /** The virtual machines, when the `fleet` option asked for some. */
+  fleet: Fleet | undefined;
 
   private dynamo: DynamoDbLocal | undefined;
   private sqsServer: FauxqsServer | undefined;
@@ -181,6 +187,7 @@ export class LocalStack {
       }
       this.gateway = new Gateway(this.lambda, LambdaHost.arn('api', 'live'));
       this.url = await this.gateway.start(this.options.port ?? 6385);
+      if (this.options.fleet && this.options.fleet.count > 0) this.fleet = await startLocalFleet(this.options.fleet, this.url, this.log);
       return this;
     } catch (err) {
       await this.stop();
@@ -214,6 +221,7 @@ export class LocalStack {
   }
 
   async stop(): Promise<void> {
+    await this.fleet?.stop();
     for (const timer of this.timers.splice(0)) clearInterval(timer);
     await this.gateway?.stop();
     await Promise.all(this.sources.splice(0).map((s) => s.stop()));

@@ -1,7 +1,7 @@
 /** `ironless local`: the whole stack on this machine. */
 import type { Command } from 'commander';
 import { LocalStack } from '../../local/stack';
-import { port } from './options';
+import { port, positiveInteger } from './options';
 
 export function registerLocal(program: Command): void {
   program
@@ -11,12 +11,25 @@ export function registerLocal(program: Command): void {
     .option('--data <dir>', 'keep data in this folder', '.ironless')
     .option('--in-memory', 'keep nothing: data lives in memory and is gone on exit')
     .option('--quiet', 'print only the ready line and errors')
-    .action(async (opts: { port: number; data: string; inMemory?: boolean; quiet?: boolean }) => {
+    .option(
+      '--fleet <n>',
+      'virtual machines with Redfish BMCs to start and enroll (0 = none)',
+      (v) => (v === '0' ? 0 : positiveInteger(v)),
+      3,
+    )
+    .option('--fleet-port <port>', 'port of the virtual BMCs', port, 8000)
+    .action(async (opts: { port: number; data: string; inMemory?: boolean; quiet?: boolean; fleet: number; fleetPort: number }) => {
       const started = Date.now();
       const say = (line: string) => {
         if (!opts.quiet) console.log(line);
       };
-      const stack = new LocalStack({ port: opts.port, dataDir: opts.data, inMemory: opts.inMemory === true, log: say });
+      const stack = new LocalStack({
+        port: opts.port,
+        dataDir: opts.data,
+        inMemory: opts.inMemory === true,
+        fleet: { count: opts.fleet, port: opts.fleetPort },
+        log: say,
+      });
       let stopping = false;
       const stop = async (signal: string) => {
         if (stopping) return;

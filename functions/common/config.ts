@@ -24,6 +24,11 @@ export const ENV = {
   authStrategy: 'AUTH_STRATEGY',
   publicEndpoint: 'PUBLIC_ENDPOINT',
   maxLimit: 'MAX_LIMIT',
+  redfishConnectionAttempts: 'REDFISH_CONNECTION_ATTEMPTS',
+  redfishConnectionRetryInterval: 'REDFISH_CONNECTION_RETRY_INTERVAL',
+  redfishConnectTimeout: 'REDFISH_CONNECT_TIMEOUT',
+  redfishReadTimeout: 'REDFISH_READ_TIMEOUT',
+  powerStateChangeTimeout: 'POWER_STATE_CHANGE_TIMEOUT',
 } as const;
 
 export class ConfigError extends Error {
@@ -38,7 +43,8 @@ export function required(env: Env, name: string): string {
   return value;
 }
 
-function integer(env: Env, name: string, fallback: number, min = 0): number {
+/** An integer variable, `fallback` when unset; below `min` or not a whole number fails loudly. */
+export function integer(env: Env, name: string, fallback: number, min = 0): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);

@@ -60,6 +60,12 @@ export class InvalidStateRequested extends Invalid {
   }
 }
 export class ClientSideError extends Invalid {}
+/** A driver does not implement an operation, or its interface is a `no-*` one (Ironic's noop). */
+export class UnsupportedDriverExtension extends Invalid {
+  constructor(driver: string, extension: string) {
+    super(`Driver ${driver} does not support ${extension} (disabled or not implemented).`);
+  }
+}
 
 export class NotAuthorized extends IronicError {
   static override readonly code: number = 403;
@@ -120,6 +126,12 @@ export class InstanceAssociated extends Conflict {
   }
 }
 export class InvalidState extends Conflict {}
+/** The node did not reach the requested power state in time. */
+export class PowerStateFailure extends InvalidState {
+  constructor(pstate: string) {
+    super(`Failed to set node power state to ${pstate}.`);
+  }
+}
 /** An optimistic-concurrency write lost its race; callers retry or answer 409. */
 export class ConcurrentUpdate extends Conflict {
   constructor(what: string) {
@@ -155,6 +167,24 @@ export class IncompatibleObjectVersion extends IronicError {
 
 /** Failure of a driver call (BMC or agent); the conductor records it as the node's last_error. */
 export class DriverOperationError extends IronicError {}
+/** A Redfish BMC answered with an error, or the answer made no sense (Ironic's RedfishError). */
+export class RedfishError extends DriverOperationError {
+  constructor(error: string) {
+    super(`Redfish exception occurred. Error: ${error}`);
+  }
+}
+/** The BMC could not be reached, or did not answer in time (Ironic's RedfishConnectionError). */
+export class RedfishConnectionError extends RedfishError {
+  constructor(node: string, error: string) {
+    super(error);
+    this.message = `Redfish connection failed for node ${node}: ${error}`;
+  }
+}
+export class HardwareInspectionFailure extends IronicError {
+  constructor(error: string) {
+    super(`Failed to inspect hardware. Reason: ${error}`);
+  }
+}
 export class InstanceDeployFailure extends IronicError {
   constructor(reason: string) {
     super(`Failed to deploy instance: ${reason}`);

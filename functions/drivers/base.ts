@@ -46,8 +46,14 @@ export interface HardwareInterface {
 }
 
 export interface PowerInterface extends HardwareInterface {
-  getPowerState(task: Task): Promise<string>;
+  /** The node's power state (`#common/states` POWER_*), or null when the BMC reports one Ironic has no name for. */
+  getPowerState(task: Task): Promise<string | null>;
+  /**
+   * Set the power state and wait until the hardware reports it (soft states end in power on/off).
+   * It does not record the state on the node: the caller does, as Ironic's `node_power_action`.
+   */
   setPowerState(task: Task, state: string, timeoutSeconds?: number): Promise<void>;
+  /** Hard reboot: power off (if on), then on, waiting for each. */
   reboot(task: Task, timeoutSeconds?: number): Promise<void>;
   getSupportedPowerStates(task: Task): Promise<string[]>;
 }
@@ -57,7 +63,82 @@ export interface DeployInterface extends HardwareInterface {
   tearDown(task: Task): Promise<void>;
 }
 
-export type AnyInterface = HardwareInterface | PowerInterface | DeployInterface;
+/** Boot devices (Ironic's `ironic/common/boot_devices.py`). */
+export const BOOT_DEVICES = {
+  PXE: 'pxe',
+  DISK: 'disk',
+  CDROM: 'cdrom',
+  BIOS: 'bios',
+  SAFE: 'safe',
+  WANBOOT: 'wanboot',
+  ISCSIBOOT: 'iscsiboot',
+  FLOPPY: 'floppy',
+} as const;
+
+/** Boot modes (Ironic's `ironic/common/boot_modes.py`). */
+export const BOOT_MODES = { UEFI: 'uefi', LEGACY_BIOS: 'bios' } as const;
+
+/** What `get_boot_device` answers; either value is null when the BMC does not say. */
+export interface BootDeviceInfo {
+  readonly boot_device: string | null;
+  readonly persistent: boolean | null;
+}
+
+/**
+ * Out-of-band management: boot device, boot mode, secure boot, NMI. Operations a driver lacks throw
+ * UnsupportedDriverExtension, as Ironic's base class does.
+ */
+export interface ManagementInterface extends HardwareInterface {
+  getSupportedBootDevices(task: Task): Promise<string[]>;
+  /** Boot from `device` next time, or on every boot when `persistent`. */
+  setBootDevice(task: Task, device: string, persistent?: boolean): Promise<void>;
+  getBootDevice(task: Task): Promise<BootDeviceInfo>;
+  getSupportedBootModes(task: Task): Promise<string[]>;
+  setBootMode(task: Task, mode: string): Promise<void>;
+  /** `uefi`, `bios`, or null when unknown. */
+  getBootMode(task: Task): Promise<string | null>;
+  getSecureBootState(task: Task): Promise<boolean>;
+  setSecureBootState(task: Task, state: boolean): Promise<void>;
+  injectNmi(task: Task): Promise<void>;
+  /** The hardware vendor (Redfish: the system's Manufacturer), null when unknown; verify caches it in `properties.vendor`. */
+  detectVendor(task: Task): Promise<string | null>;
+}
+
+/** Booting the deploy/rescue ramdisk and the instance (Ironic's BootInterface). */
+export interface BootInterface extends HardwareInterface {
+  /** Make the node boot the ramdisk on its next power on; `ramdiskParams` are for the ramdisk's kernel. */
+  prepareRamdisk(task: Task, ramdiskParams: Record<string, unknown>): Promise<void>;
+  cleanUpRamdisk(task: Task): Promise<void>;
+  /** Make the node boot the deployed instance. */
+  prepareInstance(task: Task): Promise<void>;
+  cleanUpInstance(task: Task): Promise<void>;
+}
+
+/** A network interface found by inspection. */
+export interface InspectedInterface {
+  readonly name: string;
+  /** Lower case, colon separated. */
+  readonly mac_address: string;
+  readonly enabled: boolean;
+  readonly speed_mbps?: number;
+}
+
+/**
+ * What inspection found. The driver only reports: the conductor stores `properties` on the node and
+ * creates a port for each of `macs` (the enabled interfaces' MACs), as Ironic's inspection does.
+ */
+export interface InspectResult {
+  /** The node's properties with the inspected ones (cpus, cpu_arch, memory_mb, local_gb, capabilities) merged in. */
+  readonly properties: Record<string, unknown>;
+  readonly interfaces: readonly InspectedInterface[];
+  readonly macs: readonly string[];
+}
+
+export interface InspectInterface extends HardwareInterface {
+  inspectHardware(task: Task): Promise<InspectResult>;
+}
+
+export type AnyInterface = HardwareInterface | PowerInterface | DeployInterface | ManagementInterface | BootInterface | InspectInterface;
 
 export interface HardwareType {
   readonly name: string;
@@ -71,4 +152,7 @@ export interface Driver {
   readonly interfaces: Readonly<Record<InterfaceType, HardwareInterface>>;
   readonly power: PowerInterface;
   readonly deploy: DeployInterface;
+  readonly management: ManagementInterface;
+  readonly boot: BootInterface;
+  readonly inspect: InspectInterface;
 }

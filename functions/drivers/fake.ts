@@ -2,9 +2,21 @@
  * The fake-hardware hardware type: every interface does nothing but record what it was asked, as
  * Ironic's `drivers/modules/fake.py`. It is what tests and the walking skeleton deploy with.
  */
-import { InvalidParameterValue } from '#common/errors';
+import { InvalidParameterValue, UnsupportedDriverExtension } from '#common/errors';
 import { POWER_OFF, POWER_ON, REBOOT, SOFT_POWER_OFF, SOFT_REBOOT } from '#common/states';
-import type { DeployInterface, HardwareInterface, HardwareType, PowerInterface, StepDefinition } from './base';
+import {
+  BOOT_DEVICES,
+  type BootInterface,
+  type DeployInterface,
+  type HardwareInterface,
+  type HardwareType,
+  type InspectInterface,
+  type ManagementInterface,
+  type PowerInterface,
+  type StepDefinition,
+  type Task,
+} from './base';
+import { noBios, noConsole, noFirmware, noInspect, noRaid, noRescue, noVendor, noopNetwork, noopStorage } from './noop';
 
 const done = { wait: false } as const;
 
@@ -44,25 +56,85 @@ export const fakeDeploy: DeployInterface = {
   async tearDown() {},
 };
 
+function unsupported(task: Task, extension: string): never {
+  throw new UnsupportedDriverExtension(task.node.driver, extension);
+}
+
+/** Ironic's FakeManagement: PXE is the only boot device; boot modes, secure boot and NMI are not offered. */
+export const fakeManagement: ManagementInterface = {
+  name: 'fake',
+  async validate() {},
+  async getSupportedBootDevices() {
+    return [BOOT_DEVICES.PXE];
+  },
+  async setBootDevice(task, device) {
+    if (!(await this.getSupportedBootDevices(task)).includes(device)) {
+      throw new InvalidParameterValue(`Invalid boot device ${device} specified.`);
+    }
+  },
+  async getBootDevice() {
+    return { boot_device: BOOT_DEVICES.PXE, persistent: false };
+  },
+  async getSupportedBootModes(task) {
+    return unsupported(task, 'get_supported_boot_modes');
+  },
+  async setBootMode(task) {
+    unsupported(task, 'set_boot_mode');
+  },
+  async getBootMode(task) {
+    return unsupported(task, 'get_boot_mode');
+  },
+  async getSecureBootState(task) {
+    return unsupported(task, 'get_secure_boot_state');
+  },
+  async setSecureBootState(task) {
+    unsupported(task, 'set_secure_boot_state');
+  },
+  async injectNmi(task) {
+    unsupported(task, 'inject_nmi');
+  },
+  async detectVendor(task) {
+    return unsupported(task, 'detect_vendor');
+  },
+};
+
+export const fakeBoot: BootInterface = {
+  name: 'fake',
+  async validate() {},
+  async prepareRamdisk() {},
+  async cleanUpRamdisk() {},
+  async prepareInstance() {},
+  async cleanUpInstance() {},
+};
+
+/** Ironic's FakeInspect: inspection succeeds and finds nothing new. */
+export const fakeInspect: InspectInterface = {
+  name: 'fake',
+  async validate() {},
+  async inspectHardware(task) {
+    return { properties: { ...task.node.properties }, interfaces: [], macs: [] };
+  },
+};
+
 function passive(name: string): HardwareInterface {
   return { name, async validate() {} };
 }
 
 /** Implementations by interface type and name, for the names fake-hardware supports. */
 export const FAKE_INTERFACES = {
-  bios: [passive('fake'), passive('no-bios')],
-  boot: [passive('fake')],
-  console: [passive('fake'), passive('no-console')],
+  bios: [passive('fake'), noBios],
+  boot: [fakeBoot],
+  console: [passive('fake'), noConsole],
   deploy: [fakeDeploy],
-  firmware: [passive('fake'), passive('no-firmware')],
-  inspect: [passive('fake'), passive('no-inspect')],
-  management: [passive('fake')],
-  network: [passive('noop')],
+  firmware: [passive('fake'), noFirmware],
+  inspect: [fakeInspect, noInspect],
+  management: [fakeManagement],
+  network: [noopNetwork],
   power: [fakePower],
-  raid: [passive('fake'), passive('no-raid')],
-  rescue: [passive('fake'), passive('no-rescue')],
-  storage: [passive('noop'), passive('fake')],
-  vendor: [passive('fake'), passive('no-vendor')],
+  raid: [passive('fake'), noRaid],
+  rescue: [passive('fake'), noRescue],
+  storage: [noopStorage, passive('fake')],
+  vendor: [passive('fake'), noVendor],
 } as const;
 
 export const fakeHardware: HardwareType = {

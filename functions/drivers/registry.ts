@@ -4,14 +4,33 @@
  */
 import { DriverNotFound, InvalidParameterValue } from '#common/errors';
 import { type InterfaceType, NODE_INTERFACES, type Node } from '#objects/node';
-import type { DeployInterface, Driver, HardwareInterface, HardwareType, PowerInterface } from './base';
+import type {
+  AnyInterface,
+  BootInterface,
+  DeployInterface,
+  Driver,
+  HardwareInterface,
+  HardwareType,
+  InspectInterface,
+  ManagementInterface,
+  PowerInterface,
+} from './base';
 import { FAKE_INTERFACES, fakeHardware } from './fake';
+import { hardwareTypeOf, redfishImplementations } from './redfish/index';
 
-const HARDWARE_TYPES: ReadonlyMap<string, HardwareType> = new Map([[fakeHardware.name, fakeHardware]]);
+const IMPLEMENTATIONS_BY_TYPE: ReadonlyMap<string, Readonly<Record<string, readonly AnyInterface[]>>> = new Map([
+  [fakeHardware.name, FAKE_INTERFACES],
+  ['redfish', redfishImplementations()],
+]);
 
+const HARDWARE_TYPES: ReadonlyMap<string, HardwareType> = new Map(
+  [...IMPLEMENTATIONS_BY_TYPE].map(([name, impls]) => [name, name === fakeHardware.name ? fakeHardware : hardwareTypeOf(name, impls)]),
+);
+
+/** `<hardware type>/<interface type>/<name>` → implementation. */
 const IMPLEMENTATIONS: ReadonlyMap<string, HardwareInterface> = new Map(
-  Object.entries(FAKE_INTERFACES).flatMap(([type, impls]) =>
-    (impls as readonly HardwareInterface[]).map((impl) => [`${type}/${impl.name}`, impl] as const),
+  [...IMPLEMENTATIONS_BY_TYPE].flatMap(([hw, byType]) =>
+    Object.entries(byType).flatMap(([type, impls]) => impls.map((impl) => [`${hw}/${type}/${impl.name}`, impl] as const)),
   ),
 );
 
@@ -53,7 +72,7 @@ export function loadDriver(node: Node): Driver {
   const interfaces = {} as Record<InterfaceType, HardwareInterface>;
   for (const iface of NODE_INTERFACES) {
     const name = (node as unknown as Record<string, string | null>)[`${iface}_interface`] ?? hardwareType.supported[iface][0];
-    const impl = IMPLEMENTATIONS.get(`${iface}/${name}`);
+    const impl = IMPLEMENTATIONS.get(`${hardwareType.name}/${iface}/${name}`);
     if (impl === undefined || !hardwareType.supported[iface].includes(name as string)) {
       throw new InvalidParameterValue(
         `Node ${node.uuid}: ${iface} interface "${name}" is not supported by hardware type ${hardwareType.name}`,
@@ -66,5 +85,8 @@ export function loadDriver(node: Node): Driver {
     interfaces,
     power: interfaces.power as PowerInterface,
     deploy: interfaces.deploy as DeployInterface,
+    management: interfaces.management as ManagementInterface,
+    boot: interfaces.boot as BootInterface,
+    inspect: interfaces.inspect as InspectInterface,
   };
 }

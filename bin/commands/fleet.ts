@@ -1,0 +1,93 @@
+/**
+ * `ironless fleet create`: start virtual machines with Redfish BMCs on this machine and enroll them
+ * in an API as redfish nodes; serve the BMCs in the foreground until Ctrl-C.
+ */
+import Table from 'cli-table3';
+import type { Command } from 'commander';
+import { type EnrolledNode, enrollFleet } from '../../local/fleet/enroll';
+import { Fleet } from '../../local/fleet/fleet';
+import { port, positiveInteger } from './options';
+
+interface CreateOptions {
+  count: number;
+  api: string;
+  prefix: string;
+  bmcHost: string;
+  bmcPort: number;
+  powerDelay: number;
+}
+
+function nonNegativeInteger(value: string): number {
+  return value === '0' ? 0 : positiveInteger(value);
+}
+
+/** One row per node: what an operator needs to find the node and its BMC. */
+export function nodeTable(nodes: readonly EnrolledNode[], bmcUrl: string): string {
+  const table = new Table({
+    head: ['Name', 'UUID', 'Provision State', 'Redfish System', 'MACs', 'Enrolled'],
+    // Colours only on a terminal: piped into a file or a test they are noise.
+    ...(process.stdout.isTTY ? {} : { style: { head: [], border: [] } }),
+  });
+  for (const node of nodes) {
+    table.push([
+      node.name,
+      node.uuid,
+      node.provisionState,
+      `${bmcUrl}/redfish/v1/Systems/${node.machine.id}`,
+      node.machine.spec.nics.map((n) => n.mac).join('\n'),
+      node.action,
+    ]);
+  }
+  return table.toString();
+}
+
+export function registerFleet(program: Command): void {
+  const fleet = program.command('fleet').description('virtual machines with Redfish BMCs, for trying Ironless without hardware');
+  fleet
+    .command('create')
+    .description('start N virtual machines, enroll them as redfish nodes, and serve their BMCs until Ctrl-C')
+    .requiredOption('--count <n>', 'how many machines', positiveInteger)
+    .option('--api <url>', 'the Ironless (or Ironic) API to enroll them in', process.env.OS_ENDPOINT ?? 'http://127.0.0.1:6385')
+    .option('--prefix <name>', 'machines and nodes are named <prefix>-0, <prefix>-1, …', 'vm')
+    .option('--bmc-host <host>', 'address the BMCs listen on (and nodes are given)', '127.0.0.1')
+    .option('--bmc-port <port>', 'port of the BMC service (0 = any free one)', port, 0)
+    .option('--power-delay <ms>', 'how long a power transition takes on the machines', nonNegativeInteger, 0)
+    .action(async (opts: CreateOptions) => {
+      const machines = new Fleet({
+        count: opts.count,
+        prefix: opts.prefix,
+        host: opts.bmcHost,
+        port: opts.bmcPort,
+        powerDelayMs: opts.powerDelay,
+      });
+      let stopping = false;
+      const stop = async (signal: string, code = 0) => {
+        if (stopping) return;
+        stopping = true;
+        if (signal) console.log(`\n${signal}: stopping the virtual BMCs…`);
+        await machines.stop();
+        process.exit(code);
+      };
+      process.on('SIGINT', () => void stop('SIGINT'));
+      process.on('SIGTERM', () => void stop('SIGTERM'));
+      try {
+        await machines.start();
+      } catch (err) {
+        console.error(`Could not start the virtual BMCs: ${(err as Error).message}`);
+        process.exit(1);
+      }
+      let nodes: EnrolledNode[];
+      try {
+        nodes = await enrollFleet(machines, opts.api);
+      } catch (err) {
+        console.error(`Could not enroll the machines in ${opts.api}: ${(err as Error).message}`);
+        await stop('', 1);
+        return;
+      }
+      console.log(nodeTable(nodes, machines.url));
+      console.log('No ports were created for the NICs (not supported yet: Ironless has no ports API).');
+      console.log(
+        `${nodes.length} virtual machines serve Redfish at ${machines.url} (faults: ${machines.url}/fleet/v1/machines). Ctrl-C stops them.`,
+      );
+    });
+}

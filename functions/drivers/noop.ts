@@ -1,0 +1,43 @@
+/**
+ * The generic `no-*` implementations hardware types offer for optional interfaces, after Ironic's
+ * `drivers/modules/noop.py`: unlike the fake ones they fail validation and every action with
+ * UnsupportedDriverExtension, so `GET /v1/nodes/{id}/validate` shows them as not usable.
+ * `noop` network and storage are the exception: they validate and do nothing, as Ironic's.
+ */
+import { UnsupportedDriverExtension } from '#common/errors';
+import type { InterfaceType } from '#objects/node';
+import type { HardwareInterface, InspectInterface, Task } from './base';
+
+function fail(type: InterfaceType, task: Task): never {
+  throw new UnsupportedDriverExtension(task.node.driver, type);
+}
+
+function unsupported(type: InterfaceType, name: string): HardwareInterface {
+  return {
+    name,
+    async validate(task) {
+      fail(type, task);
+    },
+  };
+}
+
+export const noInspect: InspectInterface = {
+  name: 'no-inspect',
+  async validate(task) {
+    fail('inspect', task);
+  },
+  async inspectHardware(task) {
+    fail('inspect', task);
+  },
+};
+
+export const noBios = unsupported('bios', 'no-bios');
+export const noConsole = unsupported('console', 'no-console');
+export const noFirmware = unsupported('firmware', 'no-firmware');
+export const noRaid = unsupported('raid', 'no-raid');
+export const noRescue = unsupported('rescue', 'no-rescue');
+export const noVendor = unsupported('vendor', 'no-vendor');
+
+/** Network and storage `noop`: nothing to set up, so nothing to refuse. */
+export const noopNetwork: HardwareInterface = { name: 'noop', async validate() {} };
+export const noopStorage: HardwareInterface = { name: 'noop', async validate() {} };

@@ -1,0 +1,45 @@
+/**
+ * How patient the Redfish driver is with a BMC. Ironic's `[redfish]connection_attempts` and
+ * `connection_retry_interval`, `[conductor]power_state_change_timeout`, and the HTTP timeouts sushy
+ * leaves to `requests`. The defaults keep the worst case of one driver call (a BMC that accepts
+ * connections and never answers: attempts × (connect + read timeout) + the back-off between them)
+ * well under the conductor's step timeout, so a dead BMC ends in an error, never in a Lambda timeout.
+ */
+import { type Env, ENV, integer } from '#common/config';
+
+export interface RedfishConfig {
+  /** Tries per request, counting the first; connection errors, timeouts of reads and 5xx answers are retried. */
+  readonly attempts: number;
+  /** Wait before the first retry; each later retry waits twice as long as the one before. */
+  readonly retryIntervalMs: number;
+  /** How long to wait for a TCP (and TLS) connection to the BMC. */
+  readonly connectTimeoutMs: number;
+  /** How long to wait for the whole answer once connected. */
+  readonly readTimeoutMs: number;
+  /** How long to wait for the BMC to report a requested power state (Ironic's default: 60 s). */
+  readonly powerStateChangeTimeoutMs: number;
+  /** How often to ask for the power state while waiting; doubled after each poll up to 5 s. */
+  readonly powerPollIntervalMs: number;
+}
+
+export const DEFAULT_REDFISH_CONFIG: RedfishConfig = {
+  attempts: 3,
+  retryIntervalMs: 2_000,
+  connectTimeoutMs: 5_000,
+  readTimeoutMs: 20_000,
+  powerStateChangeTimeoutMs: 60_000,
+  powerPollIntervalMs: 1_000,
+};
+
+/** Read the overrides from the environment (seconds, whole numbers), defaults for the rest. */
+export function loadRedfishConfig(env: Env = process.env): RedfishConfig {
+  const d = DEFAULT_REDFISH_CONFIG;
+  return {
+    attempts: integer(env, ENV.redfishConnectionAttempts, d.attempts, 1),
+    retryIntervalMs: integer(env, ENV.redfishConnectionRetryInterval, d.retryIntervalMs / 1000, 0) * 1000,
+    connectTimeoutMs: integer(env, ENV.redfishConnectTimeout, d.connectTimeoutMs / 1000, 1) * 1000,
+    readTimeoutMs: integer(env, ENV.redfishReadTimeout, d.readTimeoutMs / 1000, 1) * 1000,
+    powerStateChangeTimeoutMs: integer(env, ENV.powerStateChangeTimeout, d.powerStateChangeTimeoutMs / 1000, 1) * 1000,
+    powerPollIntervalMs: d.powerPollIntervalMs,
+  };
+}

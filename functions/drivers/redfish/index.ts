@@ -1,0 +1,55 @@
+/**
+ * The `redfish` hardware type (Ironic's `drivers/redfish.py`), limited to the implementations
+ * Ironless has. Interface lists keep Ironic's order, so defaults are Ironic's defaults among them.
+ */
+import type { AnyInterface, HardwareType } from '../base';
+import { fakeDeploy } from '../fake';
+import { noBios, noConsole, noFirmware, noInspect, noRaid, noRescue, noVendor, noopNetwork, noopStorage } from '../noop';
+import { createRedfishVirtualMediaBoot } from './boot';
+import { type RedfishConfig, loadRedfishConfig } from './config';
+import { createRedfishInspect } from './inspect';
+import { createRedfishManagement } from './management';
+import { createRedfishPower } from './power';
+
+/** The Redfish implementations, built with one configuration (tests pass short timeouts). */
+export function createRedfishInterfaces(config: RedfishConfig) {
+  const power = createRedfishPower(config);
+  return {
+    power,
+    management: createRedfishManagement(config),
+    boot: createRedfishVirtualMediaBoot(config, power),
+    inspect: createRedfishInspect(config),
+  };
+}
+
+/**
+ * Implementations by interface type for the registry. NOTE: `deploy` lists `fake` until the agent
+ * (`direct`) deploy interface exists; Ironic's redfish type has no fake deploy.
+ */
+export function redfishImplementations(config: RedfishConfig = loadRedfishConfig()): Record<string, readonly AnyInterface[]> {
+  const redfish = createRedfishInterfaces(config);
+  return {
+    bios: [noBios],
+    boot: [redfish.boot],
+    console: [noConsole],
+    deploy: [fakeDeploy],
+    firmware: [noFirmware],
+    inspect: [redfish.inspect, noInspect],
+    management: [redfish.management],
+    network: [noopNetwork],
+    power: [redfish.power],
+    raid: [noRaid],
+    rescue: [noRescue],
+    storage: [noopStorage],
+    vendor: [noVendor],
+  };
+}
+
+export function hardwareTypeOf(name: string, implementations: Record<string, readonly AnyInterface[]>): HardwareType {
+  return {
+    name,
+    supported: Object.fromEntries(
+      Object.entries(implementations).map(([type, impls]) => [type, impls.map((impl) => impl.name)]),
+    ) as unknown as HardwareType['supported'],
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * Out-of-band inspection over Redfish (Ironic 21.4's `redfish/inspect.py`): cpus, cpu_arch,
+ * memory_mb, local_gb and the boot_mode capability from the system's inventory, and the MACs of its
+ * enabled NICs. Types follow Ironic 21.4: cpus is a number, memory_mb and local_gb are strings.
+ */
+import { HardwareInspectionFailure } from '#common/errors';
+import { BOOT_MODES, type InspectInterface, type InspectedInterface, type Task } from '../base';
+import type { Resource } from './client';
+import type { RedfishConfig } from './config';
+import { parseDriverInfo } from './driver-info';
+import { type RedfishSystem, getSystem, reachFailure } from './system';
+
+const GIB = 1024 ** 3;
+/** Disks smaller than this are not where an image goes (Ironic's 4 GiB floor). */
+const MIN_DISK_BYTES = 4 * GIB;
+
+/** Redfish ProcessorArchitecture → cpu_arch, as Ironic 21.4 maps it. */
+const CPU_ARCH_MAP: Readonly<Record<string, string>> = { x86: 'x86_64', 'IA-64': 'ia64', ARM: 'arm', MIPS: 'mips', OEM: 'oem' };
+const BOOT_MODE_MAP: Readonly<Record<string, string>> = { UEFI: BOOT_MODES.UEFI, Legacy: BOOT_MODES.LEGACY_BIOS };
+const ESSENTIAL_PROPERTIES = ['memory_mb', 'local_gb', 'cpus', 'cpu_arch'] as const;
+
+function enabled(resource: Resource): boolean {
+  const state = ((resource.Status ?? {}) as Resource).State;
+  return state === undefined || state === 'Enabled';
+}
+
+/** A size as a list of zero or one, to flatMap over members that may not report one. */
+function bytes(value: unknown): number[] {
+  return typeof value === 'number' && value > 0 ? [value] : [];
+}
+
+/** The smallest size of at least 4 GiB, 0 when there is none (sushy sorts, Ironic takes the first). */
+function smallestUsable(sizes: number[]): number {
+  return [...sizes].sort((a, b) => a - b).find((size) => size >= MIN_DISK_BYTES) ?? 0;
+}
+
+/** Capabilities as Ironic keeps them: "key:value,key:value" (a dict is accepted too). */
+export function parseCapabilities(value: unknown): Map<string, string> {
+  const out = new Map<string, string>();
+  if (typeof value === 'string') {
+    for (const pair of value.split(',')) {
+      const [key, ...rest] = pair.split(':');
+      if (key && rest.length > 0) out.set(key.trim(), rest.join(':').trim());
+    }
+  } else if (value && typeof value === 'object') {
+    for (const [key, v] of Object.entries(value)) out.set(key, String(v));
+  }
+  return out;
+}
+
+/** The size of the local disk in bytes, from SimpleStorage and Storage (drives or volumes), as Ironic picks it. */
+async function localDiskBytes(task: Task, system: RedfishSystem): Promise<number> {
+  let simple = 0;
+  let storage = 0;
+  try {
+    const devices = (await system.members('SimpleStorage')).flatMap((s) => (Array.isArray(s.Devices) ? (s.Devices as Resource[]) : []));
+    simple = smallestUsable(devices.filter(enabled).flatMap((d) => bytes(d.CapacityBytes)));
+  } catch (err) {
+    task.log.debug('No simple storage information', { node: task.node.uuid, error: String(err) });
+  }
+  try {
+    const controllers = await system.members('Storage');
+    const volumes: number[] = [];
+    const drives: number[] = [];
+    for (const controller of controllers) {
+      for (const volume of await system.members('Volumes', controller)) volumes.push(...bytes(volume.CapacityBytes));
+      for (const ref of Array.isArray(controller.Drives) ? (controller.Drives as Resource[]) : []) {
+        if (typeof ref['@odata.id'] !== 'string') continue;
+        const drive = await system.client.get(ref['@odata.id']);
+        if (enabled(drive)) drives.push(...bytes(drive.CapacityBytes));
+      }
+    }
+    storage = smallestUsable(volumes) || smallestUsable(drives);
+  } catch (err) {
+    task.log.debug('No storage information', { node: task.node.uuid, error: String(err) });
+  }
+  return simple && storage ? Math.min(simple, storage) : Math.max(simple, storage);
+}
+
+export function createRedfishInspect(config: RedfishConfig): InspectInterface {
+  return {
+    name: 'redfish',
+    async validate(task) {
+      parseDriverInfo(task.node);
+    },
+
+    async inspectHardware(task) {
+      const node = task.node;
+      const system = await getSystem(task, config);
+      const properties: Record<string, unknown> = { ...node.properties };
+      try {
+        const memoryGib = ((system.doc.MemorySummary ?? {}) as Resource).TotalSystemMemoryGiB;
+        if (typeof memoryGib === 'number' && memoryGib > 0) properties.memory_mb = String(Math.round(memoryGib * 1024));
+
+        let cpus = 0;
+        let arch: string | undefined;
+        for (const processor of await system.members('Processors')) {
+          if (typeof processor.TotalThreads === 'number') cpus += processor.TotalThreads;
+          if (arch === undefined && typeof processor.ProcessorArchitecture === 'string') arch = processor.ProcessorArchitecture;
+        }
+        if (cpus) properties.cpus = cpus;
+        if (arch !== undefined) {
+          const cpuArch = CPU_ARCH_MAP[arch];
+          if (cpuArch) properties.cpu_arch = cpuArch;
+          else task.log.warn('Unknown CPU architecture', { node: node.uuid, arch });
+        }
+
+        // Ironic reports one GiB less than the disk holds, whole GiB.
+        const diskBytes = await localDiskBytes(task, system);
+        properties.local_gb = String(Math.max(0, Math.floor(diskBytes / GIB - 1)));
+        if (!diskBytes) task.log.warn('No usable disk found; assuming a disk-less node', { node: node.uuid });
+
+        const bootMode = BOOT_MODE_MAP[system.boot.mode ?? ''];
+        const capabilities = parseCapabilities(properties.capabilities);
+        if (bootMode && !capabilities.has('boot_mode')) {
+          capabilities.set('boot_mode', bootMode);
+          properties.capabilities = [...capabilities].map(([k, v]) => `${k}:${v}`).join(',');
+        }
+
+        const interfaces: InspectedInterface[] = [];
+        for (const nic of await system.members('EthernetInterfaces')) {
+          const mac = typeof nic.MACAddress === 'string' ? nic.MACAddress.toLowerCase() : '';
+          if (!mac) {
+            task.log.warn('Ignoring a NIC without a MAC address', { node: node.uuid, nic: nic.Id });
+            continue;
+          }
+          const speed = typeof nic.SpeedMbps === 'number' ? { speed_mbps: nic.SpeedMbps } : {};
+          interfaces.push({
+            name: String(nic.Id ?? nic.Name ?? mac),
+            mac_address: mac,
+            enabled: ((nic.Status ?? {}) as Resource).State === 'Enabled',
+            ...speed,
+          });
+        }
+
+        const missing = ESSENTIAL_PROPERTIES.filter((key) => properties[key] === undefined);
+        if (missing.length > 0) {
+          throw new HardwareInspectionFailure(`Failed to discover the following properties: ${missing.join(', ')} on node ${node.uuid}`);
+        }
+        const macs = interfaces.filter((i) => i.enabled).map((i) => i.mac_address);
+        if (macs.length === 0) task.log.warn('No enabled NIC found: no ports will be created', { node: node.uuid });
+        return { properties, interfaces, macs };
+      } catch (err) {
+        if (err instanceof HardwareInspectionFailure) throw err;
+        reachFailure(node.uuid, err);
+      }
+    },
+  };
+}

@@ -1,0 +1,197 @@
+/**
+ * Redfish management (Ironic's `redfish/management.py`): the boot source override (target,
+ * once/continuous, UEFI/Legacy), secure boot and NMI, with Ironic's messages.
+ */
+import { InvalidParameterValue, RedfishError, UnsupportedDriverExtension } from '#common/errors';
+import { BOOT_DEVICES, BOOT_MODES, type ManagementInterface, type Task } from '../base';
+import type { RedfishConfig } from './config';
+import { parseDriverInfo } from './driver-info';
+import { type RedfishSystem, getSystem, isRedfishFailure, redfishFailure } from './system';
+
+/** BootSourceOverrideTarget ↔ Ironic boot device. */
+const BOOT_DEVICE_MAP: Readonly<Record<string, string>> = {
+  Pxe: BOOT_DEVICES.PXE,
+  Hdd: BOOT_DEVICES.DISK,
+  Cd: BOOT_DEVICES.CDROM,
+  BiosSetup: BOOT_DEVICES.BIOS,
+};
+const BOOT_DEVICE_MAP_REV: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(BOOT_DEVICE_MAP).map(([k, v]) => [v, k]));
+/** Older Ironic stored Redfish names in `redfish_boot_device`; they are still understood. */
+const BOOT_DEVICE_MAP_REV_COMPAT: Readonly<Record<string, string>> = {
+  ...BOOT_DEVICE_MAP_REV,
+  pxe: 'Pxe',
+  hdd: 'Hdd',
+  cd: 'Cd',
+  'bios setup': 'BiosSetup',
+};
+
+/** BootSourceOverrideMode ↔ Ironic boot mode. */
+const BOOT_MODE_MAP: Readonly<Record<string, string>> = { UEFI: BOOT_MODES.UEFI, Legacy: BOOT_MODES.LEGACY_BIOS };
+const BOOT_MODE_MAP_REV: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(BOOT_MODE_MAP).map(([k, v]) => [v, k]));
+
+const CONTINUOUS = 'Continuous';
+const ONCE = 'Once';
+const PERSISTENT_MAP: Readonly<Record<string, boolean>> = { [CONTINUOUS]: true, [ONCE]: false };
+
+function setInternal(task: Task, key: string, value: unknown): void {
+  const info = { ...task.node.driver_internal_info };
+  if (value === undefined) delete info[key];
+  else info[key] = value;
+  task.node.driver_internal_info = info;
+}
+
+/**
+ * Set the override target. BMCs differ on BootSourceOverrideEnabled: most want it left out when it
+ * does not change, Supermicro wants it always. A BMC that refuses Continuous gets a one-time boot
+ * instead, remembered in `redfish_boot_device` and set again before every power on (as Ironic does).
+ */
+async function setBootDeviceOn(task: Task, system: RedfishSystem, device: string, persistent = false): Promise<void> {
+  const desired = persistent ? CONTINUOUS : ONCE;
+  const vendor = task.node.properties.vendor;
+  const enabled =
+    typeof vendor === 'string' && vendor.toLowerCase() === 'supermicro' ? desired : desired !== system.boot.enabled ? desired : undefined;
+  try {
+    await system.setBootOptions({ target: device, enabled });
+  } catch (err) {
+    if (enabled !== CONTINUOUS || !isRedfishFailure(err)) throw err;
+    task.log.warn('Could not set a persistent boot device, using a one-time boot device instead', {
+      node: task.node.uuid,
+      device,
+      error: err.message,
+    });
+    await system.setBootOptions({ target: device, enabled: ONCE });
+    setInternal(task, 'redfish_boot_device', BOOT_DEVICE_MAP[device]);
+  }
+}
+
+/**
+ * Set again the boot device a BMC could not keep persistently (see above). Called by the Redfish
+ * power interface before powering on; a failure only warns, the BMC's boot order then decides.
+ */
+export async function restoreBootDevice(task: Task, system: RedfishSystem): Promise<void> {
+  const device = task.node.driver_internal_info.redfish_boot_device;
+  if (typeof device !== 'string' || device === '') return;
+  const redfishDevice = BOOT_DEVICE_MAP_REV_COMPAT[device.toLowerCase()];
+  if (redfishDevice === undefined)
+    throw new InvalidParameterValue(`BUG: unexpected redfish_boot_device ${device} for node ${task.node.uuid}`);
+  try {
+    await setBootDeviceOn(task, system, redfishDevice);
+  } catch (err) {
+    if (!isRedfishFailure(err)) throw err;
+    task.log.warn('Unable to recover the boot device, relying on the pre-configured boot order', {
+      node: task.node.uuid,
+      device,
+      error: err.message,
+    });
+  }
+}
+
+/** Set the boot device on a system already read (the boot interface uses this too). */
+export async function setBootDevice(task: Task, system: RedfishSystem, device: string, persistent = false): Promise<void> {
+  const redfishDevice = BOOT_DEVICE_MAP_REV[device];
+  if (redfishDevice === undefined) throw new InvalidParameterValue(`Invalid boot device ${device} specified.`);
+  setInternal(task, 'redfish_boot_device', undefined);
+  try {
+    await setBootDeviceOn(task, system, redfishDevice, persistent);
+  } catch (err) {
+    redfishFailure(err, `Redfish set boot device failed for node ${task.node.uuid}.`);
+  }
+}
+
+function pyBool(value: boolean): string {
+  return value ? 'True' : 'False';
+}
+
+export function createRedfishManagement(config: RedfishConfig): ManagementInterface {
+  return {
+    name: 'redfish',
+    async validate(task) {
+      parseDriverInfo(task.node);
+    },
+
+    async getSupportedBootDevices() {
+      return Object.keys(BOOT_DEVICE_MAP_REV);
+    },
+
+    async setBootDevice(task, device, persistent = false) {
+      if (BOOT_DEVICE_MAP_REV[device] === undefined) throw new InvalidParameterValue(`Invalid boot device ${device} specified.`);
+      await setBootDevice(task, await getSystem(task, config), device, persistent);
+    },
+
+    async getBootDevice(task) {
+      const { target, enabled } = (await getSystem(task, config)).boot;
+      return { boot_device: BOOT_DEVICE_MAP[target ?? ''] ?? null, persistent: PERSISTENT_MAP[enabled ?? ''] ?? null };
+    },
+
+    async getSupportedBootModes() {
+      return Object.keys(BOOT_MODE_MAP_REV);
+    },
+
+    async setBootMode(task, mode) {
+      const redfishMode = BOOT_MODE_MAP_REV[mode];
+      if (redfishMode === undefined) throw new InvalidParameterValue(`Invalid boot mode ${mode} specified.`);
+      const system = await getSystem(task, config);
+      try {
+        await system.setBootOptions({ mode: redfishMode });
+      } catch (err) {
+        if (!isRedfishFailure(err)) throw err;
+        task.log.error('Setting the boot mode failed', { node: task.node.uuid, mode, error: err.message });
+        // A BMC that does not report a mode cannot set one either (e.g. HPE Gen9): not an error of the node.
+        if (system.boot.mode === undefined) throw new UnsupportedDriverExtension(task.node.driver, 'set_boot_mode');
+        throw new RedfishError(`Setting boot mode to ${mode} failed for node ${task.node.uuid}. Error: ${err.message}`);
+      }
+    },
+
+    async getBootMode(task) {
+      return BOOT_MODE_MAP[(await getSystem(task, config)).boot.mode ?? ''] ?? null;
+    },
+
+    async getSecureBootState(task) {
+      const system = await getSystem(task, config);
+      let secureBoot;
+      try {
+        secureBoot = await system.secureBoot();
+      } catch (err) {
+        redfishFailure(err, `Reading the secure boot state of node ${task.node.uuid} failed.`);
+      }
+      if (secureBoot === undefined) throw new UnsupportedDriverExtension(task.node.driver, 'get_secure_boot_state');
+      return secureBoot.SecureBootEnable === true;
+    },
+
+    async setSecureBootState(task, state) {
+      const system = await getSystem(task, config);
+      let secureBoot;
+      try {
+        secureBoot = await system.secureBoot();
+      } catch (err) {
+        redfishFailure(err, `Reading the secure boot state of node ${task.node.uuid} failed.`);
+      }
+      if (secureBoot === undefined) {
+        task.log.error('Secure boot was requested but the BMC has no SecureBoot resource', { node: task.node.uuid });
+        throw new UnsupportedDriverExtension(task.node.driver, 'set_secure_boot_state');
+      }
+      if (secureBoot.SecureBootEnable === state) return;
+      if (system.boot.mode === 'Legacy') throw new RedfishError(`Configuring secure boot requires UEFI for node ${task.node.uuid}`);
+      try {
+        await system.setSecureBoot(state);
+      } catch (err) {
+        if (!isRedfishFailure(err)) throw err;
+        throw new RedfishError(`Failed to set secure boot state on node ${task.node.uuid} to ${pyBool(state)}: ${err.message}`);
+      }
+    },
+
+    async detectVendor(task) {
+      const manufacturer = (await getSystem(task, config)).doc.Manufacturer;
+      return typeof manufacturer === 'string' && manufacturer !== '' ? manufacturer : null;
+    },
+
+    async injectNmi(task) {
+      const system = await getSystem(task, config);
+      try {
+        await system.reset('Nmi');
+      } catch (err) {
+        redfishFailure(err, `Redfish inject NMI failed for node ${task.node.uuid}.`);
+      }
+    },
+  };
+}

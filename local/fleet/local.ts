@@ -1,0 +1,37 @@
+/**
+ * The small fleet `npm start` brings up with the local stack: a few virtual machines on a fixed
+ * BMC port, enrolled as redfish nodes once the API answers. Machines are deterministic from their
+ * prefix, so with kept data (`.ironless/`) a restart finds its nodes already enrolled.
+ */
+import { enrollFleet } from './enroll';
+import { Fleet } from './fleet';
+
+export interface LocalFleetOptions {
+  readonly count: number;
+  /** BMC port; when taken, any free port is used instead (and nodes enrolled before are updated). */
+  readonly port?: number;
+  readonly prefix?: string;
+}
+
+/** Start the fleet and enroll it; an enrollment failure is reported, not fatal to the stack. */
+export async function startLocalFleet(options: LocalFleetOptions, apiUrl: string, log: (line: string) => void): Promise<Fleet> {
+  const settings = { count: options.count, prefix: options.prefix ?? 'redfish', powerDelayMs: 200 };
+  let fleet = new Fleet({ ...settings, port: options.port ?? 0 });
+  try {
+    await fleet.start();
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'EADDRINUSE') throw err;
+    log(`Port ${options.port} for the virtual BMCs is in use; using a free one.`);
+    fleet = await new Fleet({ ...settings, port: 0 }).start();
+  }
+  try {
+    const nodes = await enrollFleet(fleet, apiUrl);
+    const created = nodes.filter((n) => n.action !== 'exists').length;
+    log(
+      `Virtual fleet: ${nodes.length} redfish nodes (${nodes.map((n) => n.name).join(', ')}; ${created} newly enrolled), BMCs at ${fleet.url}.`,
+    );
+  } catch (err) {
+    log(`Virtual fleet: BMCs at ${fleet.url}, but enrolling failed: ${(err as Error).message}`);
+  }
+  return fleet;
+}

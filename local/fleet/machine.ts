@@ -1,0 +1,306 @@
+/**
+ * A virtual bare-metal machine as its BMC sees it: power, the boot source override, virtual media,
+ * secure boot, and a fixed inventory. It knows nothing of HTTP (see `redfish.ts`, `server.ts`).
+ *
+ * Powering on "boots" it: the machine works out what it boots from (override, else its disk) and
+ * announces it with a `powerOn` event and to its guest factory, so something can run "on" it — the
+ * virtual ramdisk agent hooks in there, started when a machine boots the agent ISO from virtual CD
+ * and stopped when the machine powers off or resets.
+ */
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+
+export type PowerState = 'On' | 'Off' | 'PoweringOn' | 'PoweringOff';
+export type BootTarget = 'None' | 'Pxe' | 'Hdd' | 'Cd' | 'BiosSetup' | 'UefiHttp';
+export type BootEnabled = 'Disabled' | 'Once' | 'Continuous';
+export type BootMode = 'UEFI' | 'Legacy';
+export type MediaSlot = 'Cd' | 'Floppy';
+
+export const BOOT_TARGETS: readonly BootTarget[] = ['None', 'Pxe', 'Hdd', 'Cd', 'BiosSetup', 'UefiHttp'];
+export const RESET_TYPES = ['On', 'ForceOff', 'GracefulShutdown', 'GracefulRestart', 'ForceRestart', 'PowerCycle', 'Nmi'] as const;
+export type ResetType = (typeof RESET_TYPES)[number];
+
+export interface Processor {
+  readonly model: string;
+  /** Redfish ProcessorArchitecture: x86, ARM, … */
+  readonly arch: string;
+  readonly cores: number;
+  readonly threads: number;
+}
+
+export interface Disk {
+  readonly name: string;
+  readonly sizeBytes: number;
+}
+
+export interface Nic {
+  readonly id: string;
+  /** Lower case, colon separated. */
+  readonly mac: string;
+  readonly enabled: boolean;
+  readonly speedMbps: number;
+}
+
+export interface MachineSpec {
+  /** The system's Id in its Redfish path (`/redfish/v1/Systems/<id>`). */
+  readonly id: string;
+  readonly uuid?: string;
+  readonly username: string;
+  readonly password: string;
+  readonly processors: readonly Processor[];
+  readonly memoryGiB: number;
+  readonly disks: readonly Disk[];
+  readonly nics: readonly Nic[];
+  readonly bootMode?: BootMode;
+  /** How long a power transition takes (PoweringOn/PoweringOff in between); 0 = at once. */
+  readonly powerDelayMs?: number;
+  /** Whether the BMC accepts BootSourceOverrideEnabled=Continuous (some refuse it). Default true. */
+  readonly continuousBootOverride?: boolean;
+  /** Whether the running OS answers ACPI (graceful shutdown/restart). Default true. */
+  readonly acpi?: boolean;
+}
+
+/**
+ * Faults to inject, per machine, on requests that name it. `down`: `reset` drops the connection at
+ * once, `hang` never answers. `slowMs`: answer this late. `errorStatus`: answer with this status
+ * (500 by default when `errorCount` is given), `errorCount` times or, without it, always; only
+ * on requests with one of `errorMethods` when given (e.g. ["POST"]: actions fail, reads work).
+ * `unauthorized`: reject every credential with 401. `powerStuck`: accept resets and do nothing.
+ */
+export interface Faults {
+  readonly down?: 'reset' | 'hang';
+  readonly slowMs?: number;
+  readonly errorStatus?: number;
+  readonly errorCount?: number;
+  readonly errorMethods?: readonly string[];
+  readonly unauthorized?: boolean;
+  readonly powerStuck?: boolean;
+}
+
+export interface BootEvent {
+  readonly machine: VirtualMachine;
+  /** What it boots from. */
+  readonly device: BootTarget;
+  /** The image in the virtual CD when it boots from Cd. */
+  readonly image: string | undefined;
+  readonly mode: BootMode;
+  /** Whether the boot source override chose the device (else the machine's own boot order). */
+  readonly override: boolean;
+  readonly at: string;
+}
+
+/** Something running on a powered-on machine (e.g. a virtual ramdisk agent). */
+export interface Guest {
+  stop(): void | Promise<void>;
+}
+
+/** Decides what runs after a boot; undefined = nothing the fleet needs to stop later. */
+export type GuestFactory = (event: BootEvent) => Guest | undefined | Promise<Guest | undefined>;
+
+export interface MediaState {
+  inserted: boolean;
+  image: string | null;
+  writeProtected: boolean;
+}
+
+interface MachineEvents {
+  powerOn: [BootEvent];
+  powerOff: [{ machine: VirtualMachine; graceful: boolean }];
+  nmi: [{ machine: VirtualMachine }];
+}
+
+/** A refused change: the status and Redfish message the BMC answers with. */
+export class MachineRequestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly messageId: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const HISTORY = 20;
+
+export class VirtualMachine extends EventEmitter<MachineEvents> {
+  readonly id: string;
+  readonly uuid: string;
+  powerState: PowerState = 'Off';
+  boot: { target: BootTarget; enabled: BootEnabled; mode: BootMode };
+  secureBoot = false;
+  readonly media: Record<MediaSlot, MediaState> = {
+    Cd: { inserted: false, image: null, writeProtected: true },
+    Floppy: { inserted: false, image: null, writeProtected: true },
+  };
+  faults: Faults = {};
+  /** The latest boots, newest last. */
+  readonly boots: BootEvent[] = [];
+  /** The latest reset types asked for, newest last. */
+  readonly resets: ResetType[] = [];
+  guestFactory: GuestFactory | undefined;
+
+  private guest: Guest | undefined;
+  private pending: NodeJS.Timeout | undefined;
+
+  constructor(readonly spec: MachineSpec) {
+    super();
+    this.id = spec.id;
+    this.uuid = spec.uuid ?? randomUUID();
+    this.boot = { target: 'None', enabled: 'Disabled', mode: spec.bootMode ?? 'UEFI' };
+  }
+
+  /** A Redfish ComputerSystem.Reset. */
+  reset(type: ResetType): void {
+    this.resets.push(type);
+    if (this.resets.length > HISTORY) this.resets.shift();
+    if (this.faults.powerStuck) return;
+    const on = this.powerState === 'On' || this.powerState === 'PoweringOn';
+    const acpi = this.spec.acpi !== false;
+    switch (type) {
+      case 'On':
+        if (!on) this.transition('On');
+        return;
+      case 'ForceOff':
+        if (on) this.transition('Off');
+        return;
+      case 'GracefulShutdown':
+        if (on && acpi) this.transition('Off', true);
+        return;
+      case 'GracefulRestart':
+        if (on && acpi) this.restart(true);
+        return;
+      case 'ForceRestart':
+      case 'PowerCycle':
+        this.restart(false);
+        return;
+      case 'Nmi':
+        if (on) this.emit('nmi', { machine: this });
+        return;
+    }
+  }
+
+  /** Change the boot source override; refuses what this BMC does not support. */
+  setBoot(patch: { target?: unknown; enabled?: unknown; mode?: unknown }): void {
+    if (patch.target !== undefined && !BOOT_TARGETS.includes(patch.target as BootTarget)) {
+      throw new MachineRequestError(
+        400,
+        'Base.1.8.PropertyValueNotInList',
+        `The value ${String(patch.target)} for BootSourceOverrideTarget is not allowed`,
+      );
+    }
+    const allowedEnabled = this.spec.continuousBootOverride === false ? ['Disabled', 'Once'] : ['Disabled', 'Once', 'Continuous'];
+    if (patch.enabled !== undefined && !allowedEnabled.includes(patch.enabled as string)) {
+      throw new MachineRequestError(
+        400,
+        'Base.1.8.PropertyValueNotInList',
+        `The value ${String(patch.enabled)} for BootSourceOverrideEnabled is not allowed`,
+      );
+    }
+    if (patch.mode !== undefined && patch.mode !== 'UEFI' && patch.mode !== 'Legacy') {
+      throw new MachineRequestError(
+        400,
+        'Base.1.8.PropertyValueNotInList',
+        `The value ${String(patch.mode)} for BootSourceOverrideMode is not allowed`,
+      );
+    }
+    if (patch.mode === 'Legacy' && this.secureBoot) {
+      throw new MachineRequestError(400, 'Base.1.8.ActionNotSupported', 'Legacy boot is not possible while secure boot is enabled');
+    }
+    // A target alone leaves BootSourceOverrideEnabled as it is: the client must say when it changes.
+    if (patch.target !== undefined) this.boot.target = patch.target as BootTarget;
+    if (patch.enabled !== undefined) this.boot.enabled = patch.enabled as BootEnabled;
+    if (patch.mode !== undefined) this.boot.mode = patch.mode as BootMode;
+  }
+
+  setSecureBoot(enabled: unknown): void {
+    if (typeof enabled !== 'boolean')
+      throw new MachineRequestError(400, 'Base.1.8.PropertyValueTypeError', 'SecureBootEnable must be a boolean');
+    if (enabled && this.boot.mode !== 'UEFI') throw new MachineRequestError(400, 'Base.1.8.ActionNotSupported', 'Secure boot needs UEFI');
+    this.secureBoot = enabled;
+  }
+
+  insertMedia(slot: MediaSlot, image: unknown, writeProtected: unknown = true): void {
+    if (typeof image !== 'string' || image === '')
+      throw new MachineRequestError(400, 'Base.1.8.ActionParameterMissing', 'InsertMedia needs an Image');
+    this.media[slot] = { inserted: true, image, writeProtected: writeProtected !== false };
+  }
+
+  ejectMedia(slot: MediaSlot): void {
+    this.media[slot] = { inserted: false, image: null, writeProtected: true };
+  }
+
+  setFaults(faults: Faults): void {
+    this.faults = { ...faults };
+  }
+
+  clearFaults(): void {
+    this.faults = {};
+  }
+
+  /** Stop timers and whatever runs on the machine (the fleet is shutting down). */
+  async dispose(): Promise<void> {
+    clearTimeout(this.pending);
+    await this.stopGuest();
+  }
+
+  private restart(graceful: boolean): void {
+    if (this.powerState !== 'Off') this.settle('Off', graceful);
+    this.transition('On');
+  }
+
+  private transition(to: 'On' | 'Off', graceful = false): void {
+    clearTimeout(this.pending);
+    const delay = this.spec.powerDelayMs ?? 0;
+    if (delay <= 0) {
+      this.settle(to, graceful);
+      return;
+    }
+    this.powerState = to === 'On' ? 'PoweringOn' : 'PoweringOff';
+    this.pending = setTimeout(() => this.settle(to, graceful), delay);
+  }
+
+  private settle(to: 'On' | 'Off', graceful: boolean): void {
+    if (to === 'Off') {
+      this.powerState = 'Off';
+      void this.stopGuest();
+      this.emit('powerOff', { machine: this, graceful });
+      return;
+    }
+    this.powerState = 'On';
+    const event = this.bootEvent();
+    this.boots.push(event);
+    if (this.boots.length > HISTORY) this.boots.shift();
+    this.emit('powerOn', event);
+    void this.startGuest(event);
+  }
+
+  /** What the firmware boots: the override when on (a one-time one is then spent), else the disk. */
+  private bootEvent(): BootEvent {
+    const { target, enabled, mode } = this.boot;
+    const override = enabled !== 'Disabled' && target !== 'None';
+    const device: BootTarget = override ? target : 'Hdd';
+    if (override && enabled === 'Once') this.boot = { ...this.boot, target: 'None', enabled: 'Disabled' };
+    const image = device === 'Cd' && this.media.Cd.inserted ? (this.media.Cd.image ?? undefined) : undefined;
+    return { machine: this, device, image, mode, override, at: new Date().toISOString() };
+  }
+
+  private async startGuest(event: BootEvent): Promise<void> {
+    if (!this.guestFactory) return;
+    try {
+      this.guest = (await this.guestFactory(event)) ?? undefined;
+    } catch {
+      // A guest that fails to start is a machine that booted into nothing useful.
+      this.guest = undefined;
+    }
+  }
+
+  private async stopGuest(): Promise<void> {
+    const guest = this.guest;
+    this.guest = undefined;
+    try {
+      await guest?.stop();
+    } catch {
+      // The machine is off either way.
+    }
+  }
+}

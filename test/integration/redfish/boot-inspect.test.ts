@@ -1,0 +1,140 @@
+/**
+ * The redfish-virtual-media boot interface and redfish inspection against virtual BMCs over HTTP.
+ */
+import { Fleet } from '../../../local/fleet/fleet';
+import { failure, redfish, redfishNode, taskFor } from './helpers';
+
+let fleet: Fleet;
+
+beforeAll(async () => {
+  fleet = await new Fleet({ prefix: 'bi' }).start();
+});
+
+afterAll(async () => {
+  await fleet?.stop();
+});
+
+describe('redfish-virtual-media boot', () => {
+  it('powers off, inserts the deploy ISO into the virtual CD and boots from it once', async () => {
+    const machine = fleet.add();
+    const node = redfishNode(fleet, machine, { provision_state: 'deploying' });
+    const task = taskFor(node);
+    await redfish.power.setPowerState(task, 'power on');
+    machine.insertMedia('Cd', 'http://old.example/stale.iso');
+
+    await redfish.boot.validate(task);
+    await redfish.boot.prepareRamdisk(task, {});
+    expect(machine.powerState).toBe('Off');
+    expect(node.power_state).toBe('power off');
+    expect(machine.media.Cd).toEqual({ inserted: true, image: node.driver_info.deploy_iso, writeProtected: true });
+    expect(machine.boot).toMatchObject({ target: 'Cd', enabled: 'Once' });
+
+    // What the machine boots when the conductor powers it on: the ISO, from the virtual CD, which
+    // starts whatever the fleet runs on machines booting it (the virtual ramdisk agent, later).
+    const guests: string[] = [];
+    let stopped = 0;
+    fleet.setGuestFactory((event) => {
+      if (event.image === undefined) return undefined;
+      guests.push(`${event.machine.id} ${event.image}`);
+      return { stop: () => void stopped++ };
+    });
+    const booted = new Promise((resolve) => machine.once('powerOn', resolve));
+    await redfish.power.setPowerState(task, 'power on');
+    await expect(booted).resolves.toMatchObject({ device: 'Cd', image: node.driver_info.deploy_iso, override: true });
+    expect(guests).toEqual([`${machine.id} ${node.driver_info.deploy_iso}`]);
+    const iso = await fetch(String(node.driver_info.deploy_iso));
+    expect([iso.status, await iso.text()]).toEqual([200, expect.stringContaining('Ironless virtual agent ISO')]);
+
+    await redfish.boot.cleanUpRamdisk(task);
+    expect(machine.media.Cd.inserted).toBe(false);
+
+    await redfish.boot.prepareInstance(task);
+    expect(machine.boot).toMatchObject({ target: 'Hdd', enabled: 'Continuous' });
+    await redfish.power.reboot(task);
+    expect(machine.boots.at(-1)).toMatchObject({ device: 'Hdd', image: undefined });
+    // The reboot stopped the agent; the disk boot started nothing.
+    expect([guests.length, stopped]).toEqual([1, 1]);
+    fleet.setGuestFactory(undefined);
+
+    machine.insertMedia('Cd', 'http://x.example/instance.iso');
+    await redfish.boot.cleanUpInstance(task);
+    expect(machine.media.Cd.inserted).toBe(false);
+  });
+
+  it('leaves the node alone outside deploy, clean, rescue and inspect (e.g. a takeover)', async () => {
+    const machine = fleet.add();
+    const task = taskFor(redfishNode(fleet, machine, { provision_state: 'active' }));
+    await redfish.power.setPowerState(task, 'power on');
+    await redfish.boot.prepareRamdisk(task, {});
+    expect(machine.powerState).toBe('On');
+    expect(machine.media.Cd.inserted).toBe(false);
+  });
+
+  it("validates driver_info with Ironic's messages", async () => {
+    const machine = fleet.add();
+    const { deploy_iso: _iso, ...withoutIso } = fleet.driverInfo(machine);
+    const node = redfishNode(fleet, machine, { driver_info: withoutIso });
+    const missing = await failure(() => redfish.boot.validate(taskFor(node)));
+    expect(missing.error.message).toBe(
+      "Error validating Redfish virtual media. Some parameters were missing in node's driver_info. Missing are: ['deploy_kernel', 'deploy_ramdisk']",
+    );
+    node.driver_info = { ...withoutIso, deploy_kernel: 'http://k', deploy_ramdisk: 'http://r' };
+    const kernel = await failure(() => redfish.boot.validate(taskFor(node)));
+    expect(kernel.error.message).toContain('set driver_info/deploy_iso to a bootable ISO');
+    node.driver_info = { ...withoutIso, redfish_deploy_iso: 'http://legacy.example/ipa.iso' };
+    await expect(redfish.boot.validate(taskFor(node))).resolves.toBeUndefined();
+  });
+});
+
+describe('redfish inspection', () => {
+  it('finds cpus, cpu_arch, memory, the local disk, the boot mode and the enabled NICs', async () => {
+    const machine = fleet.add({
+      processors: [
+        { model: 'A', arch: 'x86', cores: 8, threads: 16 },
+        { model: 'A', arch: 'x86', cores: 8, threads: 16 },
+      ],
+      memoryGiB: 64,
+      // Ironic takes the smallest disk of at least 4 GiB, one GiB less.
+      disks: [
+        { name: 'sda', sizeBytes: 2 * 1024 ** 3 },
+        { name: 'sdb', sizeBytes: 480 * 1024 ** 3 },
+        { name: 'sdc', sizeBytes: 960 * 1024 ** 3 },
+      ],
+      nics: [
+        { id: 'eno1', mac: '52:54:00:AA:BB:01', enabled: true, speedMbps: 25_000 },
+        { id: 'eno2', mac: '52:54:00:aa:bb:02', enabled: false, speedMbps: 1_000 },
+      ],
+    });
+    const node = redfishNode(fleet, machine, { properties: { vendor: 'ironless', capabilities: 'foo:bar' } });
+    const result = await redfish.inspect.inspectHardware(taskFor(node));
+    expect(result.properties).toEqual({
+      vendor: 'ironless',
+      cpus: 32,
+      cpu_arch: 'x86_64',
+      memory_mb: '65536',
+      local_gb: '479',
+      capabilities: 'foo:bar,boot_mode:uefi',
+    });
+    expect(result.interfaces).toEqual([
+      { name: 'eno1', mac_address: '52:54:00:aa:bb:01', enabled: true, speed_mbps: 25_000 },
+      { name: 'eno2', mac_address: '52:54:00:aa:bb:02', enabled: false, speed_mbps: 1_000 },
+    ]);
+    expect(result.macs).toEqual(['52:54:00:aa:bb:01']);
+    // The driver only reports: the node is the conductor's to change.
+    expect(node.properties).toEqual({ vendor: 'ironless', capabilities: 'foo:bar' });
+  });
+
+  it('keeps a boot_mode capability already set, and fails when an essential property cannot be found', async () => {
+    const machine = fleet.add({ processors: [{ model: 'P', arch: 'Power', cores: 4, threads: 4 }] });
+    const node = redfishNode(fleet, machine, { properties: { capabilities: 'boot_mode:bios' } });
+    const { error } = await failure(() => redfish.inspect.inspectHardware(taskFor(node)));
+    expect(error.name).toBe('HardwareInspectionFailure');
+    expect(error.message).toBe(
+      `Failed to inspect hardware. Reason: Failed to discover the following properties: cpu_arch on node ${node.uuid}`,
+    );
+
+    node.properties = { capabilities: 'boot_mode:bios', cpu_arch: 'ppc64le' };
+    const result = await redfish.inspect.inspectHardware(taskFor(node));
+    expect(result.properties).toMatchObject({ capabilities: 'boot_mode:bios', cpu_arch: 'ppc64le', cpus: 4 });
+  });
+});

@@ -1,0 +1,51 @@
+/** A virtual fleet on loopback and redfish tasks pointing at its machines, for driver tests over real HTTP. */
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { Task } from '../../../functions/drivers/base';
+import type { RedfishConfig } from '../../../functions/drivers/redfish/config';
+import { createRedfishInterfaces } from '../../../functions/drivers/redfish/index';
+import { Node, type NodeData } from '../../../functions/objects/node';
+import type { Fleet } from '../../../local/fleet/fleet';
+import type { VirtualMachine } from '../../../local/fleet/machine';
+
+/** Short deadlines so a fault ends a test in seconds; the retry/backoff logic is the same as production's. */
+export const TEST_CONFIG: RedfishConfig = {
+  attempts: 2,
+  retryIntervalMs: 100,
+  connectTimeoutMs: 1_000,
+  readTimeoutMs: 1_000,
+  powerStateChangeTimeoutMs: 3_000,
+  powerPollIntervalMs: 50,
+};
+
+export const redfish = createRedfishInterfaces(TEST_CONFIG);
+
+export function redfishNode(fleet: Fleet, machine: VirtualMachine, overrides: Partial<NodeData> = {}): Node {
+  return new Node({
+    uuid: randomUUID(),
+    driver: 'redfish',
+    provision_state: 'manageable',
+    created_at: new Date().toISOString(),
+    driver_info: fleet.driverInfo(machine),
+    power_interface: 'redfish',
+    management_interface: 'redfish',
+    boot_interface: 'redfish-virtual-media',
+    inspect_interface: 'redfish',
+    ...overrides,
+  });
+}
+
+export function taskFor(node: Node): Task {
+  return { node, log: new Logger({ serviceName: 'test', logLevel: 'SILENT' }) };
+}
+
+/** Run `fn`, expecting it to fail; returns the error and how long it took. */
+export async function failure(fn: () => Promise<unknown>): Promise<{ error: Error; ms: number }> {
+  const started = Date.now();
+  try {
+    await fn();
+  } catch (error) {
+    return { error: error as Error, ms: Date.now() - started };
+  }
+  throw new Error('expected a failure, but it succeeded');
+}

@@ -1,0 +1,138 @@
+/** The virtual machine model and its Redfish resources, without HTTP. */
+import { defaultSpec } from '../../../local/fleet/fleet';
+import { type BootEvent, VirtualMachine } from '../../../local/fleet/machine';
+import { machineIdOf, routeRedfish } from '../../../local/fleet/redfish';
+import { parseFaults } from '../../../local/fleet/server';
+
+function machine(overrides: Parameters<typeof defaultSpec>[2] = {}) {
+  return new VirtualMachine(defaultSpec('t', 0, overrides));
+}
+
+describe('VirtualMachine', () => {
+  it('boots from its disk, or once from the override, which is then spent', () => {
+    const m = machine();
+    m.reset('On');
+    expect(m.boots.at(-1)).toMatchObject({ device: 'Hdd', override: false, mode: 'UEFI' });
+    m.setBoot({ target: 'Pxe', enabled: 'Once' });
+    m.reset('ForceRestart');
+    expect(m.boots.at(-1)).toMatchObject({ device: 'Pxe', override: true });
+    expect(m.boot).toMatchObject({ target: 'None', enabled: 'Disabled' });
+    m.setBoot({ target: 'Cd', enabled: 'Continuous' });
+    m.insertMedia('Cd', 'http://images/ipa.iso');
+    m.reset('ForceRestart');
+    m.reset('ForceRestart');
+    expect(m.boots.slice(-2).map((b) => [b.device, b.image])).toEqual([
+      ['Cd', 'http://images/ipa.iso'],
+      ['Cd', 'http://images/ipa.iso'],
+    ]);
+  });
+
+  it('starts a guest on boot and stops it on power off (where the ramdisk agent plugs in)', async () => {
+    const m = machine();
+    const started: BootEvent[] = [];
+    let stopped = 0;
+    m.guestFactory = (event) => {
+      started.push(event);
+      return { stop: () => void stopped++ };
+    };
+    m.reset('On');
+    await new Promise((r) => setImmediate(r));
+    expect(started).toHaveLength(1);
+    m.reset('ForceRestart');
+    await new Promise((r) => setImmediate(r));
+    expect([started.length, stopped]).toEqual([2, 1]);
+    m.reset('ForceOff');
+    await new Promise((r) => setImmediate(r));
+    expect(stopped).toBe(2);
+  });
+
+  it('ignores graceful actions without ACPI, and every action when power is stuck', () => {
+    const m = machine({ acpi: false });
+    m.reset('On');
+    m.reset('GracefulShutdown');
+    expect(m.powerState).toBe('On');
+    m.setFaults({ powerStuck: true });
+    m.reset('ForceOff');
+    expect(m.powerState).toBe('On');
+    expect(m.resets).toEqual(['On', 'GracefulShutdown', 'ForceOff']);
+  });
+
+  it('refuses what its BMC does not support', () => {
+    const m = machine({ continuousBootOverride: false });
+    expect(() => m.setBoot({ target: 'Floppy' })).toThrow('The value Floppy for BootSourceOverrideTarget is not allowed');
+    expect(() => m.setBoot({ enabled: 'Continuous' })).toThrow('The value Continuous for BootSourceOverrideEnabled is not allowed');
+    m.setBoot({ mode: 'Legacy' });
+    expect(() => m.setSecureBoot(true)).toThrow('Secure boot needs UEFI');
+    expect(() => m.insertMedia('Cd', '')).toThrow('InsertMedia needs an Image');
+  });
+
+  it('has unique MACs and its own credentials per machine, the same for the same prefix', () => {
+    const a = defaultSpec('x', 0);
+    const b = defaultSpec('x', 1);
+    const macs = [...a.nics, ...b.nics].map((n) => n.mac);
+    expect(new Set(macs).size).toBe(4);
+    for (const mac of macs) expect(mac).toMatch(/^52:54:00(:[0-9a-f]{2}){3}$/);
+    expect(a.password).not.toBe(b.password);
+    expect(defaultSpec('x', 0)).toEqual(a);
+    expect(defaultSpec('y', 0).nics[0]?.mac).not.toBe(a.nics[0]?.mac);
+  });
+});
+
+describe('Redfish resources', () => {
+  const m = machine();
+  const machines = new Map([[m.id, m]]);
+  const get = (path: string) => routeRedfish(machines, { method: 'GET', path, body: undefined });
+
+  it('links the service root, systems, managers and virtual media', () => {
+    expect(get('/redfish/v1')).toMatchObject({ status: 200, body: { Systems: { '@odata.id': '/redfish/v1/Systems' } } });
+    expect(get('/redfish/v1/Systems')).toMatchObject({ body: { Members: [{ '@odata.id': '/redfish/v1/Systems/t-0' }] } });
+    expect(get('/redfish/v1/Systems/t-0')).toMatchObject({
+      body: { PowerState: 'Off', Links: { ManagedBy: [{ '@odata.id': '/redfish/v1/Managers/t-0' }] } },
+    });
+    expect(get('/redfish/v1/Managers/t-0/VirtualMedia/Cd')).toMatchObject({ body: { MediaTypes: ['CD', 'DVD'], Inserted: false } });
+    expect(get('/redfish/v1/Systems/t-0/Storage/1/Drives/0')).toMatchObject({ body: { CapacityBytes: 100 * 1024 ** 3 } });
+    expect(get('/redfish/v1/Systems/nope').status).toBe(404);
+    expect(get('/redfish/v1/Systems/t-0/Storage/1/Drives/7').status).toBe(404);
+  });
+
+  it('answers bad requests with Redfish errors', () => {
+    const reset = routeRedfish(machines, {
+      method: 'POST',
+      path: '/redfish/v1/Systems/t-0/Actions/ComputerSystem.Reset',
+      body: { ResetType: 'Bounce' },
+    });
+    expect(reset).toMatchObject({
+      status: 400,
+      body: { error: { '@Message.ExtendedInfo': [{ Message: 'The value Bounce for the parameter ResetType is not allowed.' }] } },
+    });
+    const patch = routeRedfish(machines, {
+      method: 'PATCH',
+      path: '/redfish/v1/Systems/t-0',
+      body: { Boot: { BootSourceOverrideMode: 'Magic' } },
+    });
+    expect(patch.status).toBe(400);
+    expect(routeRedfish(machines, { method: 'DELETE', path: '/redfish/v1/Systems/t-0', body: undefined }).status).toBe(405);
+  });
+
+  it('names the machine a path belongs to', () => {
+    expect(machineIdOf('/redfish/v1/Managers/t-0/VirtualMedia/Cd')).toBe('t-0');
+    expect(machineIdOf('/redfish/v1/Systems')).toBeUndefined();
+  });
+});
+
+describe('parseFaults', () => {
+  it('accepts known faults and explains bad ones', () => {
+    expect(parseFaults({ down: 'hang', slowMs: 10, errorStatus: 503, errorCount: 2, errorMethods: ['POST'], unauthorized: true })).toEqual({
+      down: 'hang',
+      slowMs: 10,
+      errorStatus: 503,
+      errorCount: 2,
+      errorMethods: ['POST'],
+      unauthorized: true,
+    });
+    expect(parseFaults({ down: 'sideways' })).toBe('down must be "reset" or "hang"');
+    expect(parseFaults({ errorStatus: 200 })).toBe('errorStatus must be an HTTP error status (400-599)');
+    expect(parseFaults({ fire: true })).toMatch(/^unknown fault\(s\): fire/);
+    expect(parseFaults([])).toBe('faults must be a JSON object');
+  });
+});
