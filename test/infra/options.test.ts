@@ -40,7 +40,10 @@ it('places the conductor (only) in the given VPC subnets and security groups', (
   }[];
   const conductor = functions.find((f) => f.Properties.Description.includes('conductor'));
   const api = functions.find((f) => f.Properties.Description.includes('api'));
-  expect(conductor?.Properties.VpcConfig).toEqual({ SubnetIds: ['subnet-0aaaaaaaaaaaaaaa1', 'subnet-0aaaaaaaaaaaaaaa2'], SecurityGroupIds: ['sg-0bbbbbbbbbbbbbbb1'] });
+  expect(conductor?.Properties.VpcConfig).toEqual({
+    SubnetIds: ['subnet-0aaaaaaaaaaaaaaa1', 'subnet-0aaaaaaaaaaaaaaa2'],
+    SecurityGroupIds: ['sg-0bbbbbbbbbbbbbbb1'],
+  });
   expect(api?.Properties.VpcConfig).toBeUndefined();
 });
 

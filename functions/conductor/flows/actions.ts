@@ -10,6 +10,28 @@ import type { Node } from '#objects/node';
 import type { ConductorContext } from '../context';
 import { type MessageArgs, claimForMessage } from '../claim';
 
+class VerifyError extends Error {}
+
+/** What verification caches from the management interface; an interface without it is skipped. */
+async function cacheManagementFacts(task: Task): Promise<void> {
+  const driver = loadDriver(task.node);
+  const management = driver.management;
+  const attempt = async <T>(read: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await read();
+    } catch (err) {
+      task.log.debug('Not cached during verification', { node: task.node.uuid, error: String(err) });
+      return undefined;
+    }
+  };
+  const vendor = await attempt(() => management.detectVendor(task));
+  if (vendor) task.node.properties = { ...task.node.properties, vendor };
+  const mode = await attempt(() => management.getBootMode(task));
+  if (mode !== undefined && mode !== null) task.node.boot_mode = mode;
+  const secure = await attempt(() => management.getSecureBootState(task));
+  if (secure !== undefined) task.node.secure_boot = secure;
+}
+
 interface Action {
   /** The state the API left the node in for this action. */
   readonly state: string;
@@ -21,25 +43,36 @@ interface Action {
 
 const ACTIONS: Readonly<Record<string, Action>> = {
   manage: {
+    // Ironic's do_node_verify: power credentials, then cache vendor, boot mode and secure boot.
     state: st.VERIFYING,
     async run(task) {
       const driver = loadDriver(task.node);
-      await driver.power.validate(task);
-      await driver.interfaces.management.validate(task);
-      task.node.power_state = await driver.power.getPowerState(task);
+      try {
+        await driver.power.validate(task);
+      } catch (err) {
+        throw new VerifyError(`Failed to validate power driver interface for node ${task.node.uuid}. Error: ${(err as Error).message}`);
+      }
+      try {
+        task.node.power_state = await driver.power.getPowerState(task);
+      } catch (err) {
+        throw new VerifyError(`Failed to get power state for node ${task.node.uuid}. Error: ${(err as Error).message}`);
+      }
+      await cacheManagementFacts(task);
     },
-    error: (node, err) => `Failed to get power state for node ${node.uuid}. Error: ${err.message}`,
+    error: (_node, err) => err.message,
   },
   inspect: {
     state: st.INSPECTING,
     async run(task) {
       const driver = loadDriver(task.node);
       await driver.power.validate(task);
-      await driver.interfaces.inspect.validate(task);
+      await driver.inspect.validate(task);
       task.node.inspection_started_at = new Date().toISOString();
+      const result = await driver.inspect.inspectHardware(task);
+      task.node.properties = result.properties;
       task.node.inspection_finished_at = new Date().toISOString();
     },
-    error: (node, err) => `Failed to inspect hardware. Reason: ${err.message}`,
+    error: (_node, err) => `Failed to inspect hardware. Reason: ${err.message}`,
   },
   adopt: {
     state: st.ADOPTING,

@@ -61,7 +61,7 @@ async function syncOne(ctx: ConductorContext, node: Node, maxRetries: number, re
   if (recovering && node.provision_state === ENROLL) return;
   result.checked++;
   const task = { node, log: ctx.log };
-  let actual: string;
+  let actual: string | null;
   try {
     const driver = loadDriver(node);
     await driver.power.validate(task);
