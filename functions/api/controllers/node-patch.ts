@@ -20,10 +20,10 @@ import { atLeast } from '../microversion';
 import { checkNodeName } from '../names';
 import { type PatchOperation, applyPatch } from '../patch';
 import { route } from '../route';
-import { NETWORK_DATA_SCHEMA, NODE_DESCRIPTION_MAX_LENGTH, NODE_PATCH_SCHEMA, PATCH_SCHEMA } from '../schemas/node';
+import { NETWORK_DATA_OUTLINE, NODE_DESCRIPTION_MAX_LENGTH, NODE_PATCH_SCHEMA, PATCH_SCHEMA } from '../schemas/node';
 import { validateSchema } from '../validation';
 import { fieldAllowed } from '../views/node';
-import { checkPropertyValues, formatConductorGroup, showNode, validateExtra } from './nodes';
+import { checkPropertyValues, conductorName, formatConductorGroup, showNode, validateExtra } from './nodes';
 
 /** Top-level fields a PATCH may touch (Ironic 21.4's PATCH_ALLOWED_FIELDS). */
 export const PATCH_ALLOWED_FIELDS = [
@@ -88,7 +88,7 @@ function checkPatch(req: ApiRequest, patch: readonly PatchOperation[], resetInte
   }
   for (const networkData of patchValues(patch, '/network_data')) {
     try {
-      validateSchema('network_data', NETWORK_DATA_SCHEMA, networkData);
+      validateSchema('network_data', NETWORK_DATA_OUTLINE, networkData);
     } catch (err) {
       throw new Invalid(`Invalid network_data: ${(err as Error).message.replace(/^Schema error for network_data: /, '')} `);
     }
@@ -228,7 +228,10 @@ export async function patchNode(req: ApiRequest, ctx: ApiContext, params: { iden
   checkUpdate(node, before, changed, resetInterfaces === true);
   const saved = await ctx.nodes.save(node);
   ctx.log.info('Node updated', { node: node.uuid, fields: [...changed] });
-  return json(200, showNode(req, ctx, saved));
+  // Ironic's conductor answers with the node as it saved it, under its own lock.
+  const view = showNode(req, ctx, saved);
+  if ('reservation' in view) view.reservation = conductorName(ctx);
+  return json(200, view);
 }
 
 export const NODE_PATCH_ROUTES = [route('PATCH', '/v1/nodes/:ident', patchNode)];

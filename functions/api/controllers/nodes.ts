@@ -168,6 +168,9 @@ export async function createNode(req: ApiRequest, ctx: ApiContext): Promise<ApiR
   return json(201, showNode(req, ctx, node), { Location: `${req.baseUrl}/v1/nodes/${node.uuid}` });
 }
 
+/** Ironic's DELETE_ALLOWED_STATES plus available (its `[conductor]allow_deleting_available_nodes`, on by default). */
+const DELETABLE_STATES = [...DELETE_ALLOWED_STATES, AVAILABLE];
+
 export async function deleteNode(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   rejectUnexpected(collectArgs(req), []);
   const node = await findNode(req, ctx, params.ident, true);
@@ -175,9 +178,9 @@ export async function deleteNode(req: ApiRequest, ctx: ApiContext, params: { ide
   if (isLocked(node)) throw new NodeLocked(node.uuid, node.reservation as string);
   if (!node.maintenance && node.instance_uuid !== null) throw new NodeAssociated(node.uuid, node.instance_uuid);
   if (node.protected) throw new NodeProtected(node.uuid);
-  if (!node.maintenance && !DELETE_ALLOWED_STATES.includes(node.provision_state)) {
+  if (!node.maintenance && !DELETABLE_STATES.includes(node.provision_state)) {
     throw new InvalidState(
-      `Can not delete node "${node.uuid}" while it is in provision state "${node.provision_state}". Valid provision states to perform deletion are: "(${DELETE_ALLOWED_STATES.map((s) => `'${s}'`).join(', ')})", or set the node into maintenance mode`,
+      `Can not delete node "${node.uuid}" while it is in provision state "${node.provision_state}". Valid provision states to perform deletion are: "(${DELETABLE_STATES.map((s) => `'${s}'`).join(', ')})", or set the node into maintenance mode`,
     );
   }
   // Conditional on the revision read and on the lock: a concurrent change or lock is a 409.

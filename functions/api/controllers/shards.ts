@@ -4,7 +4,7 @@
  * about one read unit per 4 KB of keys, i.e. per some hundred nodes); nodes without a shard count
  * under the name "None", as Ironic prints them.
  */
-import { httpErrors } from '#common/errors';
+import { ClientSideError, httpErrors } from '#common/errors';
 import { collectArgs, rejectUnexpected } from '../args';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
@@ -29,7 +29,14 @@ export async function otherShards(req: ApiRequest): Promise<ApiResponse> {
   throw httpErrors.methodNotAllowed(atLeast(req.version, 82) ? '' : NOT_ALLOWED);
 }
 
+/** One shard is not a resource: 404, as Ironic's get_one answers. */
+export async function getShard(req: ApiRequest): Promise<ApiResponse> {
+  if (!atLeast(req.version, 82)) throw httpErrors.notFound(NOT_ALLOWED);
+  throw new ClientSideError('The resource could not be found.', 404);
+}
+
 export const SHARD_ROUTES = [
   route('GET', '/v1/shards', getShards),
+  route('GET', '/v1/shards/:name', getShard),
   ...['POST', 'PUT', 'PATCH', 'DELETE'].map((method) => route(method, '/v1/shards', otherShards)),
 ];

@@ -16,7 +16,7 @@ export const NODE_DESCRIPTION_MAX_LENGTH = 4096;
  * Ironic checks a non-empty network_data against Nova's network_data schema. Ironless checks its
  * outline (the three lists a network_data document must have); see README, Known differences.
  */
-const NETWORK_DATA_OUTLINE = {
+export const NETWORK_DATA_OUTLINE: JsonSchema = {
   type: 'object',
   required: ['links', 'networks', 'services'],
   properties: { links: { type: 'array' }, networks: { type: 'array' }, services: { type: 'array' } },
