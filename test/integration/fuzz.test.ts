@@ -255,13 +255,11 @@ const request: fc.Arbitrary<FuzzRequest> = fc
         fc
           .tuple(existing, badQuery)
           .map(([n, q]) => ({ method: fc.constantFrom('DELETE'), path: `/v1/nodes/${n}${q}`, body: fc.constant(undefined) })),
-        fc
-          .tuple(existing, token)
-          .map(([n, t]) => ({
-            method: fc.constant('DELETE'),
-            path: `/v1/nodes/${n}/traits/${enc(`zz${t}`)}`,
-            body: fc.constant(undefined),
-          })),
+        fc.tuple(existing, token).map(([n, t]) => ({
+          method: fc.constant('DELETE'),
+          path: `/v1/nodes/${n}/traits/${enc(`zz${t}`)}`,
+          body: fc.constant(undefined),
+        })),
         fc
           .tuple(GETS, fc.constantFrom('OPTIONS', 'FOO', 'PROPFIND', 'CONNECTX'))
           .map(([path, m]) => ({ method: fc.constant(m), path, body: fc.constant(undefined) })),
