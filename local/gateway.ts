@@ -71,7 +71,8 @@ export class Gateway {
       res.end(JSON.stringify({ message: 'Internal server error' }));
       return;
     }
-    const reply = JSON.parse(result.payload) as APIGatewayProxyResult | null;
+    // The function's own value when the host has it (the same JSON the payload would parse to).
+    const reply = (result.result !== undefined ? result.result : JSON.parse(result.payload)) as APIGatewayProxyResult | null;
     if (reply === null || typeof reply.statusCode !== 'number') {
       res.writeHead(502, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ message: 'Internal server error' }));

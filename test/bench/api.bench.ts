@@ -5,6 +5,8 @@
  * Throughput is measured on a stack without the DynamoDB counting proxy (it adds a hop to every
  * request); round trips are counted on a second stack that has it.
  */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { LocalStack } from '../../local/stack';
 import { type BenchContext, type Bench, measure } from './bench';
 
@@ -45,7 +47,30 @@ async function throughput({ buildDir, log }: BenchContext): Promise<Record<strin
       const body = await call(url, 'GET', `/v1/nodes/detail?limit=${LIST_NODES}`);
       if ((body.nodes as unknown[]).length !== LIST_NODES) throw new Error('list returned the wrong number of nodes');
     });
-    return { getNode: get, listDetail1000: list, createNode: create };
+    // The ceiling at this moment: DynamoDB Local itself, driven from this process at the same
+    // concurrency (a conditional put per create, a consistent get per GET).
+    const raw = DynamoDBDocumentClient.from(
+      new DynamoDBClient({
+        endpoint: stack.endpoints.dynamodb,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
+      }),
+    );
+    const rawGet = await measure(4000, CONCURRENCY, async (i) => {
+      await raw.send(new GetCommand({ TableName: stack.tables.nodes, Key: { uuid: uuids[i % uuids.length] }, ConsistentRead: true }));
+    });
+    const rawPut = await measure(1000, CONCURRENCY, async (i) => {
+      await raw.send(
+        new PutCommand({
+          TableName: stack.tables.uniques,
+          Item: { key: `bench/${i}`, owner: 'x' },
+          ConditionExpression: 'attribute_not_exists(#k)',
+          ExpressionAttributeNames: { '#k': 'key' },
+        }),
+      );
+    });
+    raw.destroy();
+    return { getNode: get, listDetail1000: list, createNode: create, dynamodbLocalRaw: { getItem: rawGet, conditionalPutItem: rawPut } };
   } finally {
     await stack.stop();
   }
