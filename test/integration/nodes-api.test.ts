@@ -110,6 +110,20 @@ describe('PATCH', () => {
   });
 });
 
+describe('DELETE', () => {
+  it('refuses a node with an instance unless it is in maintenance', async () => {
+    const instance = '77777777-7777-4777-8777-777777777777';
+    const uuid = await create({ name: 'del-1', instance_uuid: instance });
+    const refused = await api.request('DELETE', '/v1/nodes/del-1');
+    expect(refused.status).toBe(409);
+    expect(faultOf(refused).faultstring).toBe(`Node ${uuid} is associated with instance ${instance}.`);
+    await api.request('PUT', '/v1/nodes/del-1/maintenance');
+    expect((await api.request('DELETE', '/v1/nodes/del-1')).status).toBe(204);
+    // The name and the instance are free again.
+    expect((await api.request('POST', '/v1/nodes', { driver: 'fake-hardware', name: 'del-1', instance_uuid: instance })).status).toBe(201);
+  });
+});
+
 describe('maintenance and traits', () => {
   it('sets maintenance with a reason and clears reason and fault when leaving it', async () => {
     await create({ name: 'maint-1' });
