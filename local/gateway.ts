@@ -29,6 +29,16 @@ export class Gateway {
         void err;
       });
     });
+    // Requests Node's HTTP parser refuses (an unknown method, a malformed request line) never reach
+    // the function; they are answered in the API's error form rather than with an empty 400.
+    this.server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+      if (!socket.writable) return;
+      const [status, title] = err.code === 'HPE_INVALID_METHOD' ? [405, 'Method Not Allowed'] : [400, 'Bad Request'];
+      const body = JSON.stringify({ error_message: JSON.stringify({ code: status, title, description: '' }) });
+      socket.end(
+        `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    });
     this.server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       this.server?.once('error', reject);
@@ -61,7 +71,8 @@ export class Gateway {
       res.end(JSON.stringify({ message: 'Internal server error' }));
       return;
     }
-    const reply = JSON.parse(result.payload) as APIGatewayProxyResult | null;
+    // The function's own value when the host has it (the same JSON the payload would parse to).
+    const reply = (result.result !== undefined ? result.result : JSON.parse(result.payload)) as APIGatewayProxyResult | null;
     if (reply === null || typeof reply.statusCode !== 'number') {
       res.writeHead(502, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ message: 'Internal server error' }));
@@ -77,7 +88,13 @@ export class Gateway {
   }
 
   private toEvent(req: IncomingMessage, body: Buffer): APIGatewayProxyEvent {
-    const url = new URL(req.url ?? '/', 'http://local');
+    // The request target is split by hand: as a URL, "//x/y" would name a host "x".
+    const target = req.url ?? '/';
+    const mark = target.indexOf('?');
+    const url = {
+      pathname: mark < 0 ? target : target.slice(0, mark),
+      searchParams: new URLSearchParams(mark < 0 ? '' : target.slice(mark + 1)),
+    };
     const headers: Record<string, string> = {};
     const multiValueHeaders: Record<string, string[]> = {};
     for (let i = 0; i < req.rawHeaders.length; i += 2) {

@@ -28,8 +28,13 @@ export interface FunctionSpec {
 
 export interface InvokeResult {
   readonly statusCode: number;
-  /** The JSON the function returned, or its error payload. */
+  /** The JSON the function returned, or its error payload (serialized on first read). */
   readonly payload: string;
+  /**
+   * What the function returned, before serialization, for in-process callers (the gateway) that
+   * would otherwise parse `payload` straight back: a 2 MB list reply need not be copied twice.
+   */
+  readonly result?: unknown;
   /** "Unhandled" when the function failed, as Lambda's X-Amz-Function-Error. */
   readonly functionError?: string;
   readonly executedVersion: string;
@@ -138,7 +143,7 @@ class VersionRuntime {
         this.finish(env);
         pending.resolve(
           message.ok
-            ? { statusCode: 200, payload: JSON.stringify(message.result ?? null), executedVersion: this.version }
+            ? returned(message.result ?? null, this.version)
             : { statusCode: 200, payload: JSON.stringify(message.error), functionError: 'Unhandled', executedVersion: this.version },
         );
         this.next(env);
@@ -364,6 +369,19 @@ export class LambdaHost {
     }
     return log;
   }
+}
+
+/** A successful invocation's result; its JSON payload is made only when someone reads it. */
+function returned(value: unknown, executedVersion: string): InvokeResult {
+  let payload: string | undefined;
+  return {
+    statusCode: 200,
+    executedVersion,
+    result: value,
+    get payload() {
+      return (payload ??= JSON.stringify(value));
+    },
+  };
 }
 
 /** Split "name", "name:qualifier" or an ARN into name and qualifier. */

@@ -25,6 +25,8 @@ export interface ApiRequest {
   version: ApiVersion;
   /** Whether `version` was negotiated (errors after that carry the version headers). */
   negotiated?: boolean;
+  /** The path ended in ".json", which the router stripped (pecan's content-type extension). */
+  jsonSuffix?: boolean;
 }
 
 export interface ApiResponse {

@@ -102,7 +102,9 @@ async function lambdaHandler(event: APIGatewayProxyEvent): Promise<APIGatewayPro
       res = { status: 500, body: errorBody(500, 'Internal Server Error') };
     }
   }
-  log.info(`${req.method} ${req.path} ${res.status}`, { status: res.status, version: `${req.version.major}.${req.version.minor}` });
+  // The access line is debug: API Gateway keeps access logs, and an info line per request is the
+  // largest per-request cost on a busy API after DynamoDB itself.
+  log.debug(`${req.method} ${req.path} ${res.status}`, { status: res.status, version: `${req.version.major}.${req.version.minor}` });
   log.removeKeys(['request_id']);
   return toResult(req, res);
 }

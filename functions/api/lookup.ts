@@ -1,22 +1,54 @@
-/** Finding the resource a path names (Ironic's `get_rpc_node`). */
-import { NodeNotFound, httpErrors } from '#common/errors';
-import { canonicalUuid, isUuidLike } from '#common/ids';
+/** Finding the resource a path names (Ironic's `_lookup`, `get_rpc_node` and `get_rpc_node_with_suffix`). */
+import { ChassisNotFound, InvalidUuidOrName, NodeNotFound, httpErrors, withStatus } from '#common/errors';
+import { isOsloUuidLike } from '#common/ids';
 import type { Node } from '#objects/node';
 import type { ApiContext } from './context';
 import type { ApiRequest } from './http';
 import { atLeast } from './microversion';
+import { isUuidOrName, isValidLogicalName } from './names';
 
-const LOGICAL_NAME = /^[A-Za-z0-9\-._~]+$/;
+/**
+ * The routing check every `/v1/nodes/{ident}/…` path passes first: a value that can be neither a
+ * UUID nor a name is a 400 in webob's form.
+ */
+export function checkNodeIdent(ident: string): void {
+  if (!isUuidOrName(ident)) throw httpErrors.badRequest(`Expected UUID or name for node: ${ident}`);
+}
 
-/** A node by UUID, or by name from 1.5 on; 400 for a value that can be neither. */
-export async function findNode(req: ApiRequest, ctx: ApiContext, ident: string): Promise<Node> {
-  if (isUuidLike(ident)) return ctx.nodes.get(canonicalUuid(ident));
-  if (!atLeast(req.version, 5)) throw new NodeNotFound(ident);
-  if (!LOGICAL_NAME.test(ident) || ident.length > 255) throw httpErrors.badRequest(`Expected UUID or name for node: ${ident}`);
-  return ctx.nodes.getByName(ident);
+async function getRpcNode(req: ApiRequest, ctx: ApiContext, ident: string): Promise<Node> {
+  // UUIDs are looked up as written, as Ironic's database compares them.
+  if (isOsloUuidLike(ident)) return ctx.nodes.get(ident);
+  if (atLeast(req.version, 5)) {
+    if (isValidLogicalName(ident, req.version)) return ctx.nodes.getByName(ident);
+    throw new InvalidUuidOrName(ident);
+  }
+  throw new NodeNotFound(ident);
+}
+
+/**
+ * A node by UUID, or by name from 1.5 on. With `withSuffix` (show, update, delete), a path that
+ * ended in ".json" (stripped by the router) also finds a node whose name ends in ".json".
+ */
+export async function findNode(req: ApiRequest, ctx: ApiContext, ident: string, withSuffix = false): Promise<Node> {
+  checkNodeIdent(ident);
+  try {
+    return await getRpcNode(req, ctx, ident);
+  } catch (err) {
+    if (!(err instanceof NodeNotFound) || !withSuffix || !req.jsonSuffix) throw err;
+    return getRpcNode(req, ctx, `${ident}.json`);
+  }
 }
 
 /** Whether a node's lock is held right now (an expired lock does not count). */
 export function isLocked(node: Node, now: number = Date.now()): boolean {
   return node.reservation !== null && (node.storeMeta?.lockExpiresAt ?? 0) >= now;
+}
+
+/**
+ * The chassis a node names. Chassis are not served yet, so none exists: every reference is a
+ * ChassisNotFound, which node requests answer with 400 (Ironic's `_replace_chassis_uuid_with_id`).
+ * The integrator replaces this with a lookup in the chassis store.
+ */
+export async function requireChassis(_ctx: ApiContext, uuid: string, status = 400): Promise<string> {
+  throw withStatus(new ChassisNotFound(uuid), status);
 }

@@ -1,8 +1,9 @@
 /**
  * API microversions (Ironic's `api/controllers/base.py` Version and `v1/versions.py`).
  *
- * The request names its version in `X-OpenStack-Ironic-API-Version` (or `OpenStack-API-Version:
- * baremetal 1.N`); `latest` means the maximum; no header means the minimum, 1.1. The maximum is
+ * The request names its version in `X-OpenStack-Ironic-API-Version`; `latest` means the maximum; no
+ * header means the minimum, 1.1. (Ironic 21.4 does not read the generic `OpenStack-API-Version`
+ * header: a request with only that one is served at 1.1, as here.) The maximum is
  * the pinned release's `api`, so a pinned API refuses what the older release could not serve.
  */
 import { httpErrors } from '#common/errors';
@@ -32,11 +33,6 @@ export function parseVersion(text: string): ApiVersion | undefined {
 export function requestedVersion(headers: Readonly<Record<string, string>>): string | undefined {
   const ironic = headers[VERSION_HEADER.toLowerCase()];
   if (ironic !== undefined) return ironic;
-  const generic = headers['openstack-api-version'];
-  if (generic !== undefined) {
-    const match = /^\s*baremetal\s+(\S+)\s*$/i.exec(generic);
-    if (match) return match[1];
-  }
   return undefined;
 }
 

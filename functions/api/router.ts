@@ -10,15 +10,27 @@
 import { httpErrors } from '#common/errors';
 import type { ApiContext } from './context';
 import { NODE_ROUTES } from './controllers/nodes';
+import { NODE_MAINTENANCE_ROUTES } from './controllers/node-maintenance';
+import { NODE_PATCH_ROUTES } from './controllers/node-patch';
 import { NODE_STATE_ROUTES } from './controllers/node-states';
 import { NODE_POWER_ROUTES } from './controllers/node-power';
+import { NODE_TRAIT_ROUTES } from './controllers/node-traits';
+import { SHARD_ROUTES } from './controllers/shards';
 import { getRoot, getV1 } from './controllers/root';
 import type { ApiRequest, ApiResponse } from './http';
 import type { Route } from './route';
 import { MAX_VERSION_HEADER, MIN_VERSION, MIN_VERSION_HEADER, VERSION_HEADER, negotiate, versionString } from './microversion';
 
 /** Every route of the v1 API; each controller module declares its own. */
-const ROUTES: readonly Route[] = [...NODE_ROUTES, ...NODE_STATE_ROUTES, ...NODE_POWER_ROUTES];
+const ROUTES: readonly Route[] = [
+  ...NODE_ROUTES,
+  ...NODE_PATCH_ROUTES,
+  ...NODE_MAINTENANCE_ROUTES,
+  ...NODE_TRAIT_ROUTES,
+  ...NODE_STATE_ROUTES,
+  ...NODE_POWER_ROUTES,
+  ...SHARD_ROUTES,
+];
 
 function match(route: Route, segments: readonly string[]): Record<string, string> | undefined {
   if (route.segments.length !== segments.length) return undefined;
@@ -32,9 +44,17 @@ function match(route: Route, segments: readonly string[]): Record<string, string
   return params;
 }
 
-/** Split a path into decoded segments, adding the `v1` prefix Ironic lets clients leave out. */
-function segmentsOf(path: string): string[] | undefined {
-  const raw = path.split('/').filter((s) => s !== '');
+/**
+ * Split a path into decoded segments, adding the `v1` prefix Ironic lets clients leave out. A
+ * final ".json" is taken off, as pecan takes a content-type extension off (`req.jsonSuffix`).
+ */
+function segmentsOf(req: ApiRequest): string[] | undefined {
+  const raw = req.path.split('/').filter((s) => s !== '');
+  const last = raw[raw.length - 1];
+  if (last !== undefined && last.length > 5 && last.endsWith('.json')) {
+    raw[raw.length - 1] = last.slice(0, -5);
+    req.jsonSuffix = true;
+  }
   let segments: string[];
   try {
     segments = raw.map((s) => decodeURIComponent(s));
@@ -50,7 +70,7 @@ export async function dispatch(req: ApiRequest, ctx: ApiContext): Promise<ApiRes
     if (req.method !== 'GET' && req.method !== 'HEAD') throw httpErrors.methodNotAllowed();
     return withVersionHeaders(await getRoot(req, ctx), ctx, MIN_VERSION);
   }
-  const segments = segmentsOf(req.path);
+  const segments = segmentsOf(req);
   if (segments === undefined) throw httpErrors.notFound();
   if (segments.length === 1) {
     req.version = negotiateOrRefuse(req, ctx);
@@ -65,7 +85,7 @@ export async function dispatch(req: ApiRequest, ctx: ApiContext): Promise<ApiRes
   // Literal segments beat parameters (`/nodes/detail` is not node "detail").
   candidates.sort((a, b) => literalCount(b.r) - literalCount(a.r));
   const found = candidates.find((c) => c.r.method === method);
-  if (found === undefined) throw httpErrors.methodNotAllowed();
+  if (found === undefined) throw httpErrors.methodNotAllowed('', [...new Set(candidates.map((c) => c.r.method))].sort());
   return withVersionHeaders(await found.r.handler(req, ctx, found.params as Record<string, string>), ctx, req.version);
 }
 

@@ -29,9 +29,10 @@ export class Invalid extends IronicError {
 }
 export class InvalidParameterValue extends Invalid {}
 export class MissingParameterValue extends InvalidParameterValue {}
+/** A JSON patch operation that could not be applied; `patch` is shown as Python prints it. */
 export class PatchError extends Invalid {
-  constructor(patch: unknown, reason: string) {
-    super(`Couldn't apply patch '${JSON.stringify(patch)}'. Reason: ${reason}`);
+  constructor(patchRepr: string, reason: string) {
+    super(`Couldn't apply patch '${patchRepr}'. Reason: ${reason}`);
   }
 }
 export class InvalidUUID extends Invalid {
@@ -59,16 +60,38 @@ export class InvalidStateRequested extends Invalid {
     super(`The requested action "${action}" can not be performed on node "${node}" while it is in state "${state}".`);
   }
 }
-export class ClientSideError extends Invalid {}
 /** A driver does not implement an operation, or its interface is a `no-*` one (Ironic's noop). */
 export class UnsupportedDriverExtension extends Invalid {
   constructor(driver: string, extension: string) {
     super(`Driver ${driver} does not support ${extension} (disabled or not implemented).`);
   }
 }
+/** Ironic's ClientSideError: a client error with its own status (400 unless given). */
+export class ClientSideError extends Invalid {
+  constructor(
+    message: string,
+    readonly status: number = 400,
+  ) {
+    super(message);
+  }
+  override get code(): number {
+    return this.status;
+  }
+}
+export class InvalidConductorGroup extends Invalid {
+  constructor(group: unknown) {
+    super(`Expected a conductor group but received ${String(group)}.`);
+  }
+}
 
 export class NotAuthorized extends IronicError {
   static override readonly code: number = 403;
+}
+export class HTTPForbidden extends NotAuthorized {}
+export class NodeProtected extends HTTPForbidden {
+  constructor(node: string) {
+    super(`Node ${node} is protected and cannot be undeployed, rebuilt or deleted`);
+  }
 }
 export class Unauthorized extends IronicError {
   static override readonly code: number = 401;
@@ -93,6 +116,21 @@ export class DriverNotFound extends NotFound {
   }
 }
 export class NoValidHost extends NotFound {}
+export class ChassisNotFound extends NotFound {
+  constructor(chassis: string) {
+    super(`Chassis ${chassis} could not be found.`);
+  }
+}
+export class NodeTraitNotFound extends NotFound {
+  constructor(node: string, trait: string) {
+    super(`Node ${node} doesn't have a trait '${trait}'`);
+  }
+}
+/** An error of another class answered with a different status (Ironic sets `e.code` before re-raising). */
+export function withStatus<T extends IronicError>(err: T, status: number): T {
+  Object.defineProperty(err, 'code', { value: status });
+  return err;
+}
 
 export class MethodNotAllowed extends IronicError {
   static override readonly code: number = 405;
@@ -130,6 +168,11 @@ export class InvalidState extends Conflict {}
 export class PowerStateFailure extends InvalidState {
   constructor(pstate: string) {
     super(`Failed to set node power state to ${pstate}.`);
+  }
+}
+export class NodeAssociated extends InvalidState {
+  constructor(node: string, instance: string) {
+    super(`Node ${node} is associated with instance ${instance}.`);
   }
 }
 /** An optimistic-concurrency write lost its race; callers retry or answer 409. */
@@ -217,7 +260,8 @@ export class HttpError extends IronicError {
 
 export const httpErrors = {
   badRequest: (message: string) => new HttpError(400, 'Bad Request', message),
-  notFound: () => new HttpError(404, 'Not Found'),
-  methodNotAllowed: () => new HttpError(405, 'Method Not Allowed'),
+  notFound: (message = '') => new HttpError(404, 'Not Found', message),
+  methodNotAllowed: (message = '', allow?: readonly string[]) =>
+    new HttpError(405, 'Method Not Allowed', message, allow ? { Allow: allow.join(', ') } : {}),
   notAcceptable: (message: string, headers?: Record<string, string>) => new HttpError(406, 'Not Acceptable', message, headers),
 };

@@ -8,6 +8,21 @@ export function isUuidLike(value: string): boolean {
   return UUID_RE.test(value);
 }
 
+/**
+ * oslo's is_uuid_like, exactly: "urn:" and "uuid:" anywhere, braces at the ends and dashes anywhere
+ * are ignored, and what is left must be 32 hexadecimal digits. Ironic decides with it whether an
+ * identifier is a UUID or a name.
+ */
+export function isOsloUuidLike(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  const hex = value
+    .replace(/urn:/g, '')
+    .replace(/uuid:/g, '')
+    .replace(/^[{}]+|[{}]+$/g, '')
+    .replace(/-/g, '');
+  return /^[0-9a-fA-F]{32}$/.test(hex);
+}
+
 /** The canonical, lower-case, dashed form of a UUID-like value. */
 export function canonicalUuid(value: string): string {
   const hex = value.replace(/-/g, '').toLowerCase();

@@ -15,6 +15,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  ScanCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -61,8 +62,11 @@ export interface NodeFilter {
   readonly fault?: string;
   readonly retired?: boolean;
   readonly chassisUuid?: string;
+  /** SQL LIKE '%…%' semantics, as Ironic's database applies it: case-insensitive, `%` and `_` are wildcards. */
   readonly descriptionContains?: string;
   readonly parentNode?: string;
+  /** Owner or lessee. */
+  readonly project?: string;
 }
 
 export interface Page {
@@ -88,6 +92,8 @@ export interface NodeStore {
   reserve(uuid: string, owner: LockOwner, options?: ReserveOptions): Promise<Node>;
   /** Release a lock this copy holds; false when it was no longer ours. */
   release(node: Node): Promise<boolean>;
+  /** How many nodes each shard has (null: nodes without a shard). */
+  shardCounts(): Promise<Map<string | null, number>>;
 }
 
 export interface DynamoNodeStoreProps {
@@ -356,6 +362,8 @@ export class DynamoNodeStore implements NodeStore {
   }
 
   async list(filter: NodeFilter, page: Page): Promise<{ nodes: Node[]; more: boolean }> {
+    // An empty shard list matches nothing (SQL `shard IN ()`).
+    if (filter.shards !== undefined && filter.shards.length === 0) return { nodes: [], more: false };
     const sources = this.indexSources(filter);
     const custom = page.sortKey !== undefined && page.sortKey !== 'id';
     const descending = page.sortDir === 'desc';
@@ -378,10 +386,11 @@ export class DynamoNodeStore implements NodeStore {
     if (!custom) return { nodes: nodes.slice(0, page.limit), more: nodes.length > page.limit };
 
     const key = page.sortKey as string;
+    // Ironic orders by (sort key, id), both in the requested direction; NULL sorts first.
     nodes.sort(
       (a, b) =>
-        compareField((a as unknown as Dict)[key], (b as unknown as Dict)[key]) * (descending ? -1 : 1) ||
-        a.storeMeta!.sortId.localeCompare(b.storeMeta!.sortId),
+        (compareField((a as unknown as Dict)[key], (b as unknown as Dict)[key]) || compareField(a.storeMeta!.sortId, b.storeMeta!.sortId)) *
+        (descending ? -1 : 1),
     );
     let from = 0;
     if (page.marker !== undefined) {
@@ -472,6 +481,30 @@ export class DynamoNodeStore implements NodeStore {
     return fallback();
   }
 
+  /** Nodes per shard (null = no shard), from a keys-only read of the shard index. */
+  async shardCounts(): Promise<Map<string | null, number>> {
+    const counts = new Map<string | null, number>();
+    let exclusiveStart: Dict | undefined;
+    do {
+      const page = await this.client.send(
+        new ScanCommand({
+          TableName: this.table,
+          IndexName: 'byShard',
+          ProjectionExpression: '#shard',
+          ExpressionAttributeNames: { '#shard': '_shard' },
+          ExclusiveStartKey: exclusiveStart,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const key = String(item._shard);
+        const shard = key.startsWith('s#') ? key.slice(2) : null;
+        counts.set(shard, (counts.get(shard) ?? 0) + 1);
+      }
+      exclusiveStart = page.LastEvaluatedKey;
+    } while (exclusiveStart !== undefined);
+    return counts;
+  }
+
   /** Which index answers a filter, and with which partition values. */
   private indexSources(filter: NodeFilter): { index: string; keyName: string; values: string[] }[] {
     if (filter.provisionState !== undefined) return [{ index: 'byProvisionState', keyName: '_pstate', values: [filter.provisionState] }];
@@ -560,10 +593,10 @@ function guardsOf(node: Node): string[] {
 
 function matches(node: Node, filter: NodeFilter): boolean {
   if (filter.provisionState !== undefined && node.provision_state !== filter.provisionState) return false;
-  if (filter.conductorGroup !== undefined && (node.conductor_group ?? '').toLowerCase() !== filter.conductorGroup.toLowerCase())
-    return false;
-  if (filter.shards !== undefined && filter.shards.length > 0 && !filter.shards.includes(node.shard ?? '')) return false;
-  if (filter.sharded !== undefined && (node.shard !== null && node.shard !== '') !== filter.sharded) return false;
+  if (filter.conductorGroup !== undefined && (node.conductor_group ?? '') !== filter.conductorGroup) return false;
+  if (filter.shards !== undefined && (node.shard === null || !filter.shards.includes(node.shard))) return false;
+  if (filter.sharded !== undefined && (node.shard !== null) !== filter.sharded) return false;
+  if (filter.project !== undefined && node.owner !== filter.project && node.lessee !== filter.project) return false;
   if (filter.instanceUuid !== undefined && node.instance_uuid !== filter.instanceUuid) return false;
   if (filter.associated !== undefined && (node.instance_uuid !== null) !== filter.associated) return false;
   if (filter.maintenance !== undefined && node.maintenance !== filter.maintenance) return false;
@@ -575,14 +608,32 @@ function matches(node: Node, filter: NodeFilter): boolean {
   if (filter.retired !== undefined && node.retired !== filter.retired) return false;
   if (filter.chassisUuid !== undefined && node.chassis_uuid !== filter.chassisUuid) return false;
   if (filter.parentNode !== undefined && node.parent_node !== filter.parentNode) return false;
-  if (filter.descriptionContains !== undefined && !(node.description ?? '').includes(filter.descriptionContains)) return false;
+  if (filter.descriptionContains !== undefined && !sqlLike(node.description, filter.descriptionContains)) return false;
   return true;
 }
 
+/** `value LIKE '%keyword%'`: ASCII letters case-insensitive, `%` any run, `_` any one character. */
+export function sqlLike(value: string | null, keyword: string): boolean {
+  if (value === null) return false;
+  const pattern = [...keyword]
+    .map((ch) => {
+      if (ch === '%') return '.*';
+      if (ch === '_') return '.';
+      if (/[A-Za-z]/.test(ch)) return `[${ch.toLowerCase()}${ch.toUpperCase()}]`;
+      return ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    })
+    .join('');
+  return new RegExp(pattern, 'su').test(value);
+}
+
+/** SQL order: NULL first, numbers and booleans by value, text by code unit (a binary collation). */
 function compareField(a: unknown, b: unknown): number {
   if (a === b) return 0;
-  if (a === null || a === undefined) return -1;
+  if (a === null || a === undefined) return b === null || b === undefined ? 0 : -1;
   if (b === null || b === undefined) return 1;
   if (typeof a === 'number' && typeof b === 'number') return a - b;
-  return String(a).localeCompare(String(b));
+  if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
+  const x = String(a);
+  const y = String(b);
+  return x < y ? -1 : x > y ? 1 : 0;
 }

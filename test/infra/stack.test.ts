@@ -110,6 +110,26 @@ describe('IronlessStack', () => {
     }
   });
 
+  it("lets the API scan the nodes table's shard index (GET /v1/shards) and update nodes conditionally", () => {
+    const apiFunction = logicalIdOf('AWS::Lambda::Function', (p) =>
+      JSON.stringify(p.Environment ?? {}).includes('CONDUCTOR_FUNCTION'),
+    ) as string;
+    const fn = resources('AWS::Lambda::Function')[apiFunction] as { Properties: { Role: { 'Fn::GetAtt': [string, string] } } };
+    const role = fn.Properties.Role['Fn::GetAtt'][0];
+    const statements = Object.values(resources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify((p as { Properties: { Roles: unknown } }).Properties.Roles).includes(role))
+      .flatMap(
+        (p) =>
+          (p as { Properties: { PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] } } }).Properties
+            .PolicyDocument.Statement,
+      );
+    const allowing = (action: string) => statements.filter((s) => [s.Action].flat().includes(action));
+    const nodesTable = logicalIdOf('AWS::DynamoDB::GlobalTable', (p) => JSON.stringify(p).includes('byShard')) as string;
+    const scan = allowing('dynamodb:Scan').filter((s) => JSON.stringify(s.Resource).includes(nodesTable));
+    expect(JSON.stringify(scan)).toContain('/index/*');
+    expect(allowing('dynamodb:PutItem').length).toBeGreaterThan(0);
+  });
+
   it('schedules each periodic task against the conductor alias', () => {
     template.resourceCountIs('AWS::Events::Rule', Object.keys(PERIODIC_TASKS).length);
     for (const task of Object.keys(PERIODIC_TASKS)) {

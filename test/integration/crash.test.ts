@@ -46,6 +46,8 @@ it('a crash while running a deploy step leaves the node deploy failed, with last
   expect(failed.deploy_step).toEqual({});
   expect(failed.power_state).toBe('power off');
   const execution = stack.sfn.listExecutions(stack.stateMachineArn).find((e) => e.name.includes(uuid.slice(0, 8)));
+  // The node is failed by the Failed task; the execution ends right after it.
+  for (let i = 0; i < 100 && execution?.status === 'RUNNING'; i++) await new Promise((r) => setTimeout(r, 50));
   expect(execution?.status).toBe('FAILED');
   expect(execution?.history.map((e) => e.state).filter(Boolean)).toContain('Failed');
 

@@ -160,14 +160,18 @@ describe('ironless fleet create', () => {
     await api.provision('cli-0', 'manage');
     expect(await verified('cli-0')).toMatchObject({ provision_state: 'manageable', power_state: 'power off', last_error: null });
 
-    // The same names for BMCs elsewhere: refused clearly (the node cannot be updated without PATCH).
-    const again = runCli(['fleet', 'create', '--count', '1', '--api', stack.url, '--prefix', 'cli'], /serve Redfish at/);
-    const refused = await again.started.then(
-      () => undefined,
-      (err: { code?: number; out?: string }) => err,
+    // The same names for BMCs elsewhere: the existing nodes are pointed at the new BMCs (PATCH).
+    const again = runCli(
+      ['fleet', 'create', '--count', '1', '--api', stack.url, '--prefix', 'cli'],
+      /serve Redfish at (http:\/\/127\.0\.0\.1:\d+)/,
     );
-    expect(refused?.code).toBe(1);
-    expect(refused?.out).toContain(`Could not enroll the machines in ${stack.url}: A node named cli-0 already exists for another BMC`);
+    const [, otherBmc] = await again.started;
+    expect(otherBmc).not.toBe(bmc);
+    const moved = (await api.get('/v1/nodes/cli-0?fields=driver_info')).body;
+    expect(moved.driver_info.redfish_address).toBe(otherBmc);
+    const againExited = new Promise<number | null>((resolve) => again.child.once('exit', resolve));
+    again.child.kill('SIGINT');
+    expect(await againExited).toBe(0);
 
     const exited = new Promise<number | null>((resolve) => cli.child.once('exit', resolve));
     cli.child.kill('SIGINT');

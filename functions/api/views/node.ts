@@ -3,14 +3,18 @@
  * VERSIONED_FIELDS), the `fields` selection, secrets masked, and the sub-resource links.
  */
 import { AVAILABLE, INSPECTING, INSPECTWAIT } from '#common/states';
-import { InvalidParameterValue } from '#common/errors';
+import { Invalid, NotAcceptable } from '#common/errors';
 import type { Node } from '#objects/node';
 import { type ApiVersion, atLeast } from '../microversion';
 import { type Link, selfAndBookmark } from './links';
 import { maskPasswords, MASK } from './sanitize';
 import { isoTime } from './time';
 
-/** Fields of the node resource that appeared after 1.1, with the minor version that added them. */
+/**
+ * Fields of the node resource that appeared after 1.1, with the minor version that added them
+ * (Ironic 21.4's VERSIONED_FIELDS, plus the sub-resource links). Fields newer than 1.82 are
+ * listed so that they stay hidden at every version this API serves.
+ */
 export const NODE_FIELD_VERSIONS: Readonly<Record<string, number>> = {
   driver_internal_info: 3,
   name: 5,
@@ -61,8 +65,8 @@ export const NODE_FIELD_VERSIONS: Readonly<Record<string, number>> = {
 /** Fields of `GET /v1/nodes` without `detail` (Ironic's _DEFAULT_RETURN_FIELDS). */
 export const NODE_LIST_FIELDS = ['instance_uuid', 'maintenance', 'power_state', 'provision_state', 'uuid', 'name'] as const;
 
-/** Node fields the API shows, in Ironic's order (uuid, created_at, updated_at, then by name). */
-const OBJECT_FIELDS = [
+/** Node fields the API shows (Ironic 21.4's `_get_fields_for_node_query`), in its order. */
+export const OBJECT_FIELDS = [
   'automated_clean',
   'bios_interface',
   'boot_interface',
@@ -79,7 +83,6 @@ const OBJECT_FIELDS = [
   'driver_internal_info',
   'extra',
   'fault',
-  'firmware_interface',
   'inspection_finished_at',
   'inspection_started_at',
   'inspect_interface',
@@ -94,7 +97,6 @@ const OBJECT_FIELDS = [
   'network_data',
   'network_interface',
   'owner',
-  'parent_node',
   'power_interface',
   'power_state',
   'properties',
@@ -110,7 +112,6 @@ const OBJECT_FIELDS = [
   'retired',
   'retired_reason',
   'secure_boot',
-  'service_step',
   'shard',
   'storage_interface',
   'target_power_state',
@@ -126,7 +127,6 @@ const API_FIELDS = ['allocation_uuid', 'chassis_uuid', 'conductor'] as const;
 const DICT_FIELDS = new Set([
   'clean_step',
   'deploy_step',
-  'service_step',
   'driver_info',
   'driver_internal_info',
   'extra',
@@ -143,19 +143,23 @@ export function fieldAllowed(field: string, version: ApiVersion): boolean {
   return minor === undefined || atLeast(version, minor);
 }
 
-/** Every field name a `fields=` selection may name at this version. */
-export function validNodeFields(version: ApiVersion): string[] {
-  return ['uuid', 'created_at', 'updated_at', ...OBJECT_FIELDS, ...API_FIELDS].filter((f) => fieldAllowed(f, version));
+/** Names a `fields=` selection may use (Ironic checks them only when it builds a node's view). */
+const SELECTABLE = new Set<string>(['uuid', 'traits', ...API_FIELDS, ...OBJECT_FIELDS]);
+
+/** 406 when a `fields=` selection names a field newer than the request's version. */
+export function checkFieldVersions(fields: readonly string[] | undefined, version: ApiVersion): void {
+  if (fields === undefined) return;
+  for (const field of fields) {
+    if (!fieldAllowed(field, version)) throw new NotAcceptable('Request not acceptable.');
+  }
 }
 
-/** Check a `fields=` selection: every name must be a node field (Ironic: 400 "Field x is not a valid field."). */
-export function checkFields(fields: readonly string[] | undefined, version: ApiVersion): void {
+/** 400 "Field x is not a valid field." for the first name that is not a node field. */
+export function checkFieldNames(fields: readonly string[] | undefined): void {
   if (fields === undefined) return;
-  const valid = new Set(['uuid', 'created_at', 'updated_at', ...OBJECT_FIELDS, ...API_FIELDS, 'links']);
   for (const field of fields) {
-    if (!valid.has(field)) throw new InvalidParameterValue(`Field ${field} is not a valid field.`);
+    if (!SELECTABLE.has(field)) throw new Invalid(`Field ${field} is not a valid field.`);
   }
-  void version;
 }
 
 export interface NodeViewOptions {
@@ -165,6 +169,13 @@ export interface NodeViewOptions {
   readonly fields?: readonly string[];
   /** The conductor serving the node (1.49 `conductor`). */
   readonly conductor?: string | null;
+}
+
+/** Python's truth value of a JSON value (empty strings, lists and objects are false). */
+export function pyTruthy(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > 0;
+  if (value !== null && typeof value === 'object') return Object.keys(value).length > 0;
+  return Boolean(value);
 }
 
 export function nodeView(node: Node, options: NodeViewOptions): Record<string, unknown> {
@@ -197,12 +208,12 @@ export function nodeView(node: Node, options: NodeViewOptions): Record<string, u
   if (out.driver_info) out.driver_info = maskPasswords(out.driver_info as Record<string, unknown>);
   if (out.instance_info) {
     const info = maskPasswords(out.instance_info as Record<string, unknown>);
-    if (info.configdrive) info.configdrive = MASK;
-    if (info.image_url) info.image_url = MASK;
+    if (pyTruthy(info.configdrive)) info.configdrive = MASK;
+    if (pyTruthy(info.image_url)) info.image_url = MASK;
     out.instance_info = info;
   }
   const internal = out.driver_internal_info as Record<string, unknown> | undefined;
-  if (internal?.agent_secret_token) out.driver_internal_info = { ...internal, agent_secret_token: MASK };
+  if (pyTruthy(internal?.agent_secret_token)) out.driver_internal_info = { ...internal, agent_secret_token: MASK };
 
   // Older versions knew states by older names.
   if (out.provision_state === AVAILABLE && !atLeast(version, 2)) out.provision_state = null;

@@ -11,10 +11,24 @@ cmd=${1:?usage: ironic.sh start DIR PORT | stop DIR}
 dir=${2:?state directory}
 port=${3:-6385}
 
+# Stop the two services and their worker processes (ironic-api forks workers, which outlive a
+# parent stopped alone): TERM first, KILL whatever is left after a few seconds.
 stop() {
+  local pids=""
   for pidfile in "$dir"/api.pid "$dir"/conductor.pid; do
-    [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true
+    [ -f "$pidfile" ] || continue
+    local pid
+    pid=$(cat "$pidfile")
+    pids="$pids $pid $(pgrep -P "$pid" 2>/dev/null | tr '\n' ' ' || true)"
   done
+  [ -n "${pids// /}" ] && kill $pids 2>/dev/null || true
+  for _ in $(seq 1 20); do
+    local alive=""
+    for pid in $pids; do kill -0 "$pid" 2>/dev/null && alive="$alive $pid"; done
+    [ -z "$alive" ] && break
+    sleep 0.25
+  done
+  for pid in $pids; do kill -9 "$pid" 2>/dev/null || true; done
   rm -f "$dir"/api.pid "$dir"/conductor.pid
 }
 
@@ -51,6 +65,7 @@ port = $rpc_port
 [api]
 host_ip = 127.0.0.1
 port = $port
+api_workers = 1
 [dhcp]
 dhcp_provider = none
 [database]

@@ -114,6 +114,15 @@ export class MemoryNodeStore implements NodeStore {
     return this.load(stored);
   }
 
+  async shardCounts(): Promise<Map<string | null, number>> {
+    const counts = new Map<string | null, number>();
+    for (const stored of this.items.values()) {
+      const shard = this.load(stored).shard;
+      counts.set(shard, (counts.get(shard) ?? 0) + 1);
+    }
+    return counts;
+  }
+
   async release(node: Node): Promise<boolean> {
     const stored = this.items.get(node.uuid);
     if (!stored || stored.lockOwner !== node.storeMeta?.lockOwner) return false;

@@ -1,0 +1,79 @@
+/**
+ * Request arguments the way Ironic's controllers receive them (pecan + `ironic.common.args`):
+ * query parameters (a repeated one becomes a list) and, for handlers that take no body argument,
+ * the keys of a JSON object body. A handler declares the names it accepts; anything else is
+ * "Unexpected arguments: …". Each validator answers with Ironic's message, in which a value is
+ * printed as Python's str() prints it (a list as `['a', 'b']`).
+ */
+import { InvalidParameterValue } from '#common/errors';
+import { isUuidLike } from '#common/ids';
+import type { ApiRequest } from './http';
+import { pyRepr } from './pyrepr';
+import { parseBoolean } from './validation';
+
+/** An argument's raw value: a query string, a list of them, or any JSON value from a body. */
+export type RawArg = unknown;
+
+/** Python's str() of a value, as `%s` formats it into a message. */
+export function pyStr(value: unknown): string {
+  return typeof value === 'string' ? value : pyRepr(value);
+}
+
+/**
+ * The arguments of a request: query parameters, plus the keys of a JSON object body when
+ * `bodyKeys` (handlers without a body argument get those as keyword arguments in pecan).
+ */
+export function collectArgs(req: ApiRequest, body?: unknown): Map<string, RawArg> {
+  const args = new Map<string, RawArg>();
+  for (const [name, values] of Object.entries(req.query)) args.set(name, values.length === 1 ? values[0] : [...values]);
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    for (const [name, value] of Object.entries(body as Record<string, unknown>)) args.set(name, value);
+  }
+  return args;
+}
+
+/** Refuse arguments the handler does not take, naming them (Ironic lists them in set order; we keep request order). */
+export function rejectUnexpected(args: ReadonlyMap<string, RawArg>, accepted: readonly string[]): void {
+  const extra = [...args.keys()].filter((name) => !accepted.includes(name));
+  if (extra.length > 0) throw new InvalidParameterValue(`Unexpected arguments: ${extra.join(', ')}`);
+}
+
+export function argString(name: string, value: RawArg): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new InvalidParameterValue(`Expected string for ${name}: ${pyStr(value)}`);
+  return value;
+}
+
+export function argBoolean(name: string, value: RawArg): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  // oslo's bool_from_string reads anything else through str().
+  const text = typeof value === 'string' || typeof value === 'boolean' ? value : pyStr(value);
+  return parseBoolean(name, text) ?? undefined;
+}
+
+export function argUuid(name: string, value: RawArg): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || !isUuidLike(value)) throw new InvalidParameterValue(`Expected UUID for ${name}: ${pyStr(value)}`);
+  return value;
+}
+
+/** Python's int() of a query value: optional sign, digits, surrounding blanks and `_` separators allowed. */
+export function argInteger(name: string, value: RawArg): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'number' && Number.isInteger(value)) return value;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value === 'string' && /^\s*[-+]?\d+(_\d+)*\s*$/.test(value)) return Number(value.replace(/_/g, ''));
+  throw new InvalidParameterValue(`Expected an integer for ${name}: ${pyStr(value)}`);
+}
+
+/** A comma-separated list: lower-cased, blanks dropped, duplicates removed, order kept. */
+export function argStringList(name: string, value: RawArg): string[] | undefined {
+  const text = argString(name, value);
+  if (text === undefined) return undefined;
+  const items: string[] = [];
+  for (const part of text.split(',')) {
+    const item = part.trim().toLowerCase();
+    if (item !== '' && !items.includes(item)) items.push(item);
+  }
+  return items;
+}

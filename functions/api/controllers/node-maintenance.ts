@@ -1,0 +1,38 @@
+/**
+ * `PUT/DELETE /v1/nodes/{node}/maintenance` (Ironic's NodeMaintenanceController): set or clear
+ * maintenance mode, with an optional reason (a query parameter or a key of a JSON body). Leaving
+ * maintenance also clears the reason and the fault, as Ironic's update_node does. One
+ * conditional write: a node locked or changed meanwhile is a 409.
+ */
+import { NodeLocked } from '#common/errors';
+import { argString, collectArgs, rejectUnexpected } from '../args';
+import { parseBody } from '../body';
+import type { ApiContext } from '../context';
+import { type ApiRequest, type ApiResponse, noContent } from '../http';
+import { checkConductorFor } from '../interfaces';
+import { findNode, isLocked } from '../lookup';
+import { route } from '../route';
+
+async function setMaintenance(req: ApiRequest, ctx: ApiContext, ident: string, on: boolean): Promise<ApiResponse> {
+  const args = collectArgs(req, parseBody(req));
+  rejectUnexpected(args, on ? ['reason'] : []);
+  const reason = on ? argString('reason', args.get('reason')) : undefined;
+  const node = await findNode(req, ctx, ident);
+  checkConductorFor(ctx, node.driver, node.conductor_group);
+  node.maintenance = on;
+  node.maintenance_reason = reason ?? null;
+  if (!on) node.fault = null;
+  if (isLocked(node)) throw new NodeLocked(node.uuid, node.reservation as string);
+  await ctx.nodes.save(node);
+  ctx.log.info(on ? 'Maintenance set' : 'Maintenance cleared', { node: node.uuid });
+  return noContent(202);
+}
+
+export const putMaintenance = (req: ApiRequest, ctx: ApiContext, params: { ident: string }) => setMaintenance(req, ctx, params.ident, true);
+export const deleteMaintenance = (req: ApiRequest, ctx: ApiContext, params: { ident: string }) =>
+  setMaintenance(req, ctx, params.ident, false);
+
+export const NODE_MAINTENANCE_ROUTES = [
+  route('PUT', '/v1/nodes/:ident/maintenance', putMaintenance),
+  route('DELETE', '/v1/nodes/:ident/maintenance', deleteMaintenance),
+];

@@ -1,0 +1,72 @@
+/**
+ * The documented differences from Ironic 21.4 (README, "Known differences"), as the differential
+ * suite recognizes them. A difference the suite finds must match one of these, or the suite fails:
+ * a new regression cannot hide among known differences.
+ */
+import type { Difference } from './compare';
+
+export interface KnownDifference {
+  /** Short title, as in the README. */
+  readonly id: string;
+  readonly why: string;
+  /** Which differences it explains. */
+  readonly matches: (d: Difference) => boolean;
+}
+
+const step =
+  (...names: string[]) =>
+  (d: Difference) =>
+    names.includes(d.step);
+
+/** Differences in the path of the body, under a node or a list's nodes. */
+const bodyField =
+  (...fields: string[]) =>
+  (d: Difference) =>
+    fields.some((f) => new RegExp(`^body(\\.nodes\\[\\d+\\])?\\.${f.replace(/\./g, '\\.')}$`).test(d.aspect));
+
+export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
+  {
+    id: 'Malformed JSON is a 400',
+    why: 'Ironic 21.4 answers a request body that is not JSON with a 500; Ironless answers 400 with a message.',
+    matches: step('create with malformed JSON'),
+  },
+  {
+    id: 'Node lists with fields Ironic cannot query',
+    why:
+      'Ironic 21.4 fails with a 500 when a list asks for fields that are not database columns (conductor, chassis_uuid, ' +
+      'allocation_uuid) or for an unknown field; Ironless answers these fields as a single node shows them, and an unknown ' +
+      'one with the 400 "Field x is not a valid field." that Ironic gives for a single node.',
+    matches: step('list with fields', 'list with an unknown field'),
+  },
+  {
+    id: 'The traits limit names the node by UUID',
+    why:
+      'Ironic words "Could not modify traits for node N …" with its internal database id; Ironless has no such id and ' +
+      'names the node by UUID.',
+    matches: (d) => d.step === 'too many traits' && d.aspect === 'body.error_message.faultstring',
+  },
+  {
+    id: 'Step bookkeeping and power state after fake-hardware provisioning',
+    why:
+      "Outside the node API: after cleaning and deploying, Ironic's conductor leaves driver_internal_info clean_steps / " +
+      "deploy_steps as null and fake-hardware's power_state unset, while the Ironless conductor removes the step lists " +
+      'and records the fake power state ("power off"). Shown by every reply that includes such a node.',
+    matches: (d) =>
+      /\/v1\/nodes\/life\d/.test(d.request) &&
+      bodyField('driver_internal_info.clean_steps', 'driver_internal_info.deploy_steps', 'power_state')(d),
+  },
+];
+
+export function explain(differences: readonly Difference[]): {
+  explained: Map<KnownDifference, Difference[]>;
+  unexplained: Difference[];
+} {
+  const explained = new Map<KnownDifference, Difference[]>();
+  const unexplained: Difference[] = [];
+  for (const d of differences) {
+    const known = KNOWN_DIFFERENCES.find((k) => k.matches(d));
+    if (known === undefined) unexplained.push(d);
+    else explained.set(known, [...(explained.get(known) ?? []), d]);
+  }
+  return { explained, unexplained };
+}
