@@ -26,6 +26,17 @@ const bodyField =
 
 export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   {
+    id: 'Valid interfaces include redfish',
+    why:
+      "Ironless enables the redfish hardware type beside fake-hardware, so an unknown interface's message lists the redfish " +
+      'implementations too; the reference Ironic enables fake-hardware only (its redfish type would also need the direct ' +
+      'deploy interface, which changes other answers).',
+    matches: (d) =>
+      d.aspect === 'body.error_message.faultstring' &&
+      /Valid interfaces are \[/.test(String(d.ironless)) &&
+      /redfish/.test(String(d.ironless)),
+  },
+  {
     id: 'Malformed JSON is a 400',
     why: 'Ironic 21.4 answers a request body that is not JSON with a 500; Ironless answers 400 with a message.',
     matches: step('create with malformed JSON'),
