@@ -4,6 +4,7 @@
  */
 import { Command } from 'commander';
 import { registerBuild } from './commands/build';
+import { registerDbsync } from './commands/dbsync';
 import { registerLocal } from './commands/local';
 
 const program = new Command()
@@ -12,5 +13,6 @@ const program = new Command()
 
 registerLocal(program);
 registerBuild(program);
+registerDbsync(program);
 
 await program.parseAsync(process.argv);

@@ -151,3 +151,15 @@ export function tableNamesFromEnv(env: Readonly<Record<string, string | undefine
   }
   return names;
 }
+
+/**
+ * The CloudFormation output of the CDK stack carrying a table's physical name ("nodes" →
+ * "NodesTable"), which `ironless dbsync --stack NAME` reads.
+ */
+export function tableOutputKey(table: string): string {
+  const pascal = table
+    .split('_')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+  return `${pascal}Table`;
+}
