@@ -22,8 +22,9 @@ export function splitItem(item: Dict): { attributes: Dict; meta: StoreMeta } {
     sortId: typeof item._id === 'string' ? item._id : '',
     guards: Array.isArray(item._guards) ? (item._guards as string[]) : [],
   };
-  if (typeof item._lock_owner === 'string') meta.lockOwner = item._lock_owner;
-  if (typeof item._lock_exp === 'number') meta.lockExpiresAt = item._lock_exp;
+  // A copy read while someone holds the lock sees when the lock expires, but does not hold it:
+  // only reserve() (or a save that takes the lock) hands out a copy that writes through the lock.
+  if (typeof item._lock_owner === 'string' && typeof item._lock_exp === 'number') meta.lockExpiresAt = item._lock_exp;
   return { attributes, meta };
 }
 

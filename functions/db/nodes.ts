@@ -189,7 +189,9 @@ export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return this.decode(Attributes as Dict);
+      const node = this.decode(Attributes as Dict);
+      node.storeMeta = { ...this.metaOf(node), lockOwner: owner.token };
+      return node;
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
       const current = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { uuid }, ConsistentRead: true }));

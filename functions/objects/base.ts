@@ -51,9 +51,9 @@ export interface StoreMeta {
   sortId: string;
   /** Unique-value guards the stored item owns, to move them when those values change. */
   guards: readonly string[];
-  /** Owner token of the lock, when this copy was read or reserved while locked. */
+  /** Owner token of the lock when this copy holds it (from reserve(), or a save that took it). */
   lockOwner?: string;
-  /** When that lock expires (epoch ms). */
+  /** When the lock on the stored item expires (epoch ms), held by this copy or not. */
   lockExpiresAt?: number;
 }
 
