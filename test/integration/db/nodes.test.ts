@@ -114,7 +114,7 @@ describe('DynamoNodeStore.list', () => {
   let all: Node[];
 
   beforeAll(async () => {
-    listed = new DynamoNodeStore(db.context().release ? { ...db.context(), tables: await db.freshTables() } : db.context());
+    listed = new DynamoNodeStore({ ...db.context(), tables: await db.freshTables() });
     all = [];
     // Created one by one, so creation order is the order of this array.
     for (let i = 0; i < 12; i++) {
