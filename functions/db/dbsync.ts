@@ -10,7 +10,7 @@
 import type { ReleaseSelection } from '#common/releases';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { VersionedTable } from './codecs';
-import { type MigrationResult, migrateToLatest } from './migrations';
+import { type MigrationResult, countToMigrate, migrateToLatest } from './migrations';
 import { type Incompatibility, type TableVersions, incompatibilities, versionsInUse } from './versions';
 
 export interface DbsyncContext {
@@ -110,20 +110,24 @@ export async function dbsyncOnlineDataMigrations(
   if (options.maxCount !== undefined && (!Number.isInteger(options.maxCount) || options.maxCount < 1)) {
     return { exitCode: 127, lines: [], errors: ['"max-count" must be a positive value.'] };
   }
-  const refused = await checkVersions(ctx);
+  // One census answers both questions Ironic asks first: can this release read everything, and
+  // how much is there to migrate (the "total" of each migration).
+  const inUse = await versionsInUse(ctx.client, ctx.tables, ctx.segments);
+  const refused = refusal(ctx, inUse);
   if (refused) return refused;
-  const lines: string[] = [];
-  let results = await run(ctx, options, options.maxCount);
-  if (options.maxCount === undefined) {
-    // Items a service changed mid-run are looked at again, a few times, before giving up.
-    for (let pass = 1; pass < 5 && results.some((r) => r.conflicts > 0) && !pastDeadline(options); pass++) {
-      const again = await run(ctx, options, undefined);
-      results = results.map((r, i) => ({ ...r, migrated: r.migrated + again[i]!.migrated, conflicts: again[i]!.conflicts }));
-    }
+  const totals = inUse.map(({ versions }, i) => {
+    const latest = ctx.tables[i]!.codec.cls.VERSION;
+    return Object.entries(versions).reduce((n, [version, count]) => (version === latest ? n : n + count), 0);
+  });
+  let results = await run(ctx, options, options.maxCount, totals);
+  let remaining = await remainingAfter(ctx, results, options.maxCount);
+  // Without --max-count, items a service changed mid-run are looked at again, a few times.
+  for (let pass = 1; options.maxCount === undefined && remaining > 0 && pass < 5 && !pastDeadline(options); pass++) {
+    const again = await run(ctx, options, undefined);
+    results = results.map((r, i) => ({ ...r, migrated: r.migrated + again[i]!.migrated, conflicts: r.conflicts + again[i]!.conflicts }));
+    remaining = await remainingAfter(ctx, again, undefined);
   }
-  for (const r of results) lines.push(`update_to_latest_versions(${r.object}) migrated ${r.migrated} of ${r.total} objects.`);
-  const migrated = results.reduce((n, r) => n + r.migrated, 0);
-  const total = results.reduce((n, r) => n + r.total, 0);
+  const lines = results.map((r) => `update_to_latest_versions(${r.object}) migrated ${r.migrated} of ${r.total} objects.`);
   const unreadable = results.reduce((n, r) => n + r.unreadable, 0);
   if (unreadable > 0) {
     return {
@@ -133,21 +137,35 @@ export async function dbsyncOnlineDataMigrations(
       data: { migrations: results },
     };
   }
-  const done = migrated >= total && results.every((r) => r.conflicts === 0);
-  lines.push(done ? 'Data migrations have completed.' : 'Data migrations have not completed. Please re-run.');
-  return { exitCode: done ? 0 : 1, lines, errors: [], data: { migrations: results } };
+  lines.push(remaining === 0 ? 'Data migrations have completed.' : 'Data migrations have not completed. Please re-run.');
+  return { exitCode: remaining === 0 ? 0 : 1, lines, errors: [], data: { migrations: results } };
 }
 
-function run(ctx: DbsyncContext, options: MigrationOptions, maxCount: number | undefined): Promise<MigrationResult[]> {
+function run(ctx: DbsyncContext, options: MigrationOptions, maxCount: number | undefined, totals?: number[]): Promise<MigrationResult[]> {
   return migrateToLatest({
     client: ctx.client,
     tables: ctx.tables,
     ...(maxCount !== undefined ? { maxCount } : {}),
+    ...(totals !== undefined ? { totals } : {}),
     ...(ctx.segments !== undefined ? { segments: ctx.segments } : {}),
     ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
     ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),
     ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
   });
+}
+
+/**
+ * How many items are still not at their latest version. A run that migrated everything it
+ * counted, without conflicts, left none; otherwise (stopped by --max-count or the deadline, or
+ * raced by a service) the tables are counted again, so "done" is never a guess.
+ */
+async function remainingAfter(ctx: DbsyncContext, results: readonly MigrationResult[], maxCount: number | undefined): Promise<number> {
+  const clean = results.every((r) => r.migrated === r.total && r.conflicts === 0 && r.unreadable === 0);
+  const budgetLeft = maxCount === undefined || results.reduce((n, r) => n + r.migrated, 0) < maxCount;
+  if (clean && budgetLeft) return 0;
+  let remaining = 0;
+  for (const r of results) remaining += await countToMigrate(ctx.client, r.table, r.latest, ctx.segments);
+  return remaining;
 }
 
 function pastDeadline(options: MigrationOptions): boolean {
@@ -159,7 +177,10 @@ async function checkVersions(
   ctx: DbsyncContext,
   ignoreMissing = false,
 ): Promise<DbsyncOutcome<{ incompatible: Incompatibility[] }> | undefined> {
-  const inUse: TableVersions[] = await versionsInUse(ctx.client, ctx.tables, ctx.segments, ignoreMissing);
+  return refusal(ctx, await versionsInUse(ctx.client, ctx.tables, ctx.segments, ignoreMissing));
+}
+
+function refusal(ctx: DbsyncContext, inUse: readonly TableVersions[]): DbsyncOutcome<{ incompatible: Incompatibility[] }> | undefined {
   const incompatible = incompatibilities(inUse, ctx.release);
   if (incompatible.length === 0) return undefined;
   return {

@@ -45,6 +45,8 @@ export interface MigrateOptions {
   readonly batchSize?: number;
   /** Start no new batch after this time (epoch ms), so a Lambda returns before its timeout. */
   readonly deadline?: number;
+  /** Items each table has to migrate, when already counted (a version census); counted otherwise. */
+  readonly totals?: readonly number[];
   /** Called after the counting pass and after every batch. */
   readonly onProgress?: (results: readonly MigrationResult[]) => void;
 }
@@ -97,7 +99,9 @@ export async function migrateToLatest(options: MigrateOptions): Promise<Migratio
     conflicts: 0,
     unreadable: 0,
   }));
-  for (const result of results) result.total = await countToMigrate(options.client, result.table, result.latest, segments);
+  for (const [i, result] of results.entries()) {
+    result.total = options.totals?.[i] ?? (await countToMigrate(options.client, result.table, result.latest, segments));
+  }
   options.onProgress?.(results);
 
   // The budget is shared by all tables, in order, and reserved before a batch is written.
