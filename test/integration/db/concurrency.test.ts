@@ -4,7 +4,7 @@
  * a unique value raced for is taken once.
  */
 import { randomUUID } from 'node:crypto';
-import { ConcurrentUpdate, DuplicateName, IronicError, MACAlreadyExists, NodeLocked } from '../../../functions/common/errors';
+import { ConcurrentUpdate, DuplicateName, type IronicError, MACAlreadyExists, NodeLocked } from '../../../functions/common/errors';
 import { DynamoNodeStore } from '../../../functions/db/nodes';
 import { DynamoPortStore } from '../../../functions/db/ports';
 import { Port } from '../../../functions/objects/port';
