@@ -181,11 +181,16 @@ async function* indexKeys<T extends VersionedObject>(
   } while (exclusiveStart !== undefined);
 }
 
-/** Merge key streams, each in `_id` order, into one (an item in two partitions comes once). */
+/**
+ * Merge key streams, each in `_id` order, into one (an item in two partitions comes once). A
+ * stream is advanced only when its head has been taken and the next key is asked for, so the
+ * merge never queries a page nobody needs.
+ */
 async function* merge(streams: AsyncGenerator<KeyRef>[], descending: boolean): AsyncGenerator<KeyRef> {
-  const heads = await Promise.all(streams.map((s) => s.next()));
+  const heads: (IteratorResult<KeyRef> | undefined)[] = streams.map(() => undefined);
   const seen = streams.length > 1 ? new Set<string>() : undefined;
   for (;;) {
+    for (let i = 0; i < streams.length; i++) heads[i] ??= await streams[i]!.next();
     let best = -1;
     for (let i = 0; i < heads.length; i++) {
       const head = heads[i]!;
@@ -198,7 +203,7 @@ async function* merge(streams: AsyncGenerator<KeyRef>[], descending: boolean): A
     if (best < 0) return;
     const head = heads[best]!;
     if (head.done) return;
-    heads[best] = await streams[best]!.next();
+    heads[best] = undefined;
     if (seen?.has(head.value.key)) continue;
     seen?.add(head.value.key);
     yield head.value;
