@@ -130,6 +130,11 @@ export const TABLES = {
 export type TableName = keyof typeof TABLES;
 
 /**
+ * Adding an index after a release: derive its key in the table's codec, and bump the object's
+ * VERSION with a history step that changes no field ("Version 1.N: items carry _x for byX"), so
+ * `dbsync online-data-migrations` rewrites every item (re-deriving its index keys). Items written
+ * by the previous release lack the key until then: do not read the index while pinned to it.
+ *
  * Every index projects keys only: an index entry is rewritten only when its keys change, not on
  * every save of a node (which would multiply the cost of each write by the number of indexes).
  * Lists read the keys from the index and the items with BatchGetItem.

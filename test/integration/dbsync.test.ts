@@ -29,6 +29,10 @@ interface Run {
 }
 
 async function dbsync(...args: string[]): Promise<Run> {
+  return dbsyncWith({}, ...args);
+}
+
+async function dbsyncWith(env: Record<string, string>, ...args: string[]): Promise<Run> {
   try {
     const { stdout, stderr } = await execFileAsync(
       process.execPath,
@@ -42,7 +46,7 @@ async function dbsync(...args: string[]): Promise<Run> {
         dataDir,
         ...args,
       ],
-      { cwd: PROJECT_ROOT, env: { ...process.env, PIN_RELEASE_VERSION: '' } },
+      { cwd: PROJECT_ROOT, env: { ...process.env, PIN_RELEASE_VERSION: '', ...env } },
     );
     return { code: 0, stdout, stderr };
   } catch (err) {
@@ -129,6 +133,21 @@ describe('ironless dbsync on a local stack', () => {
     expect(migrations.stdout).toContain('Data migrations have completed.');
     const invoked = await stack!.lambda.invoke(LambdaHost.arn('dbsync', 'live'), { command: 'online-data-migrations' });
     expect(JSON.parse(invoked.payload)).toMatchObject({ exitCode: 0, lines: expect.arrayContaining(['Data migrations have completed.']) });
+  }, 60_000);
+
+  it('runs a command in the dbsync function with --function (here the local stack’s Lambda endpoint)', async () => {
+    const info = JSON.parse(readFileSync(join(dataDir, 'stack.json'), 'utf8')) as LocalStackInfo;
+    const env = {
+      AWS_ENDPOINT_URL_LAMBDA: info.endpoints.aws,
+      AWS_REGION: info.region,
+      AWS_ACCESS_KEY_ID: 'l',
+      AWS_SECRET_ACCESS_KEY: 'l',
+    };
+    const version = await dbsyncWith(env, '--function', info.functions.dbsync, 'version', '--json');
+    expect(version.code).toBe(0);
+    expect(JSON.parse(version.stdout)).toMatchObject({ exitCode: 0, data: { release: 'master' } });
+    const migrations = await dbsyncWith(env, '--function', info.functions.dbsync, 'online-data-migrations');
+    expect(migrations).toMatchObject({ code: 0, stdout: expect.stringContaining('Data migrations have completed.') });
   }, 60_000);
 
   it('works on the data of a stopped stack', async () => {
