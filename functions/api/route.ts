@@ -11,6 +11,10 @@ export interface Route {
 }
 
 /** A route: `route('GET', '/v1/nodes/:ident', handler)`; `:name` segments become params. */
-export function route(method: string, path: string, handler: (req: ApiRequest, ctx: ApiContext, params: never) => Promise<ApiResponse>): Route {
+export function route(
+  method: string,
+  path: string,
+  handler: (req: ApiRequest, ctx: ApiContext, params: never) => Promise<ApiResponse>,
+): Route {
   return { method, segments: path.split('/').filter((s) => s !== ''), handler: handler as Handler };
 }
