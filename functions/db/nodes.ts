@@ -4,7 +4,8 @@
  * Costs per operation (DynamoDB round trips): get by uuid 1 read; get by name or instance 2 reads
  * (guard, item); create 1 write (a transaction when the node has a name, an instance or a
  * chassis); save 1 write; reserve 1 write (returns the item); list: 1 query per page of keys + 1
- * batch read per 100 items (see `query.ts`); a list filtered by instance reads 2 items at most.
+ * batch read per 100 items (see `query.ts`); a list filtered by instance reads 2 items at most;
+ * destroy: 3 queries for dependents, then 1 write (a transaction with them), then the history.
  *
  * Every write is conditional: on the item's revision (no lost updates) and on its lock (a node
  * reserved by someone else is never written: NodeLocked, 409).
@@ -23,11 +24,17 @@ import { isUuidLike } from '#common/ids';
 import type { StoreMeta } from '#objects/base';
 import type { Dict } from '#objects/fields';
 import { Node } from '#objects/node';
-import { type Bookkeeping, type ObjectCodec, isConditionFailure } from './items';
+import { type Bookkeeping, type ObjectCodec, cancellationCodes, isConditionFailure } from './items';
 import { ALL_NODES, groupKey, guard, shardKey, sparseKey } from './keys';
 import { ASSOCIATED, IN_MAINTENANCE, type NodeFilter, planNodeQuery } from './node-filters';
 import type { Page } from './query';
-import { type ItemCheck, ObjectTable, type StoreContext, type WriteCondition } from './table';
+import { dependentsOf } from './node-cascade';
+import { DynamoNodeHistoryStore } from './node-history';
+import type { TableName } from './schema';
+import { type ItemCheck, ObjectTable, type StoreContext, type TransactItem, type WriteCondition } from './table';
+
+/** DynamoDB's limit on the items of one transaction. */
+const MAX_TRANSACTION_ITEMS = 100;
 
 export type { NodeFilter } from './node-filters';
 export type { Page } from './query';
@@ -99,6 +106,7 @@ export const NODE_CODEC: ObjectCodec<Node> = {
 
 export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
   private readonly chassisTable: string;
+  private readonly tables: Readonly<Record<TableName, string>>;
 
   constructor(props: DynamoNodeStoreProps) {
     super(props, 'nodes', NODE_CODEC, {
@@ -108,6 +116,7 @@ export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
         key.startsWith('node/name/') ? new DuplicateName(node.name ?? '') : new InstanceAssociated(node.instance_uuid ?? '', node.uuid),
     });
     this.chassisTable = props.tables.chassis;
+    this.tables = props.tables;
   }
 
   getByName(name: string): Promise<Node> {
@@ -152,8 +161,34 @@ export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
     return this.write(node, book, this.writeCondition(meta, now), checks);
   }
 
-  destroy(node: Node): Promise<void> {
-    return this.destroyObject(node);
+  /** Destroy a node with its ports, portgroups, allocations and history (see `node-cascade.ts`). */
+  async destroy(node: Node): Promise<void> {
+    const meta = this.metaOf(node);
+    const dependents = await dependentsOf(this.client, this.tables, node.uuid);
+    const deletes = dependents.flatMap((d) => [
+      { Delete: { TableName: d.table, Key: { uuid: d.uuid } } } as TransactItem,
+      ...d.guards.map((key) => this.guardDeleteFor(key, d.uuid)),
+    ]);
+    const own = 1 + meta.guards.length;
+    if (deletes.length === 0) {
+      await this.destroyObject(node);
+    } else if (own + deletes.length <= MAX_TRANSACTION_ITEMS) {
+      const condition = this.writeCondition(meta, this.now());
+      try {
+        await this.transact([
+          { Delete: { TableName: this.tableName, Key: { uuid: node.uuid }, ...condition } },
+          ...meta.guards.map((key) => this.guardDeleteFor(key, node.uuid)),
+          ...deletes,
+        ]);
+      } catch (err) {
+        if (cancellationCodes(err)) throw await this.conflictCause(node.uuid, meta);
+        throw err;
+      }
+    } else {
+      await this.destroyObject(node);
+      for (let i = 0; i < deletes.length; i += MAX_TRANSACTION_ITEMS) await this.transact(deletes.slice(i, i + MAX_TRANSACTION_ITEMS));
+    }
+    await new DynamoNodeHistoryStore({ client: this.client, tables: this.tables, release: this.releaseSelection }).prune(node.uuid, 0);
   }
 
   async reserve(uuid: string, owner: LockOwner, options: ReserveOptions = {}): Promise<Node> {

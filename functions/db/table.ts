@@ -61,7 +61,7 @@ export interface WriteCondition {
 
 const CONDITION_FAILED = 'ConditionalCheckFailed';
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export class ObjectTable<T extends VersionedObject> {
   protected readonly client: DynamoDBDocumentClient;
@@ -289,13 +289,17 @@ export class ObjectTable<T extends VersionedObject> {
 
   /** Delete a guard we own; a guard already gone is fine, one owned by another item is not touched. */
   private guardDelete(key: string, obj: T): TransactItem {
+    return this.guardDeleteFor(key, this.keyOf(obj));
+  }
+
+  protected guardDeleteFor(key: string, owner: string): TransactItem {
     return {
       Delete: {
         TableName: this.uniques,
         Key: { key },
         ConditionExpression: 'attribute_not_exists(#key) OR #owner = :owner',
         ExpressionAttributeNames: { '#key': 'key', '#owner': 'owner' },
-        ExpressionAttributeValues: { ':owner': this.keyOf(obj) },
+        ExpressionAttributeValues: { ':owner': owner },
       },
     };
   }

@@ -85,6 +85,13 @@ const bench: Bench = {
             copy = await stores.nodes.reserve(named.uuid, { host: 'bench', token: `r${i}`, ttlSeconds: 60 });
           },
         ),
+        'destroy node (no ports)': await roundTrips(
+          20,
+          () => stores.nodes.destroy(copy!),
+          async () => {
+            copy = await stores.nodes.create(makeNode());
+          },
+        ),
         'list 100 nodes (first page)': await roundTrips(10, () => stores.nodes.list({}, { limit: 100 })),
         'list nodes by instance_uuid': await roundTrips(10, () =>
           stores.nodes.list({ instanceUuid: named.instance_uuid! }, { limit: 100 }),

@@ -9,6 +9,7 @@ import {
   ConductorNotFound,
   DeployTemplateDuplicateName,
   MACAlreadyExists,
+  NodeLocked,
   NodeNotFound,
   PortDuplicateName,
   PortNotFound,
@@ -187,5 +188,45 @@ describe('node history', () => {
     expect(listed.items.map((e) => e.event)).toEqual(['e0', 'e1', 'e2', 'e3']);
     expect(await stores.nodeHistory.prune(n.uuid, 2)).toBe(2);
     expect((await stores.nodeHistory.listByNode(n.uuid, { limit: 10 })).items.map((e) => e.event)).toEqual(['e2', 'e3']);
+  });
+});
+
+describe('destroying a node', () => {
+  it('takes its ports, portgroups, allocations and history with it, and frees their unique values', async () => {
+    const n = await node();
+    const pg = await stores.portgroups.create(
+      new Portgroup({ uuid: randomUUID(), node_uuid: n.uuid, name: 'bond-gone', address: '52:54:00:dd:00:01' }),
+    );
+    const port = await stores.ports.create(
+      new Port({ uuid: randomUUID(), node_uuid: n.uuid, address: '52:54:00:dd:00:02', name: 'eth-gone', portgroup_uuid: pg.uuid }),
+    );
+    const allocation = await stores.allocations.create(
+      new Allocation({ uuid: randomUUID(), name: 'alloc-gone', node_uuid: n.uuid, state: 'active' }),
+    );
+    await stores.nodeHistory.create(new NodeHistory({ uuid: randomUUID(), node_uuid: n.uuid, event: 'e' }));
+    const other = await node();
+
+    await stores.nodes.destroy(await stores.nodes.get(n.uuid));
+
+    await expect(stores.nodes.get(n.uuid)).rejects.toThrow(NodeNotFound);
+    await expect(stores.ports.get(port.uuid)).rejects.toThrow(PortNotFound);
+    await expect(stores.portgroups.get(pg.uuid)).rejects.toThrow(PortgroupNotFound);
+    await expect(stores.allocations.get(allocation.uuid)).rejects.toThrow('could not be found');
+    expect((await stores.nodeHistory.listByNode(n.uuid, { limit: 10 })).items).toEqual([]);
+    // Their MAC addresses and names can be used again.
+    await stores.ports.create(new Port({ uuid: randomUUID(), node_uuid: other.uuid, address: '52:54:00:dd:00:02', name: 'eth-gone' }));
+    await stores.portgroups.create(
+      new Portgroup({ uuid: randomUUID(), node_uuid: other.uuid, name: 'bond-gone', address: '52:54:00:dd:00:01' }),
+    );
+    await stores.allocations.create(new Allocation({ uuid: randomUUID(), name: 'alloc-gone' }));
+  });
+
+  it('refuses, taking nothing, while another holds its lock', async () => {
+    const n = await node();
+    const port = await stores.ports.create(new Port({ uuid: randomUUID(), node_uuid: n.uuid, address: '52:54:00:dd:01:01' }));
+    const copy = await stores.nodes.get(n.uuid);
+    await stores.nodes.reserve(n.uuid, { host: 'conductor:9', token: 'busy', ttlSeconds: 60 });
+    await expect(stores.nodes.destroy(copy)).rejects.toThrow(NodeLocked);
+    expect((await stores.ports.get(port.uuid)).node_uuid).toBe(n.uuid);
   });
 });
