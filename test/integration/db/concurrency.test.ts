@@ -53,7 +53,7 @@ describe('racing writers', () => {
 
   it('many writers that retry on 409 lose no update: a counter ends at the number of writers', async () => {
     const node = await nodes.create(makeNode({ extra: { count: 0 } }));
-    const WRITERS = 30;
+    const WRITERS = 20;
     let retries = 0;
     await Promise.all(
       Array.from({ length: WRITERS }, async (_, i) => {
