@@ -17,6 +17,8 @@ export default {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+      // Real services on a shared 2-core machine: a test that takes 2 s alone can take 10 under load.
+      testTimeout: 30_000,
       globalSetup: '<rootDir>/test/integration/global-setup.mjs',
     },
     {

@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { registerBuild } from './commands/build';
 import { registerFleet } from './commands/fleet';
+import { registerDbsync } from './commands/dbsync';
 import { registerLocal } from './commands/local';
 
 const program = new Command()
@@ -14,5 +15,6 @@ const program = new Command()
 registerLocal(program);
 registerBuild(program);
 registerFleet(program);
+registerDbsync(program);
 
 await program.parseAsync(process.argv);

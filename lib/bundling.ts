@@ -12,6 +12,7 @@ export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..
 export const FUNCTIONS = {
   api: 'functions/api/index.ts',
   conductor: 'functions/conductor/index.ts',
+  dbsync: 'functions/dbsync/index.ts',
 } as const;
 export type FunctionName = keyof typeof FUNCTIONS;
 

@@ -19,6 +19,7 @@ import { ConductorQueues } from './constructs/conductor-queues';
 import { IronlessFunction } from './constructs/function';
 import { StepsMachine } from './constructs/steps-machine';
 import { Tables } from './constructs/tables';
+import { tableOutputKey } from '../functions/db/schema';
 import { DEFAULT_SETTINGS, type IronlessSettings, settingsEnvironment, validateSettings } from './settings';
 
 /** Where the conductor runs when it must reach BMCs and agents on private networks. */
@@ -44,6 +45,8 @@ export class IronlessStack extends Stack {
   readonly api: LambdaRestApi;
   readonly apiFunction: IronlessFunction;
   readonly conductor: IronlessFunction;
+  /** `ironless dbsync` inside AWS: version checks and online data migrations next to the tables. */
+  readonly dbsync: IronlessFunction;
   readonly steps: StepsMachine;
   readonly queues: ConductorQueues;
   readonly tables: Tables;
@@ -134,6 +137,15 @@ export class IronlessStack extends Stack {
     this.queues.grantSend(this.apiFunction.function);
     this.conductor.live.grantInvoke(this.apiFunction.function);
 
+    // Online migrations scan whole tables: the longest timeout Lambda allows, and memory for CPU.
+    this.dbsync = new IronlessFunction(this, 'Dbsync', {
+      name: 'dbsync',
+      timeout: Duration.minutes(15),
+      memorySize: 1024,
+      environment: { ...this.tables.environment(), ...settingsEnvironment(settings) },
+    });
+    this.tables.grantReadWrite(this.dbsync.function);
+
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH });
     this.api = new LambdaRestApi(this, 'RestApi', {
       handler: this.apiFunction.live,
@@ -154,5 +166,13 @@ export class IronlessStack extends Stack {
       description: 'OS_ENDPOINT for the openstack client; npm run smoke -- <this URL>',
     });
     new CfnOutput(this, 'StepsStateMachineArn', { value: this.steps.stateMachine.stateMachineArn });
+    new CfnOutput(this, 'DbsyncFunction', {
+      value: this.dbsync.live.functionArn,
+      description: 'ironless dbsync --function <this ARN> <command>',
+    });
+    // `ironless dbsync --stack <name>` finds the tables through these outputs.
+    for (const [name, table] of Object.entries(this.tables.tables)) {
+      new CfnOutput(this, tableOutputKey(name), { value: table.tableName, description: `DynamoDB table "${name}"` });
+    }
   }
 }

@@ -115,8 +115,15 @@ function keySchema(partitionKey: string, sortKey?: string) {
   ];
 }
 
-/** Create the tables of the schema (or add indexes a persisted table lacks). Returns physical names. */
-export async function createTables(client: DynamoDBClient, prefix: string): Promise<Record<TableName, string>> {
+/**
+ * Create the tables of the schema (or add indexes a persisted table lacks). Returns physical
+ * names; `report` hears each table and index created.
+ */
+export async function createTables(
+  client: DynamoDBClient,
+  prefix: string,
+  report: (line: string) => void = () => {},
+): Promise<Record<TableName, string>> {
   const names = {} as Record<TableName, string>;
   for (const [name, def] of Object.entries(TABLES) as [TableName, TableDef][]) {
     const tableName = `${prefix}-${name}`;
@@ -144,6 +151,7 @@ export async function createTables(client: DynamoDBClient, prefix: string): Prom
                 })),
         }),
       );
+      report(`Created table ${tableName}${def.indexes.length > 0 ? ` with indexes ${def.indexes.map((i) => i.name).join(', ')}` : ''}`);
       continue;
     }
     for (const index of def.indexes) {
@@ -163,6 +171,7 @@ export async function createTables(client: DynamoDBClient, prefix: string): Prom
           ],
         }),
       );
+      report(`Created index ${index.name} on table ${tableName}`);
     }
   }
   return names;

@@ -3,7 +3,7 @@
  * machine definition the CDK stack deploys, hosted by real local stand-ins for each AWS service.
  * Only endpoints differ, given to the functions through the AWS SDK's AWS_ENDPOINT_URL_* variables.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -24,6 +24,7 @@ import { createTables, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb
 import { Gateway } from './gateway';
 import { LambdaHost } from './lambda-host';
 import { RequestCounter } from './request-counter';
+import { type LocalStackInfo, PREFIX, STACK_FILE } from './stack-info';
 import { LocalStepFunctions } from './stepfunctions';
 import { type ConductorQueue, SqsEventSource, createConductorQueues, startSqs } from './sqs';
 
@@ -48,7 +49,8 @@ export interface LocalStackOptions {
   readonly log?: (line: string) => void;
 }
 
-const PREFIX = 'ironless';
+/** As the CDK stack's dbsync function: online migrations may run long. */
+const DBSYNC_TIMEOUT_SECONDS = 900;
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /** Build the function bundles and the worker runtime into `dir`. */
@@ -91,6 +93,7 @@ export class LocalStack {
   private readonly sources: SqsEventSource[] = [];
   private readonly timers: NodeJS.Timeout[] = [];
   private scratch: string | undefined;
+  private stackFile: string | undefined;
   private readonly log: (line: string) => void;
 
   constructor(private readonly options: LocalStackOptions = {}) {
@@ -150,6 +153,7 @@ export class LocalStack {
       const functions: [FunctionName, number][] = [
         ['api', this.settings.apiTimeoutSeconds],
         ['conductor', this.settings.conductorTimeoutSeconds],
+        ['dbsync', DBSYNC_TIMEOUT_SECONDS],
       ];
       for (const [name, timeoutSeconds] of functions) {
         this.lambda.createFunction({
@@ -188,6 +192,7 @@ export class LocalStack {
       this.gateway = new Gateway(this.lambda, LambdaHost.arn('api', 'live'));
       this.url = await this.gateway.start(this.options.port ?? 6385);
       if (this.options.fleet && this.options.fleet.count > 0) this.fleet = await startLocalFleet(this.options.fleet, this.url, this.log);
+      if (dataDir) this.writeStackFile(dataDir, dynamo.endpoint);
       return this;
     } catch (err) {
       await this.stop();
@@ -220,8 +225,28 @@ export class LocalStack {
     return env;
   }
 
+  /**
+   * `<dataDir>/stack.json`: where this stack's services listen and its table names, for tools
+   * that work on a running stack (`ironless dbsync`). Removed on stop; a file left by a stack
+   * that died names a process that no longer runs.
+   */
+  private writeStackFile(dataDir: string, dynamodb: string): void {
+    this.stackFile = join(dataDir, STACK_FILE);
+    const info: LocalStackInfo = {
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
+      url: this.url,
+      region: 'us-east-1',
+      endpoints: { ...this.endpoints, dynamodb },
+      tables: this.tables,
+      functions: { dbsync: LambdaHost.arn('dbsync', 'live') },
+    };
+    writeFileSync(this.stackFile, `${JSON.stringify(info, null, 2)}\n`);
+  }
+
   async stop(): Promise<void> {
     await this.fleet?.stop();
+    if (this.stackFile) rmSync(this.stackFile, { force: true });
     for (const timer of this.timers.splice(0)) clearInterval(timer);
     await this.gateway?.stop();
     await Promise.all(this.sources.splice(0).map((s) => s.stop()));

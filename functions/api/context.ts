@@ -6,6 +6,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { ApiConfig } from '#common/config';
 import type { ReleaseSelection } from '#common/releases';
 import type { NodeStore } from '#db/nodes';
+import type { Stores } from '#db/stores';
 import type { ConductorRpcClient } from '#rpc/client';
 import type { ApiVersion } from './microversion';
 
@@ -14,7 +15,10 @@ export interface ApiContext {
   readonly release: ReleaseSelection;
   /** Highest version this API serves: the pinned release's `api`. */
   readonly maxVersion: ApiVersion;
+  /** The node store (also `stores.nodes`), the one nearly every controller uses. */
   readonly nodes: NodeStore;
+  /** Every store: ports, portgroups, chassis, conductors, deploy templates, allocations, history. */
+  readonly stores: Stores;
   readonly rpc: ConductorRpcClient;
   readonly log: Logger;
 }

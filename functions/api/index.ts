@@ -14,7 +14,7 @@ import { isIronicError } from '#common/errors';
 import { newRequestId } from '#common/ids';
 import { selectRelease } from '#common/releases';
 import { createDocumentClient } from '#db/client';
-import { DynamoNodeStore } from '#db/nodes';
+import { createStores } from '#db/stores';
 import { tableNamesFromEnv } from '#db/schema';
 import { ConductorRpcClient } from '#rpc/client';
 import type { ApiContext } from './context';
@@ -28,12 +28,15 @@ const log = new Logger({ serviceName: 'ironless-api', persistentKeys: { release:
 const maxVersion = parseVersion(release.mapping.api);
 if (maxVersion === undefined) throw new Error(`Release ${release.release} has an invalid api version "${release.mapping.api}"`);
 
+const stores = createStores({ client: createDocumentClient(), tables: tableNamesFromEnv(process.env), release });
+
 const ctx: ApiContext = {
   config,
   release,
   maxVersion,
   log,
-  nodes: new DynamoNodeStore({ client: createDocumentClient(), tables: tableNamesFromEnv(process.env), release }),
+  nodes: stores.nodes,
+  stores,
   rpc: new ConductorRpcClient({
     sqs: new SQSClient({}),
     queues: config.conductorQueues,

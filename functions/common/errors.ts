@@ -116,11 +116,6 @@ export class DriverNotFound extends NotFound {
   }
 }
 export class NoValidHost extends NotFound {}
-export class ChassisNotFound extends NotFound {
-  constructor(chassis: string) {
-    super(`Chassis ${chassis} could not be found.`);
-  }
-}
 export class NodeTraitNotFound extends NotFound {
   constructor(node: string, trait: string) {
     super(`Node ${node} doesn't have a trait '${trait}'`);
@@ -179,6 +174,114 @@ export class NodeAssociated extends InvalidState {
 export class ConcurrentUpdate extends Conflict {
   constructor(what: string) {
     super(`${what} was changed by another request at the same time, please retry.`);
+  }
+}
+
+// --- other resources' conflicts and lookups (Ironic's exception.py messages) ---------------
+
+export class ChassisNotFound extends NotFound {
+  constructor(chassis: string) {
+    super(`Chassis ${chassis} could not be found.`);
+  }
+}
+export class ChassisAlreadyExists extends Conflict {
+  constructor(uuid: string) {
+    super(`A chassis with UUID ${uuid} already exists.`);
+  }
+}
+export class ChassisNotEmpty extends Invalid {
+  constructor(chassis: string) {
+    super(`Cannot complete the requested action because chassis ${chassis} contains nodes.`);
+  }
+}
+export class PortNotFound extends NotFound {
+  constructor(port: string) {
+    super(`Port ${port} could not be found.`);
+  }
+}
+export class PortAlreadyExists extends Conflict {
+  constructor(uuid: string) {
+    super(`A port with UUID ${uuid} already exists.`);
+  }
+}
+export class MACAlreadyExists extends Conflict {
+  constructor(mac: string) {
+    super(`A port with MAC address ${mac} already exists.`);
+  }
+}
+export class PortDuplicateName extends Conflict {
+  constructor(name: string) {
+    super(`A port with name ${name} already exists.`);
+  }
+}
+export class PortgroupNotFound extends NotFound {
+  constructor(portgroup: string) {
+    super(`Portgroup ${portgroup} could not be found.`);
+  }
+}
+export class PortgroupAlreadyExists extends Conflict {
+  constructor(uuid: string) {
+    super(`A portgroup with UUID ${uuid} already exists.`);
+  }
+}
+export class PortgroupDuplicateName extends Conflict {
+  constructor(name: string) {
+    super(`A portgroup with name ${name} already exists.`);
+  }
+}
+export class PortgroupMACAlreadyExists extends Conflict {
+  constructor(mac: string) {
+    super(`A portgroup with MAC address ${mac} already exists.`);
+  }
+}
+export class PortgroupNotEmpty extends Invalid {
+  constructor(portgroup: string) {
+    super(`Cannot complete the requested action because portgroup ${portgroup} contains ports.`);
+  }
+}
+export class ConductorNotFound extends NotFound {
+  constructor(conductor: string) {
+    super(`Conductor ${conductor} could not be found.`);
+  }
+}
+export class ConductorAlreadyRegistered extends IronicError {
+  constructor(conductor: string) {
+    super(`Conductor ${conductor} already registered.`);
+  }
+}
+export class DeployTemplateNotFound extends NotFound {
+  constructor(template: string) {
+    super(`Deploy template ${template} could not be found.`);
+  }
+}
+export class DeployTemplateAlreadyExists extends Conflict {
+  constructor(uuid: string) {
+    super(`A deploy template with UUID ${uuid} already exists.`);
+  }
+}
+export class DeployTemplateDuplicateName extends Conflict {
+  constructor(name: string) {
+    super(`A deploy template with name ${name} already exists.`);
+  }
+}
+export class AllocationNotFound extends NotFound {
+  constructor(allocation: string) {
+    super(`Allocation ${allocation} could not be found.`);
+  }
+}
+export class AllocationAlreadyExists extends Conflict {
+  constructor(uuid: string) {
+    super(`An allocation with UUID ${uuid} already exists.`);
+  }
+}
+export class AllocationDuplicateName extends Conflict {
+  constructor(name: string) {
+    super(`An allocation with name ${name} already exists.`);
+  }
+}
+export class NodeHistoryNotFound extends NotFound {
+  constructor(history: string) {
+    super(`Node history record ${history} could not be found.`);
   }
 }
 

@@ -1,13 +1,15 @@
 /**
  * The release mapping (Ironic's `common/release_mappings.py`): for each release, the maximum API
- * microversion, the RPC version, and every object version it can read, newest first.
+ * microversion, the RPC version, and the object versions it writes and reads, newest first.
  *
- * `PIN_RELEASE_VERSION` selects a row. A pinned service speaks the pinned release: its API maximum
- * is that release's `api`, its RPC client caps messages at that `rpc`, and it writes and sends
- * objects at the first (newest) version that release lists. Empty means `master`: the latest.
+ * `PIN_RELEASE_VERSION` selects a row, once, at cold start (an unknown value fails it). Everything
+ * version-dependent derives from that row: the API's maximum microversion (`apiMaxVersion`), the
+ * RPC client's cap (`rpcVersionCap`), the version objects are written and sent at
+ * (`objectVersion`). A pinned service speaks the pinned release; empty means `master`: the latest.
  *
- * When a release ships, copy `master` to a row named after it. When an object's VERSION changes,
- * put the new version first in `master`'s list for that object (the fingerprint test says so).
+ * When a release ships, copy `master` to a row named after it (e.g. "2026.2"). When an object's
+ * VERSION changes, put the new version first in `master`'s list for that object and keep the older
+ * ones the previous release writes (the fingerprint and mapping tests say so).
  */
 
 export interface ReleaseMapping {
@@ -15,16 +17,25 @@ export interface ReleaseMapping {
   readonly api: string;
   /** RPC API version, "1.N". */
   readonly rpc: string;
-  /** Object name → versions this release can read, newest first. */
+  /** Object name → the versions this release uses, newest (the one it writes) first. */
   readonly objects: Readonly<Record<string, readonly string[]>>;
 }
 
-export const RELEASE_MAPPING: Readonly<Record<string, ReleaseMapping>> = {
+export type ReleaseMappings = Readonly<Record<string, ReleaseMapping>>;
+
+export const RELEASE_MAPPING: ReleaseMappings = {
   master: {
     api: '1.82',
     rpc: '1.0',
     objects: {
       Node: ['1.0'],
+      Port: ['1.0'],
+      Portgroup: ['1.0'],
+      Chassis: ['1.0'],
+      Conductor: ['1.0'],
+      DeployTemplate: ['1.0'],
+      Allocation: ['1.0'],
+      NodeHistory: ['1.0'],
     },
   },
 };
@@ -35,22 +46,54 @@ export interface ReleaseSelection {
   readonly release: string;
   readonly pinned: boolean;
   readonly mapping: ReleaseMapping;
-  /** Version to write and send for an object; the newest its release lists. */
+  /** The API's maximum microversion ("1.N"): the selected release's `api`. */
+  readonly apiMaxVersion: string;
+  /** The highest RPC version this service may send: the selected release's `rpc`. */
+  readonly rpcVersionCap: string;
+  /**
+   * Version to write and send an object at: the newest its release lists; for an object the
+   * pinned release does not know (it cannot read it anyway), the latest, as Ironic does.
+   */
   objectVersion(name: string): string;
-  /** Whether this release can read items of `name` at `version`. */
+  /** Whether this code may read items of `name` at `version` (any release of the mapping uses it). */
   canRead(name: string, version: string): boolean;
+  /** Every version of `name` this code reads, newest first. */
+  readableVersions(name: string): string[];
 }
 
 export class UnknownReleaseError extends Error {
   override readonly name = 'UnknownReleaseError';
 }
 
-export function selectRelease(
-  pin: string | undefined,
-  mapping: Readonly<Record<string, ReleaseMapping>> = RELEASE_MAPPING,
-): ReleaseSelection {
+/** Compare "1.10" and "1.9" as versions, not strings. */
+export function compareVersionStrings(a: string, b: string): number {
+  const [aMajor = 0, aMinor = 0] = a.split('.').map(Number);
+  const [bMajor = 0, bMinor = 0] = b.split('.').map(Number);
+  return aMajor - bMajor || aMinor - bMinor;
+}
+
+/**
+ * Object name → every version any release of the mapping uses (Ironic's `get_object_versions`):
+ * the versions this code must be able to read, and what `dbsync upgrade` accepts.
+ */
+export function objectVersions(mapping: ReleaseMappings = RELEASE_MAPPING, releases?: readonly string[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const [release, row] of Object.entries(mapping)) {
+    if (releases !== undefined && !releases.includes(release)) continue;
+    for (const [name, versions] of Object.entries(row.objects)) {
+      const set = out.get(name) ?? new Set<string>();
+      for (const version of versions) set.add(version);
+      out.set(name, set);
+    }
+  }
+  return out;
+}
+
+export function selectRelease(pin: string | undefined, mapping: ReleaseMappings = RELEASE_MAPPING): ReleaseSelection {
   const release = pin === undefined || pin === '' ? 'master' : pin;
   const row = mapping[release];
+  const master = mapping.master;
+  if (master === undefined) throw new UnknownReleaseError('The release mapping has no "master" row');
   if (row === undefined) {
     const known = Object.keys(mapping).filter((name) => name !== 'master');
     throw new UnknownReleaseError(
@@ -58,19 +101,28 @@ export function selectRelease(
         (known.length > 0 ? ` or one of: ${known.join(', ')}` : ' (no release has shipped yet)'),
     );
   }
-  const master = mapping.master;
+  const readable = objectVersions(mapping);
   return {
     release,
     pinned: release !== 'master',
     mapping: row,
+    apiMaxVersion: row.api,
+    rpcVersionCap: row.rpc,
     objectVersion(name: string): string {
-      const version = row.objects[name]?.[0];
-      if (version === undefined) throw new UnknownReleaseError(`Release ${release} does not map object ${name}`);
+      const version = row.objects[name]?.[0] ?? master.objects[name]?.[0];
+      if (version === undefined) throw new UnknownReleaseError(`The release mapping does not list object ${name}`);
       return version;
     },
     canRead(name: string, version: string): boolean {
-      // A pinned service runs the newer code: it reads everything master reads.
-      return (master ?? row).objects[name]?.includes(version) ?? false;
+      return readable.get(name)?.has(version) ?? false;
+    },
+    readableVersions(name: string): string[] {
+      return [...(readable.get(name) ?? [])].sort((a, b) => compareVersionStrings(b, a));
     },
   };
+}
+
+/** The selection for this process, from PIN_RELEASE_VERSION; throws (failing a cold start) when unknown. */
+export function releaseFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): ReleaseSelection {
+  return selectRelease(env.PIN_RELEASE_VERSION ?? '');
 }

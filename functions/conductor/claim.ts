@@ -36,7 +36,7 @@ export async function claimForMessage(
     }
     return undefined;
   }
-  if (current.storeMeta?.lockOwner !== args.lock_token) {
+  if (current.storeMeta?.lockHolder !== args.lock_token) {
     ctx.log.info('Message already handled or superseded: the node is not locked for it', { node: current.uuid, lock: current.reservation });
     return undefined;
   }
@@ -46,7 +46,7 @@ export async function claimForMessage(
       state: current.provision_state,
       expected: expectedStates,
     });
-    await ctx.nodes.release(current);
+    await ctx.nodes.release(await ctx.nodes.reserve(args.node_id, lockOwner(ctx, args.lock_token)));
     return undefined;
   }
   return ctx.nodes.reserve(args.node_id, lockOwner(ctx, args.lock_token));

@@ -4,6 +4,7 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { ConductorConfig } from '#common/config';
+import type { Stores } from '#db/stores';
 import type { NodeStore } from '#db/nodes';
 import type { Step } from '#drivers/base';
 
@@ -37,7 +38,10 @@ export interface Decision {
 
 export interface ConductorContext {
   readonly config: ConductorConfig;
+  /** The node store (also `stores.nodes`). */
   readonly nodes: NodeStore;
+  /** Every store: ports, portgroups, chassis, conductors, deploy templates, allocations, history. */
+  readonly stores: Stores;
   readonly steps: StepsRunner;
   readonly log: Logger;
 }

@@ -10,7 +10,7 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import { loadConductorConfig } from '#common/config';
 import { selectRelease } from '#common/releases';
 import { createDocumentClient } from '#db/client';
-import { DynamoNodeStore } from '#db/nodes';
+import { createStores } from '#db/stores';
 import { tableNamesFromEnv } from '#db/schema';
 import type { ConductorContext } from './context';
 import { handleCall, handleSqsBatch } from './entries/rpc';
@@ -26,10 +26,13 @@ const config = loadConductorConfig();
 const release = selectRelease(config.pinReleaseVersion);
 const log = new Logger({ serviceName: 'ironless-conductor', persistentKeys: { host: config.hostname, release: release.release } });
 
+const stores = createStores({ client: createDocumentClient(), tables: tableNamesFromEnv(process.env), release });
+
 const ctx: ConductorContext = {
   config,
   log,
-  nodes: new DynamoNodeStore({ client: createDocumentClient(), tables: tableNamesFromEnv(process.env), release }),
+  nodes: stores.nodes,
+  stores,
   steps: new SfnStepsRunner(new SFNClient({}), config.stepsStateMachineArn),
 };
 

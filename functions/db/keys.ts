@@ -1,6 +1,7 @@
 /**
  * Derived key attributes: the index plumbing written beside an object's fields on every save.
- * Empty strings cannot be key values, so optional values get a prefix that keeps them non-empty.
+ * Empty strings cannot be key values, so optional values get a prefix that keeps them non-empty;
+ * a value that is absent leaves the attribute out, so a sparse index does not hold the item.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -15,12 +16,29 @@ export function shardKey(shard: string | null | undefined): string {
   return shard ? `s#${shard}` : 'n#';
 }
 
+/** Conductor groups compare case-insensitively (Ironic lowercases them; MySQL compares so). */
 export function groupKey(group: string | null | undefined): string {
-  return `g#${group ?? ''}`;
+  return `g#${(group ?? '').toLowerCase()}`;
+}
+
+/** `v#<value>` for a present, non-empty value; undefined (attribute left out) otherwise. */
+export function sparseKey(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? `v#${value}` : undefined;
+}
+
+/** MAC addresses are compared lower-case, as Ironic's MACAddressField normalises them. */
+export function normalizeMac(address: string): string {
+  return address.toLowerCase();
 }
 
 /** Keys of the unique-value guards in the `uniques` table. */
 export const guard = {
   nodeName: (name: string) => `node/name/${name}`,
   nodeInstance: (instanceUuid: string) => `node/instance/${instanceUuid}`,
+  portAddress: (address: string) => `port/address/${normalizeMac(address)}`,
+  portName: (name: string) => `port/name/${name}`,
+  portgroupName: (name: string) => `portgroup/name/${name}`,
+  portgroupAddress: (address: string) => `portgroup/address/${normalizeMac(address)}`,
+  deployTemplateName: (name: string) => `deploy_template/name/${name}`,
+  allocationName: (name: string) => `allocation/name/${name}`,
 };

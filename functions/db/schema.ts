@@ -20,30 +20,105 @@ export interface TableDef {
   readonly partitionKey: string;
   readonly sortKey?: string;
   readonly indexes: readonly IndexDef[];
+  /** The versioned object every item of the table holds (dbsync checks and migrates these). */
+  readonly object?: string;
   /** Attribute holding an epoch-seconds expiry, if items expire. */
   readonly ttlAttribute?: string;
 }
 
+/** The index every object table has: all items in one partition, in creation order. */
+const BY_ID = { name: 'byId', partitionKey: '_all', sortKey: '_id' } as const;
+
 export const TABLES = {
   /**
    * Nodes by uuid. Every index sorts by `_id`, a creation-ordered id, so lists come back in
-   * Ironic's default order (by database id) and a marker is a position in that order.
+   * Ironic's default order (by database id) and a marker is a position in that order. Ironic
+   * indexes owner, lessee, driver, provision_state, conductor_group, resource_class and shard;
+   * here the filters its users send on hot paths get an index: nova lists `associated=True` and
+   * by shard or conductor group, project-scoped users list by owner or lessee, conductors by
+   * provision state. Indexes marked sparse hold only nodes that have the value (a node in
+   * maintenance, with an owner…), so they cost nothing for the others. resource_class, fault,
+   * retired and the rest are applied after reading.
    */
   nodes: {
     envVar: 'NODES_TABLE',
     partitionKey: 'uuid',
+    object: 'Node',
     indexes: [
       // All nodes in one ordered partition: the list without a selective filter. (Name and
       // instance lookups go through the uniqueness guards: consistent, no index needed.)
-      { name: 'byId', partitionKey: '_all', sortKey: '_id' },
+      BY_ID,
       { name: 'byShard', partitionKey: '_shard', sortKey: '_id' },
       { name: 'byConductorGroup', partitionKey: '_group', sortKey: '_id' },
       { name: 'byProvisionState', partitionKey: '_pstate', sortKey: '_id' },
+      { name: 'byDriver', partitionKey: '_driver', sortKey: '_id' },
+      { name: 'byOwner', partitionKey: '_owner', sortKey: '_id' }, // sparse
+      { name: 'byLessee', partitionKey: '_lessee', sortKey: '_id' }, // sparse
+      { name: 'byMaintenance', partitionKey: '_maint', sortKey: '_id' }, // sparse: maintenance=true only
+      { name: 'byAssociated', partitionKey: '_assoc', sortKey: '_id' }, // sparse: with an instance only
+      { name: 'byChassis', partitionKey: '_chassis', sortKey: '_id' }, // sparse
     ],
   },
+  /** Ports by uuid; by node (the node's ports), by portgroup. Addresses and names: guards. */
+  ports: {
+    envVar: 'PORTS_TABLE',
+    partitionKey: 'uuid',
+    object: 'Port',
+    indexes: [
+      BY_ID,
+      { name: 'byNode', partitionKey: '_node', sortKey: '_id' },
+      { name: 'byPortgroup', partitionKey: '_portgroup', sortKey: '_id' }, // sparse
+    ],
+  },
+  /** Portgroups by uuid; by node. Names and addresses: guards. */
+  portgroups: {
+    envVar: 'PORTGROUPS_TABLE',
+    partitionKey: 'uuid',
+    object: 'Portgroup',
+    indexes: [BY_ID, { name: 'byNode', partitionKey: '_node', sortKey: '_id' }],
+  },
+  chassis: {
+    envVar: 'CHASSIS_TABLE',
+    partitionKey: 'uuid',
+    object: 'Chassis',
+    indexes: [BY_ID],
+  },
+  /** Conductors by hostname (a conductor function version). */
+  conductors: {
+    envVar: 'CONDUCTORS_TABLE',
+    partitionKey: 'hostname',
+    object: 'Conductor',
+    indexes: [BY_ID],
+  },
+  /** Deploy templates by uuid. Names (matched against node traits): guards. */
+  deploy_templates: {
+    envVar: 'DEPLOY_TEMPLATES_TABLE',
+    partitionKey: 'uuid',
+    object: 'DeployTemplate',
+    indexes: [BY_ID],
+  },
+  /** Allocations by uuid; by node; by state (the conductor picks up `allocating` ones). Names: guards. */
+  allocations: {
+    envVar: 'ALLOCATIONS_TABLE',
+    partitionKey: 'uuid',
+    object: 'Allocation',
+    indexes: [
+      BY_ID,
+      { name: 'byNode', partitionKey: '_node', sortKey: '_id' }, // sparse
+      { name: 'byState', partitionKey: '_state', sortKey: '_id' },
+    ],
+  },
+  /** Node history records by uuid; a node's records in order through byNode. */
+  node_history: {
+    envVar: 'NODE_HISTORY_TABLE',
+    partitionKey: 'uuid',
+    object: 'NodeHistory',
+    indexes: [{ name: 'byNode', partitionKey: '_node', sortKey: '_id' }],
+  },
   /**
-   * Guards for unique values (node names, instance uuids, MAC addresses): one item per value,
-   * written in the same transaction as the item that owns it, with attribute_not_exists.
+   * Guards for unique values (node names and instance uuids, port and portgroup addresses and
+   * names, template and allocation names): one item per value, `{key, owner}`, written in the
+   * same transaction as the item that owns it, with attribute_not_exists.
    */
   uniques: {
     envVar: 'UNIQUES_TABLE',
@@ -55,6 +130,11 @@ export const TABLES = {
 export type TableName = keyof typeof TABLES;
 
 /**
+ * Adding an index after a release: derive its key in the table's codec, and bump the object's
+ * VERSION with a history step that changes no field ("Version 1.N: items carry _x for byX"), so
+ * `dbsync online-data-migrations` rewrites every item (re-deriving its index keys). Items written
+ * by the previous release lack the key until then: do not read the index while pinned to it.
+ *
  * Every index projects keys only: an index entry is rewritten only when its keys change, not on
  * every save of a node (which would multiply the cost of each write by the number of indexes).
  * Lists read the keys from the index and the items with BatchGetItem.
@@ -75,4 +155,16 @@ export function tableNamesFromEnv(env: Readonly<Record<string, string | undefine
     names[name] = value;
   }
   return names;
+}
+
+/**
+ * The CloudFormation output of the CDK stack carrying a table's physical name ("nodes" →
+ * "NodesTable"), which `ironless dbsync --stack NAME` reads.
+ */
+export function tableOutputKey(table: string): string {
+  const pascal = table
+    .split('_')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+  return `${pascal}Table`;
 }

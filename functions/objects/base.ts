@@ -41,11 +41,7 @@ export interface ObjectPrimitive {
 }
 
 /** Compare "1.10" and "1.9" as versions, not strings. */
-export function compareVersions(a: string, b: string): number {
-  const [aMajor = 0, aMinor = 0] = a.split('.').map(Number);
-  const [bMajor = 0, bMinor = 0] = b.split('.').map(Number);
-  return aMajor - bMajor || aMinor - bMinor;
-}
+export { compareVersionStrings as compareVersions } from '#common/releases';
 
 /** The stored copy's bookkeeping, kept by `functions/db` beside an object's fields. */
 export interface StoreMeta {
@@ -55,10 +51,15 @@ export interface StoreMeta {
   sortId: string;
   /** Unique-value guards the stored item owns, to move them when those values change. */
   guards: readonly string[];
-  /** Owner token of the lock, when this copy was read or reserved while locked. */
+  /** Owner token of the lock when this copy holds it (from reserve(), or a save that took it). */
   lockOwner?: string;
-  /** When that lock expires (epoch ms). */
+  /** When the lock on the stored item expires (epoch ms), held by this copy or not. */
   lockExpiresAt?: number;
+  /**
+   * Owner token of the lock on the stored item when this copy was read, held by this copy or not.
+   * Read-only knowledge (who holds it), never the right to write through it: that is `lockOwner`.
+   */
+  lockHolder?: string;
 }
 
 /** Static side of every versioned object class. */
@@ -118,6 +119,11 @@ export abstract class VersionedObject {
     this._changes.add(field);
   }
 
+  /** The field values at the latest version, without copying: for reading only. */
+  values(): Readonly<Dict> {
+    return this._data;
+  }
+
   /** A deep copy of the data, at the latest version. */
   toData(): Dict {
     return structuredClone(this._data);
@@ -154,25 +160,35 @@ export abstract class VersionedObject {
    * conversion set are recorded as changes, so the next save writes the item at the new version.
    */
   static fromItem<T extends VersionedObject>(this: ObjectClass<T>, item: Dict): T {
-    const version = typeof item.version === 'string' ? item.version : undefined;
-    if (version === undefined) {
-      throw new IncompatibleObjectVersion(this.objName, 'none', this.VERSION);
-    }
-    // Attributes of older versions that the latest no longer has (a renamed field) are kept until
-    // the conversion has used them; omitted attributes are nulls (items never store null).
-    const { version: _version, ...data } = item;
-    return fromVersioned(this, data, version, []);
+    return objectFromItem(this, item);
   }
 
   /** Build an object from its RPC form, converting it to the latest version. */
   static fromPrimitive<T extends VersionedObject>(this: ObjectClass<T>, primitive: ObjectPrimitive): T {
-    if (primitive.name !== this.objName) {
-      throw new InvalidParameterValue(`Expected a ${this.objName} object, got ${primitive.name}`);
-    }
-    const data: Dict = {};
-    for (const [name, value] of Object.entries(primitive.data)) data[name] = value;
-    return fromVersioned(this, data, primitive.version, primitive.changes);
+    return objectFromPrimitive(this, primitive);
   }
+}
+
+/** `cls.fromItem(item)` for a class known only as an ObjectClass (stores, migrations). */
+export function objectFromItem<T extends VersionedObject>(cls: ObjectClass<T>, item: Dict): T {
+  const version = typeof item.version === 'string' ? item.version : undefined;
+  if (version === undefined) {
+    throw new IncompatibleObjectVersion(cls.objName, 'none', cls.VERSION);
+  }
+  // Attributes of older versions that the latest no longer has (a renamed field) are kept until
+  // the conversion has used them; omitted attributes are nulls (items never store null).
+  const { version: _version, ...data } = item;
+  return fromVersioned(cls, data, version, []);
+}
+
+/** `cls.fromPrimitive(primitive)` for a class known only as an ObjectClass (the RPC serializer). */
+export function objectFromPrimitive<T extends VersionedObject>(cls: ObjectClass<T>, primitive: ObjectPrimitive): T {
+  if (primitive.name !== cls.objName) {
+    throw new InvalidParameterValue(`Expected a ${cls.objName} object, got ${primitive.name}`);
+  }
+  const data: Dict = {};
+  for (const [name, value] of Object.entries(primitive.data)) data[name] = value;
+  return fromVersioned(cls, data, primitive.version, primitive.changes);
 }
 
 function fromVersioned<T extends VersionedObject>(cls: ObjectClass<T>, data: Dict, version: string, changes: readonly string[]): T {

@@ -8,6 +8,8 @@ export type FieldKind = 'uuid' | 'string' | 'integer' | 'boolean' | 'datetime' |
 
 export interface FieldDef<T = unknown> {
   readonly kind: FieldKind;
+  /** For lists: the kind of every element, when the list is typed. */
+  readonly items?: 'string' | 'dict';
   readonly nullable: boolean;
   /** Value a new object, or an item from a version without this field, starts with. */
   readonly default: T | undefined;
@@ -21,9 +23,10 @@ interface Options<T> {
   readonly default?: T | null;
 }
 
-function kind<T>(k: FieldKind) {
+function kind<T>(k: FieldKind, items?: 'string' | 'dict') {
   return <O extends Options<T>>(opts?: O): FieldDef<Nullable<T, O>> => ({
     kind: k,
+    ...(items ? { items } : {}),
     nullable: opts?.nullable ?? false,
     default: opts?.default as Nullable<T, O> | undefined,
   });
@@ -42,8 +45,8 @@ export const t = {
   macaddress: kind<string>('macaddress'),
   dict: kind<Dict>('dict'),
   list: kind<unknown[]>('list'),
-  stringList: kind<string[]>('list'),
-  dictList: kind<Dict[]>('list'),
+  stringList: kind<string[]>('list', 'string'),
+  dictList: kind<Dict[]>('list', 'dict'),
 };
 
 export type Fields = Readonly<Record<string, FieldDef>>;
@@ -69,7 +72,10 @@ export function fitsField(def: FieldDef, value: unknown): boolean {
     case 'dict':
       return typeof value === 'object' && !Array.isArray(value);
     case 'list':
-      return Array.isArray(value);
+      if (!Array.isArray(value)) return false;
+      if (def.items === 'string') return value.every((v) => typeof v === 'string');
+      if (def.items === 'dict') return value.every((v) => typeof v === 'object' && v !== null && !Array.isArray(v));
+      return true;
   }
 }
 

@@ -4,7 +4,8 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { IronlessStack } from '../../lib/ironless-stack';
 import { acknowledgeNagFindings } from '../../lib/nag';
 import { DEFAULT_SETTINGS } from '../../lib/settings';
-import { TABLES } from '../../functions/db/schema';
+import { TABLES, tableOutputKey } from '../../functions/db/schema';
+import { FUNCTIONS } from '../../lib/bundling';
 import { PERIODIC_TASKS } from '../../functions/conductor/schedules';
 import { placeholders, readStepsAsl } from '../../statemachines/definitions';
 
@@ -18,11 +19,26 @@ const logicalIdOf = (type: string, match: (props: Record<string, unknown>) => bo
   Object.entries(resources(type)).find(([, r]) => match((r as { Properties: Record<string, unknown> }).Properties))?.[0];
 
 describe('IronlessStack', () => {
-  it('runs both functions on Node 22, arm64, each reached through an alias "live"', () => {
-    template.resourceCountIs('AWS::Lambda::Function', 2);
+  it('runs the three functions (api, conductor, dbsync) on Node 22, arm64, each reached through an alias "live"', () => {
+    template.resourceCountIs('AWS::Lambda::Function', Object.keys(FUNCTIONS).length);
+    expect(Object.keys(FUNCTIONS).sort()).toEqual(['api', 'conductor', 'dbsync']);
     template.allResourcesProperties('AWS::Lambda::Function', { Runtime: 'nodejs22.x', Architectures: ['arm64'] });
-    template.resourceCountIs('AWS::Lambda::Alias', 2);
+    template.resourceCountIs('AWS::Lambda::Alias', Object.keys(FUNCTIONS).length);
     template.allResourcesProperties('AWS::Lambda::Alias', { Name: 'live' });
+  });
+
+  it('gives the dbsync function every table, the release pin, 15 minutes, and names it and the tables in outputs', () => {
+    const dbsync = Object.values(resources('AWS::Lambda::Function')).find((f) =>
+      JSON.stringify((f as { Properties: { Description?: string } }).Properties.Description).includes('functions/dbsync/'),
+    ) as { Properties: { Timeout: number; Environment: { Variables: Record<string, unknown> } } } | undefined;
+    expect(dbsync).toBeDefined();
+    expect(dbsync?.Properties.Timeout).toBe(900);
+    const variables = dbsync?.Properties.Environment.Variables ?? {};
+    for (const def of Object.values(TABLES)) expect(variables[def.envVar]).toBeDefined();
+    expect(variables.PIN_RELEASE_VERSION).toBe(DEFAULT_SETTINGS.pinReleaseVersion);
+    const dbsyncAlias = logicalIdOf('AWS::Lambda::Alias', (p) => JSON.stringify(p.FunctionName).includes('Dbsync')) as string;
+    template.hasOutput('DbsyncFunction', { Value: { Ref: dbsyncAlias } });
+    for (const name of Object.keys(TABLES)) template.hasOutput(tableOutputKey(name), { Value: Match.anyValue() });
   });
 
   it('routes every API path to the api alias, not the bare function', () => {

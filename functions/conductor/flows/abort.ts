@@ -10,7 +10,7 @@ import { lockOwner } from '../lock';
 
 export async function doAbort(ctx: ConductorContext, args: MessageArgs): Promise<void> {
   const current = await ctx.nodes.get(args.node_id);
-  if (current.storeMeta?.lockOwner !== args.lock_token) {
+  if (current.storeMeta?.lockHolder !== args.lock_token) {
     ctx.log.info('Abort already handled', { node: current.uuid });
     return;
   }

@@ -90,7 +90,8 @@ describe('deploy on the steps machine', () => {
     const ctx = makeConductorContext();
     const node = await deployingNode(ctx, 'rpc:m5');
     await doNodeDeploy(ctx, { node_id: node.uuid, lock_token: 'rpc:m5', message_id: 'm5' });
-    const stored = await ctx.nodes.get(node.uuid);
+    // Only the lock holder may write a locked node: take the copy as the holder does.
+    const stored = await ctx.nodes.reserve(node.uuid, { host: 'conductor:1', token: 'rpc:m5', ttlSeconds: 60 });
     stored.processEvent('fail');
     await ctx.nodes.save(stored, { release: true });
     const step = ctx.steps.started[0]?.input.decision.step;

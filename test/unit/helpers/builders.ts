@@ -2,6 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Node, type NodeData } from '../../../functions/objects/node';
+import type { NodeStore } from '../../../functions/db/nodes';
+import type { Stores } from '../../../functions/db/stores';
 import type { ConductorContext, StepsInput, StepsRunner } from '../../../functions/conductor/context';
 import type { ConductorConfig } from '../../../functions/common/config';
 import { MemoryNodeStore } from './memory-node-store';
@@ -40,6 +42,7 @@ export class RecordingStepsRunner implements StepsRunner {
 export function makeConductorContext(
   overrides: Partial<ConductorConfig> = {},
 ): ConductorContext & { nodes: MemoryNodeStore; steps: RecordingStepsRunner } {
+  const nodes = new MemoryNodeStore();
   return {
     config: {
       pinReleaseVersion: '',
@@ -53,8 +56,31 @@ export function makeConductorContext(
       callbackTimeoutSeconds: 1800,
       ...overrides,
     },
-    nodes: new MemoryNodeStore(),
+    nodes,
+    stores: storesWith(nodes),
     steps: new RecordingStepsRunner(),
     log: new Logger({ serviceName: 'test', logLevel: 'SILENT' }),
   };
+}
+
+/**
+ * Stores for a unit test: the given ones, and for any other a store whose every method fails
+ * saying which store the test did not provide (so a flow touching it shows up at once).
+ */
+export function storesWith(nodes: NodeStore, others: Partial<Stores> = {}): Stores {
+  const given: Partial<Stores> = { nodes, ...others };
+  return new Proxy(given as Stores, {
+    get(target, name: string) {
+      const store = target[name as keyof Stores];
+      if (store !== undefined) return store;
+      return new Proxy(
+        {},
+        {
+          get(_t, method: string) {
+            return () => Promise.reject(new Error(`unit test provides no ${name} store (called ${method})`));
+          },
+        },
+      );
+    },
+  });
 }

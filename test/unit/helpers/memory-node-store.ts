@@ -23,9 +23,10 @@ export class MemoryNodeStore implements NodeStore {
   private load(stored: Stored): Node {
     const node = Node.fromItem(structuredClone(stored.item));
     node.storeMeta = { rev: stored.rev, sortId: stored.sortId, guards: [] };
+    // As the DynamoDB store: a read sees the lock's expiry; only reserve() hands out the lock.
     if (stored.lockOwner !== undefined) {
-      node.storeMeta.lockOwner = stored.lockOwner;
       node.storeMeta.lockExpiresAt = stored.lockExpiresAt;
+      node.storeMeta.lockHolder = stored.lockOwner;
     }
     return node;
   }
@@ -81,11 +82,11 @@ export class MemoryNodeStore implements NodeStore {
     }
     stored.item = node.toItem();
     stored.rev += 1;
+    const held = stored.lockOwner !== undefined && (options.lockFor !== undefined || meta.lockOwner === stored.lockOwner);
     node.storeMeta = { rev: stored.rev, sortId: stored.sortId, guards: [] };
-    if (stored.lockOwner !== undefined) {
-      node.storeMeta.lockOwner = stored.lockOwner;
-      node.storeMeta.lockExpiresAt = stored.lockExpiresAt;
-    }
+    if (stored.lockOwner !== undefined) node.storeMeta.lockExpiresAt = stored.lockExpiresAt;
+    if (stored.lockOwner !== undefined) node.storeMeta.lockHolder = stored.lockOwner;
+    if (held) node.storeMeta.lockOwner = stored.lockOwner;
     node.resetChanges();
     return node;
   }
@@ -111,7 +112,9 @@ export class MemoryNodeStore implements NodeStore {
     stored.lockExpiresAt = this.now() + owner.ttlSeconds * 1000;
     stored.item = { ...stored.item, reservation: owner.host };
     stored.rev += 1;
-    return this.load(stored);
+    const node = this.load(stored);
+    node.storeMeta = { ...node.storeMeta!, lockOwner: owner.token, lockHolder: owner.token };
+    return node;
   }
 
   async shardCounts(): Promise<Map<string | null, number>> {

@@ -1,12 +1,16 @@
 /**
  * The versioning machinery over a real two-version object. As in the rolling-upgrades spec's
  * example, version 1.1 renamed `extra` to `meta`; the four boundaries (storage read and write,
- * RPC out and in) are exercised pinned (to 1.0) and unpinned.
+ * RPC out and in) are exercised pinned (to 1.0) and unpinned: on the object, and as the services
+ * cross them (the store's codec, the RPC serializer).
  */
 import { IncompatibleObjectVersion } from '../../../functions/common/errors';
 import { selectRelease, type ReleaseMapping } from '../../../functions/common/releases';
 import { VersionedObject, convertData, type VersionStep } from '../../../functions/objects/base';
 import { type FieldValues, t } from '../../../functions/objects/fields';
+import type { ObjectRegistry } from '../../../functions/objects/registry';
+import { type ObjectCodec, decodeItem, encodeItem } from '../../../functions/db/items';
+import { deserializeObject, serializeObject } from '../../../functions/rpc/serializer';
 
 const WIDGET_FIELDS = {
   uuid: t.uuid(),
@@ -117,5 +121,55 @@ describe('Widget across a rolling upgrade', () => {
     expect(() => selectRelease('0.9', MAPPING)).toThrow(
       'PIN_RELEASE_VERSION "0.9" is not a known release; use "" for the latest or one of: 1.0',
     );
+  });
+});
+
+// The same four boundaries as the services cross them: the store's codec (DynamoDB items with
+// bookkeeping and index keys) and the RPC serializer, each given the release selection.
+const WIDGET_CODEC: ObjectCodec<Widget> = {
+  cls: Widget,
+  keyName: 'uuid',
+  derive: (v) => ({ _all: 'widget', _colour: typeof v.colour === 'string' ? `v#${v.colour}` : undefined }),
+  guards: () => [],
+};
+const REGISTRY = { Widget } as unknown as ObjectRegistry;
+
+describe.each([
+  ['unpinned', '', '1.1'],
+  ['pinned to 1.0', '1.0', '1.0'],
+])('Widget through the store codec and the RPC serializer, %s', (_label, pin, target) => {
+  const release = selectRelease(pin, MAPPING);
+  const book = { rev: 3, sortId: '00000000010000000000', guards: [] };
+
+  it(`stores items at ${target} with version, bookkeeping and index keys derived from the latest data`, () => {
+    const item = encodeItem(WIDGET_CODEC, widget(), release.objectVersion('Widget'), book);
+    expect(item).toMatchObject({ version: target, rev: 3, _id: book.sortId, _all: 'widget', _colour: 'v#blue' });
+    expect(item).toHaveProperty(target === '1.0' ? 'extra' : 'meta', { rack: 'r1' });
+    expect(item).not.toHaveProperty(target === '1.0' ? 'meta' : 'extra');
+    const read = decodeItem(WIDGET_CODEC, item);
+    expect(read.meta).toEqual({ rack: 'r1' });
+    expect(read.storeMeta).toEqual({ rev: 3, sortId: book.sortId, guards: [] });
+    // Read from an older item, the object carries the conversion as changes: the next save rewrites it.
+    expect([...read.whatChanged()]).toEqual(target === '1.0' ? ['meta'] : []);
+  });
+
+  it(`serializes for RPC at ${target} and deserializes to the latest version`, () => {
+    const w = widget();
+    const primitive = serializeObject(w, release);
+    expect(primitive).toMatchObject({ name: 'Widget', version: target });
+    const back = deserializeObject(JSON.parse(JSON.stringify(primitive)), REGISTRY) as Widget;
+    expect(back).toBeInstanceOf(Widget);
+    expect(back.meta).toEqual({ rack: 'r1' });
+    expect(back.colour).toBe(target === '1.0' ? null : 'blue');
+  });
+});
+
+describe('RPC deserialization', () => {
+  it('refuses objects it does not know and versions it cannot read', () => {
+    expect(() => deserializeObject({ name: 'Gadget', version: '1.0', data: {}, changes: [] }, REGISTRY)).toThrow('Unknown object Gadget');
+    expect(() => deserializeObject({ name: 'Widget', version: '2.0', data: {}, changes: [] }, REGISTRY)).toThrow(
+      'Version 2.0 of Widget is not supported, supported version is 1.1',
+    );
+    expect(() => deserializeObject({ name: 'Widget' }, REGISTRY)).toThrow('Expected a serialized object');
   });
 });

@@ -1,0 +1,37 @@
+/**
+ * Every store, built once per cold start from one DynamoDB client, the physical table names and
+ * the release selection (which decides the object versions items are written at).
+ */
+import { type AllocationStore, DynamoAllocationStore } from './allocations';
+import { type ChassisStore, DynamoChassisStore } from './chassis';
+import { type ConductorStore, DynamoConductorStore } from './conductors';
+import { type DeployTemplateStore, DynamoDeployTemplateStore } from './deploy-templates';
+import { DynamoNodeHistoryStore, type NodeHistoryStore } from './node-history';
+import { DynamoNodeStore, type NodeStore } from './nodes';
+import { DynamoPortgroupStore, type PortgroupStore } from './portgroups';
+import { DynamoPortStore, type PortStore } from './ports';
+import type { StoreContext } from './table';
+
+export interface Stores {
+  readonly nodes: NodeStore;
+  readonly ports: PortStore;
+  readonly portgroups: PortgroupStore;
+  readonly chassis: ChassisStore;
+  readonly conductors: ConductorStore;
+  readonly deployTemplates: DeployTemplateStore;
+  readonly allocations: AllocationStore;
+  readonly nodeHistory: NodeHistoryStore;
+}
+
+export function createStores(ctx: StoreContext): Stores {
+  return {
+    nodes: new DynamoNodeStore(ctx),
+    ports: new DynamoPortStore(ctx),
+    portgroups: new DynamoPortgroupStore(ctx),
+    chassis: new DynamoChassisStore(ctx),
+    conductors: new DynamoConductorStore(ctx),
+    deployTemplates: new DynamoDeployTemplateStore(ctx),
+    allocations: new DynamoAllocationStore(ctx),
+    nodeHistory: new DynamoNodeHistoryStore(ctx),
+  };
+}

@@ -1,0 +1,44 @@
+/** DynamoDB Local alone (no stack), with the schema's tables, for store and migration tests. */
+import { randomBytes } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { selectRelease, type ReleaseSelection } from '../../../functions/common/releases';
+import { createDocumentClient } from '../../../functions/db/client';
+import type { TableName } from '../../../functions/db/schema';
+import type { StoreContext } from '../../../functions/db/table';
+import { createTables, startDynamoDbLocal } from '../../../local/dynamodb';
+
+export interface TestDynamo {
+  readonly endpoint: string;
+  readonly raw: DynamoDBClient;
+  readonly client: DynamoDBDocumentClient;
+  /** A fresh set of the schema's tables. */
+  readonly tables: Record<TableName, string>;
+  /** A store context over those tables for a release (default: unpinned). */
+  context(release?: ReleaseSelection): StoreContext;
+  /** Another fresh set of tables on the same DynamoDB. */
+  freshTables(): Promise<Record<TableName, string>>;
+  stop(): Promise<void>;
+}
+
+export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+export async function startDynamo(): Promise<TestDynamo> {
+  const dynamo = await startDynamoDbLocal();
+  const raw = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 10 });
+  const client = createDocumentClient(raw);
+  const freshTables = () => createTables(raw, `t${randomBytes(4).toString('hex')}`);
+  const tables = await freshTables();
+  return {
+    endpoint: dynamo.endpoint,
+    raw,
+    client,
+    tables,
+    context: (release = selectRelease('')) => ({ client, tables, release }),
+    freshTables,
+    stop: async () => {
+      raw.destroy();
+      await dynamo.stop();
+    },
+  };
+}
