@@ -6,8 +6,13 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 export function createDocumentClient(client: DynamoDBClient = new DynamoDBClient({})): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(client, {
+  const doc = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
     unmarshallOptions: { wrapNumbers: false },
   });
+  // The SDK's logger middleware filters every input and output for sensitive values before handing
+  // them to a logger that (by default) drops them: a schema walk per request for nothing. The
+  // stores log what matters themselves.
+  doc.middlewareStack.remove('loggerMiddleware');
+  return doc;
 }

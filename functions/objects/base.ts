@@ -192,8 +192,11 @@ export function objectFromPrimitive<T extends VersionedObject>(cls: ObjectClass<
 }
 
 function fromVersioned<T extends VersionedObject>(cls: ObjectClass<T>, data: Dict, version: string, changes: readonly string[]): T {
-  const before = structuredClone(data);
-  const latest = convertData(cls, data, version, cls.VERSION, { removeUnavailable: false });
+  // Items are mostly read at the latest version: then there is nothing to convert, and `data` (a
+  // fresh dict its caller gives away) is taken as it is — no copies on the hottest path.
+  const current = version === cls.VERSION;
+  const before = current ? data : structuredClone(data);
+  const latest = current ? data : convertData(cls, data, version, cls.VERSION, { removeUnavailable: false });
   for (const [name, def] of Object.entries(cls.fields)) {
     if (latest[name] === undefined) latest[name] = defaultOf(def);
     if (!fitsField(def, latest[name])) {
@@ -207,7 +210,7 @@ function fromVersioned<T extends VersionedObject>(cls: ObjectClass<T>, data: Dic
   Object.assign((obj as unknown as { _data: Dict })._data, latest);
   obj.resetChanges();
   for (const name of changes) if (name in cls.fields) obj.markChanged(name);
-  if (version !== cls.VERSION) {
+  if (!current) {
     for (const name of Object.keys(cls.fields)) {
       if (JSON.stringify(before[name] ?? null) !== JSON.stringify(latest[name] ?? null)) obj.markChanged(name);
     }
