@@ -4,7 +4,7 @@
  * (`noop` records nothing; `flat` records the VIF on a free port or portgroup), so its errors
  * (no free port, already attached, node locked) come back in this response.
  */
-import { Invalid, InvalidParameterValue, MissingParameterValue, httpErrors } from '#common/errors';
+import { Invalid, InvalidParameterValue, httpErrors } from '#common/errors';
 import { pyStr } from '../args';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
@@ -39,8 +39,8 @@ export async function listVifs(req: ApiRequest, ctx: ApiContext, params: { ident
 
 export async function attachVif(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   checkVersion(req);
-  const body = parseBody(req);
-  if (body === undefined) throw new MissingParameterValue('Missing mandatory parameter: vif');
+  // No body is validated as an empty one, as Ironic does ("'id' is a required property").
+  const body = parseBody(req) ?? {};
   validateSchema('vif', VIF_SCHEMA, body);
   const vif = body as { id: string; [key: string]: unknown };
   if (!isUuidOrName(vif.id)) throw new InvalidParameterValue(`Expected UUID or name for id: ${pyStr(vif.id)}`);
