@@ -172,6 +172,18 @@ describe('BMC faults through the conductor', () => {
     60_000,
   );
 
+  it('a BMC that is down fails management calls and casts cleanly, leaving the node unlocked', async () => {
+    const { uuid, machine } = await manageableNode();
+    machine.setFaults({ down: 'reset' });
+    const call = await api.request('PUT', `/v1/nodes/${uuid}/management/boot_device`, { boot_device: 'pxe' });
+    expect(call.status).toBe(500);
+    expect(faultOf(call).faultstring).toMatch(new RegExp(`^Redfish connection failed for node ${uuid}: Unable to connect to `));
+    expect((await api.request('PUT', `/v1/nodes/${uuid}/states/boot_mode`, { target: 'bios' })).status).toBe(202);
+    const node = await until(uuid, (n) => n.reservation === null && n.last_error !== null);
+    expect(node.last_error).toMatch(new RegExp(`^Failed to change boot mode to 'bios: .*Redfish connection failed for node ${uuid}`));
+    expect(node.boot_mode).not.toBe('bios');
+  }, 60_000);
+
   it('power sync: maintenance with fault "power failure" after repeated failures, out of it on recovery', async () => {
     const { uuid, machine } = await manageableNode();
     machine.setFaults({ errorStatus: 500 });
