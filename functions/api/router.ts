@@ -15,6 +15,8 @@ import { NODE_PATCH_ROUTES } from './controllers/node-patch';
 import { NODE_STATE_ROUTES } from './controllers/node-states';
 import { NODE_POWER_ROUTES } from './controllers/node-power';
 import { NODE_TRAIT_ROUTES } from './controllers/node-traits';
+import { NODE_MANAGEMENT_ROUTES } from './controllers/node-management';
+import { NODE_VIF_ROUTES } from './controllers/node-vifs';
 import { SHARD_ROUTES } from './controllers/shards';
 import { getRoot, getV1 } from './controllers/root';
 import type { ApiRequest, ApiResponse } from './http';
@@ -30,6 +32,8 @@ const ROUTES: readonly Route[] = [
   ...NODE_STATE_ROUTES,
   ...NODE_POWER_ROUTES,
   ...SHARD_ROUTES,
+  ...NODE_MANAGEMENT_ROUTES,
+  ...NODE_VIF_ROUTES,
 ];
 
 function match(route: Route, segments: readonly string[]): Record<string, string> | undefined {

@@ -177,6 +177,30 @@ export class ConcurrentUpdate extends Conflict {
   }
 }
 
+// --- VIFs (network interfaces) -------------------------------------------------------------
+export class VifAlreadyAttached extends Conflict {
+  constructor(vif: string, objectType: string, objectUuid: string) {
+    super(`Unable to attach VIF because VIF ${vif} is already attached to Ironic ${objectType} ${objectUuid}`);
+  }
+}
+export class NoFreePhysicalPorts extends Invalid {
+  constructor(vif: string) {
+    super(`Unable to attach VIF ${vif}, not enough free physical ports.`);
+  }
+}
+export class VifNotAttached extends Invalid {
+  constructor(vif: string, node: string) {
+    super(`Unable to detach VIF ${vif} from node ${node} because it is not attached to it.`);
+  }
+}
+export class PortgroupPhysnetInconsistent extends IronicError {
+  constructor(portgroup: string, physicalNetworks: string) {
+    super(
+      `Port group ${portgroup} has member ports with inconsistent physical networks (${physicalNetworks}). All ports in a port group must have the same physical network.`,
+    );
+  }
+}
+
 // --- other resources' conflicts and lookups (Ironic's exception.py messages) ---------------
 
 export class ChassisNotFound extends NotFound {

@@ -7,6 +7,8 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { InterfaceType, Node } from '#objects/node';
+import type { Port } from '#objects/port';
+import type { Portgroup } from '#objects/portgroup';
 
 /** What a driver call gets: the locked node and a logger. The caller saves the node afterwards. */
 export interface Task {
@@ -138,7 +140,35 @@ export interface InspectInterface extends HardwareInterface {
   inspectHardware(task: Task): Promise<InspectResult>;
 }
 
-export type AnyInterface = HardwareInterface | PowerInterface | DeployInterface | ManagementInterface | BootInterface | InspectInterface;
+/** What a VIF attach request carries: the VIF's id, and optionally the port or portgroup to use (1.67). */
+export interface VifInfo {
+  readonly id: string;
+  readonly port_uuid?: string;
+  readonly portgroup_uuid?: string;
+  readonly [key: string]: unknown;
+}
+
+/**
+ * A network task: the node with its ports and portgroups (Ironic's `task.ports`/`task.portgroups`)
+ * and a way to save one of them, which the caller provides (the conductor, over the stores).
+ */
+export interface NetworkTask extends Task {
+  readonly ports: readonly Port[];
+  readonly portgroups: readonly Portgroup[];
+  savePort(port: Port): Promise<void>;
+  savePortgroup(portgroup: Portgroup): Promise<void>;
+}
+
+/** Virtual network interfaces (VIFs) of a node (Ironic's NetworkInterface VIF methods). */
+export interface NetworkInterface extends HardwareInterface {
+  /** The attached VIFs, as `{id}` entries. */
+  vifList(task: NetworkTask): Promise<{ id: string }[]>;
+  vifAttach(task: NetworkTask, vif: VifInfo): Promise<void>;
+  vifDetach(task: NetworkTask, vifId: string): Promise<void>;
+}
+
+export type AnyInterface =
+  HardwareInterface | PowerInterface | DeployInterface | ManagementInterface | BootInterface | InspectInterface | NetworkInterface;
 
 export interface HardwareType {
   readonly name: string;
@@ -155,4 +185,5 @@ export interface Driver {
   readonly management: ManagementInterface;
   readonly boot: BootInterface;
   readonly inspect: InspectInterface;
+  readonly network: NetworkInterface;
 }

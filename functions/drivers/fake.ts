@@ -16,6 +16,7 @@ import {
   type StepDefinition,
   type Task,
 } from './base';
+import { flatNetwork } from './flat';
 import { noBios, noConsole, noFirmware, noInspect, noRaid, noRescue, noVendor, noopNetwork, noopStorage } from './noop';
 
 const done = { wait: false } as const;
@@ -129,7 +130,7 @@ export const FAKE_INTERFACES = {
   firmware: [passive('fake'), noFirmware],
   inspect: [fakeInspect, noInspect],
   management: [fakeManagement],
-  network: [noopNetwork],
+  network: [noopNetwork, flatNetwork],
   power: [fakePower],
   raid: [passive('fake'), noRaid],
   rescue: [passive('fake'), noRescue],

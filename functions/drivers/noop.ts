@@ -6,7 +6,7 @@
  */
 import { UnsupportedDriverExtension } from '#common/errors';
 import type { InterfaceType } from '#objects/node';
-import type { HardwareInterface, InspectInterface, Task } from './base';
+import type { HardwareInterface, InspectInterface, NetworkInterface, Task } from './base';
 
 function fail(type: InterfaceType, task: Task): never {
   throw new UnsupportedDriverExtension(task.node.driver, type);
@@ -38,6 +38,17 @@ export const noRaid = unsupported('raid', 'no-raid');
 export const noRescue = unsupported('rescue', 'no-rescue');
 export const noVendor = unsupported('vendor', 'no-vendor');
 
-/** Network and storage `noop`: nothing to set up, so nothing to refuse. */
-export const noopNetwork: HardwareInterface = { name: 'noop', async validate() {} };
+/**
+ * Network and storage `noop`: nothing to set up, so nothing to refuse. As Ironic's NoopNetwork, VIF
+ * attach and detach accept anything and record nothing, so the list is always empty.
+ */
+export const noopNetwork: NetworkInterface = {
+  name: 'noop',
+  async validate() {},
+  async vifList() {
+    return [];
+  },
+  async vifAttach() {},
+  async vifDetach() {},
+};
 export const noopStorage: HardwareInterface = { name: 'noop', async validate() {} };

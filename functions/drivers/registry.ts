@@ -13,6 +13,7 @@ import type {
   HardwareType,
   InspectInterface,
   ManagementInterface,
+  NetworkInterface,
   PowerInterface,
 } from './base';
 import { FAKE_INTERFACES, fakeHardware } from './fake';
@@ -88,5 +89,6 @@ export function loadDriver(node: Node): Driver {
     management: interfaces.management as ManagementInterface,
     boot: interfaces.boot as BootInterface,
     inspect: interfaces.inspect as InspectInterface,
+    network: interfaces.network as NetworkInterface,
   };
 }

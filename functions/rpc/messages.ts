@@ -9,6 +9,8 @@
 // RPC API version history (the first release will freeze 1.0; until then 1.0 grows):
 // 1.0: do_node_deploy, do_node_tear_down, do_provisioning_action, do_node_clean,
 //      change_node_power_state (casts); validate_driver_interfaces (call).
+//      Management: change_node_boot_mode, change_node_secure_boot (casts); set_boot_device,
+//      get_boot_device, get_supported_boot_devices, inject_nmi, vif_list, vif_attach, vif_detach (calls).
 export const RPC_API_VERSION = '1.0';
 
 export interface RequestContext {
@@ -33,11 +35,30 @@ export interface RpcMethods {
   change_node_power_state: { node_id: string; lock_token: string; target: string; timeout?: number };
   /** Call: validate every interface of the node's driver (GET /v1/nodes/{id}/validate). */
   validate_driver_interfaces: { node_id: string };
+  /** Boot mode / secure boot change: the API has cleared last_error and locked the node for this message. */
+  change_node_boot_mode: { node_id: string; lock_token: string; target: string };
+  change_node_secure_boot: { node_id: string; lock_token: string; target: boolean };
+  /** Calls: management of a node; each takes the node's lock for its duration (409 when held). */
+  set_boot_device: { node_id: string; device: string; persistent: boolean };
+  get_boot_device: { node_id: string };
+  get_supported_boot_devices: { node_id: string };
+  inject_nmi: { node_id: string };
+  /** Calls: VIFs of a node, through its network interface. */
+  vif_list: { node_id: string };
+  vif_attach: { node_id: string; vif_info: { id: string; [key: string]: unknown } };
+  vif_detach: { node_id: string; vif_id: string };
 }
 
 /** Methods answered synchronously (Lambda Invoke), with their results. */
 export interface RpcResults {
   validate_driver_interfaces: Record<string, { result: boolean | null; reason?: string }>;
+  set_boot_device: null;
+  get_boot_device: { boot_device: string | null; persistent: boolean | null };
+  get_supported_boot_devices: string[];
+  inject_nmi: null;
+  vif_list: { id: string }[];
+  vif_attach: null;
+  vif_detach: null;
 }
 
 export type RpcMethod = keyof RpcMethods;
@@ -50,6 +71,15 @@ export const METHOD_VERSIONS: Readonly<Record<RpcMethod, string>> = {
   do_node_clean: '1.0',
   change_node_power_state: '1.0',
   validate_driver_interfaces: '1.0',
+  change_node_boot_mode: '1.0',
+  change_node_secure_boot: '1.0',
+  set_boot_device: '1.0',
+  get_boot_device: '1.0',
+  get_supported_boot_devices: '1.0',
+  inject_nmi: '1.0',
+  vif_list: '1.0',
+  vif_attach: '1.0',
+  vif_detach: '1.0',
 };
 
 export interface RpcMessage<M extends RpcMethod = RpcMethod> {

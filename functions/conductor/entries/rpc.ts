@@ -16,7 +16,16 @@ import { doDirectAction, isDirectAction } from '../flows/actions';
 import { doNodeDeploy } from '../flows/deploy';
 import { changeNodePowerState } from '../flows/power';
 import { doManualClean, doNodeTearDown, doProvide } from '../flows/provision';
+import {
+  changeNodeBootMode,
+  changeNodeSecureBoot,
+  getBootDevice,
+  getSupportedBootDevices,
+  injectNmi,
+  setBootDevice,
+} from '../flows/management';
 import { validateDriverInterfaces } from '../flows/validate';
+import { vifAttach, vifDetach, vifList } from '../flows/vifs';
 
 export class UnsupportedMessage extends Error {
   override readonly name = 'UnsupportedMessage';
@@ -43,6 +52,10 @@ export async function handleMessage(ctx: ConductorContext, message: RpcMessage):
         return await doManualClean(ctx, { ...(message.args as RpcMethods['do_node_clean']), message_id: id });
       case 'change_node_power_state':
         return await changeNodePowerState(ctx, { ...(message.args as RpcMethods['change_node_power_state']), message_id: id });
+      case 'change_node_boot_mode':
+        return await changeNodeBootMode(ctx, { ...(message.args as RpcMethods['change_node_boot_mode']), message_id: id });
+      case 'change_node_secure_boot':
+        return await changeNodeSecureBoot(ctx, { ...(message.args as RpcMethods['change_node_secure_boot']), message_id: id });
       case 'do_provisioning_action': {
         const args = { ...(message.args as RpcMethods['do_provisioning_action']), message_id: id };
         if (args.action === 'provide') return await doProvide(ctx, args);
@@ -65,6 +78,20 @@ export async function handleCall(ctx: ConductorContext, message: RpcMessage): Pr
     switch (message.method) {
       case 'validate_driver_interfaces':
         return { result: await validateDriverInterfaces(ctx, message.args as RpcMethods['validate_driver_interfaces']) };
+      case 'set_boot_device':
+        return { result: await setBootDevice(ctx, message.args as RpcMethods['set_boot_device']) };
+      case 'get_boot_device':
+        return { result: await getBootDevice(ctx, message.args as RpcMethods['get_boot_device']) };
+      case 'get_supported_boot_devices':
+        return { result: await getSupportedBootDevices(ctx, message.args as RpcMethods['get_supported_boot_devices']) };
+      case 'inject_nmi':
+        return { result: await injectNmi(ctx, message.args as RpcMethods['inject_nmi']) };
+      case 'vif_list':
+        return { result: await vifList(ctx, message.args as RpcMethods['vif_list']) };
+      case 'vif_attach':
+        return { result: await vifAttach(ctx, message.args as RpcMethods['vif_attach']) };
+      case 'vif_detach':
+        return { result: await vifDetach(ctx, message.args as RpcMethods['vif_detach']) };
       default:
         throw new UnsupportedMessage(`RPC method "${message.method}" cannot be called`);
     }

@@ -9,6 +9,7 @@ import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext } from '../context';
 import { type MessageArgs, claimForMessage } from '../claim';
+import { createPortsIfNotExist } from './inspect-ports';
 
 class VerifyError extends Error {}
 
@@ -36,7 +37,7 @@ interface Action {
   /** The state the API left the node in for this action. */
   readonly state: string;
   /** The work; throwing fails the action with the error's message. */
-  run(task: Task): Promise<void>;
+  run(task: Task, ctx: ConductorContext): Promise<void>;
   /** last_error for a failure. */
   error(node: Node, err: Error): string;
 }
@@ -63,13 +64,14 @@ const ACTIONS: Readonly<Record<string, Action>> = {
   },
   inspect: {
     state: st.INSPECTING,
-    async run(task) {
+    async run(task, ctx) {
       const driver = loadDriver(task.node);
       await driver.power.validate(task);
       await driver.inspect.validate(task);
       task.node.inspection_started_at = new Date().toISOString();
       const result = await driver.inspect.inspectHardware(task);
       task.node.properties = result.properties;
+      await createPortsIfNotExist(ctx, task.node, result.macs);
       task.node.inspection_finished_at = new Date().toISOString();
     },
     error: (_node, err) => `Failed to inspect hardware. Reason: ${err.message}`,
@@ -117,7 +119,7 @@ export async function doDirectAction(ctx: ConductorContext, args: MessageArgs & 
   const node = await claimForMessage(ctx, args, [action.state]);
   if (node === undefined) return;
   try {
-    await action.run({ node, log: ctx.log });
+    await action.run({ node, log: ctx.log }, ctx);
     node.last_error = null;
     node.processEvent('done');
   } catch (err) {

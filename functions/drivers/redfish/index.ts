@@ -4,6 +4,7 @@
  */
 import type { AnyInterface, HardwareType } from '../base';
 import { fakeDeploy } from '../fake';
+import { flatNetwork } from '../flat';
 import { noBios, noConsole, noFirmware, noInspect, noRaid, noRescue, noVendor, noopNetwork, noopStorage } from '../noop';
 import { createRedfishVirtualMediaBoot } from './boot';
 import { type RedfishConfig, loadRedfishConfig } from './config';
@@ -36,7 +37,7 @@ export function redfishImplementations(config: RedfishConfig = loadRedfishConfig
     firmware: [noFirmware],
     inspect: [redfish.inspect, noInspect],
     management: [redfish.management],
-    network: [noopNetwork],
+    network: [noopNetwork, flatNetwork],
     power: [redfish.power],
     raid: [noRaid],
     rescue: [noRescue],

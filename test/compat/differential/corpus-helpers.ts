@@ -12,6 +12,8 @@ export interface Step {
   readonly save?: Record<string, string>;
   /** Not a request to compare: poll GET `path` until provision_state is this. */
   readonly waitFor?: string;
+  /** With `waitFor`: poll until this also holds of the node (e.g. an asynchronous last_error arrived). */
+  readonly until?: (node: Record<string, unknown>) => boolean;
 }
 
 export const V = '1.82';

@@ -105,8 +105,9 @@ async function waitFor(target: Target, step: Step, vars: Map<string, string>): P
   while (Date.now() < deadline) {
     const res = await send(target, { ...step, method: 'GET' }, vars);
     last = res.text;
-    const state = res.status === 200 ? (JSON.parse(res.text) as { provision_state?: string }).provision_state : undefined;
-    if (state === step.waitFor) return;
+    const node = res.status === 200 ? (JSON.parse(res.text) as Record<string, unknown>) : undefined;
+    const state = node?.provision_state as string | undefined;
+    if (state === step.waitFor && (step.until === undefined || step.until(node as Record<string, unknown>))) return;
     if (state?.includes('failed')) break;
     await new Promise((r) => setTimeout(r, 100));
   }

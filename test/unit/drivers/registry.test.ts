@@ -15,7 +15,7 @@ describe('the redfish hardware type', () => {
       firmware: ['no-firmware'],
       inspect: ['redfish', 'no-inspect'],
       management: ['redfish'],
-      network: ['noop'],
+      network: ['noop', 'flat'],
       power: ['redfish'],
       raid: ['no-raid'],
       rescue: ['no-rescue'],

@@ -1,0 +1,35 @@
+/**
+ * Ports from inspection (Ironic's `inspect_utils.create_ports_if_not_exist`): one port per
+ * discovered MAC of an enabled NIC. An address that already has a port — on this node or any
+ * other — is skipped, and so is a string that is not a MAC. New ports get Ironic's defaults
+ * (pxe_enabled true): Ironic 21.4's Redfish inspection cannot tell PXE NICs apart, so it leaves
+ * pxe_enabled as it is.
+ */
+import { MACAlreadyExists } from '#common/errors';
+import { newUuid } from '#common/ids';
+import type { Node } from '#objects/node';
+import { Port } from '#objects/port';
+import type { ConductorContext } from '../context';
+
+const MAC = /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$/i;
+
+/** Create the ports that do not exist yet; returns the addresses created. */
+export async function createPortsIfNotExist(ctx: ConductorContext, node: Node, macs: readonly string[]): Promise<string[]> {
+  const created: string[] = [];
+  for (const raw of macs) {
+    if (!MAC.test(raw)) {
+      ctx.log.warn(`Ignoring NIC address ${raw} for node ${node.uuid} because it is not a valid MAC`);
+      continue;
+    }
+    const address = raw.toLowerCase().replace(/-/g, ':');
+    try {
+      await ctx.stores.ports.create(new Port({ uuid: newUuid(), node_uuid: node.uuid, address, created_at: new Date().toISOString() }));
+      created.push(address);
+      ctx.log.info(`Port created for MAC address ${address} for node ${node.uuid}`);
+    } catch (err) {
+      if (!(err instanceof MACAlreadyExists)) throw err;
+      ctx.log.info(`Port already exists for MAC address ${address} for node ${node.uuid}`);
+    }
+  }
+  return created;
+}
