@@ -16,6 +16,11 @@ import { NODE_STATE_ROUTES } from './controllers/node-states';
 import { NODE_POWER_ROUTES } from './controllers/node-power';
 import { NODE_TRAIT_ROUTES } from './controllers/node-traits';
 import { SHARD_ROUTES } from './controllers/shards';
+import { PORT_ROUTES } from './controllers/ports';
+import { PORT_PATCH_ROUTES } from './controllers/port-patch';
+import { PORTGROUP_ROUTES } from './controllers/portgroups';
+import { CHASSIS_ROUTES } from './controllers/chassis';
+import { DEPLOY_TEMPLATE_ROUTES } from './controllers/deploy-templates';
 import { getRoot, getV1 } from './controllers/root';
 import type { ApiRequest, ApiResponse } from './http';
 import type { Route } from './route';
@@ -30,6 +35,11 @@ const ROUTES: readonly Route[] = [
   ...NODE_STATE_ROUTES,
   ...NODE_POWER_ROUTES,
   ...SHARD_ROUTES,
+  ...PORT_ROUTES,
+  ...PORT_PATCH_ROUTES,
+  ...PORTGROUP_ROUTES,
+  ...CHASSIS_ROUTES,
+  ...DEPLOY_TEMPLATE_ROUTES,
 ];
 
 function match(route: Route, segments: readonly string[]): Record<string, string> | undefined {

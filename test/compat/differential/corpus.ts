@@ -6,6 +6,7 @@
  */
 import { CHANGES } from './corpus-changes';
 import { LIST } from './corpus-lists';
+import { RESOURCES } from './corpus-resources';
 import { FD, INSTANCE, MISSING, type Step, U1, U2, V, get, post } from './corpus-helpers';
 
 export type { Step } from './corpus-helpers';
@@ -133,4 +134,4 @@ SHOW.splice(
   },
 );
 
-export const CORPUS: readonly Step[] = [...CREATE, ...SHOW, ...LIST, ...CHANGES];
+export const CORPUS: readonly Step[] = [...CREATE, ...SHOW, ...LIST, ...CHANGES, ...RESOURCES];
