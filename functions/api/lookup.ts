@@ -45,10 +45,14 @@ export function isLocked(node: Node, now: number = Date.now()): boolean {
 }
 
 /**
- * The chassis a node names. Chassis are not served yet, so none exists: every reference is a
- * ChassisNotFound, which node requests answer with 400 (Ironic's `_replace_chassis_uuid_with_id`).
- * The integrator replaces this with a lookup in the chassis store.
+ * The chassis a node names, by UUID: an unknown one is a ChassisNotFound, which node requests
+ * answer with 400 (Ironic's `_replace_chassis_uuid_with_id`) and the node list with `status`.
  */
-export async function requireChassis(_ctx: ApiContext, uuid: string, status = 400): Promise<string> {
-  throw withStatus(new ChassisNotFound(uuid), status);
+export async function requireChassis(ctx: ApiContext, uuid: string, status = 400): Promise<string> {
+  try {
+    return (await ctx.stores.chassis.get(uuid)).uuid;
+  } catch (err) {
+    if (err instanceof ChassisNotFound) throw withStatus(err, status);
+    throw err;
+  }
 }

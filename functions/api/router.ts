@@ -18,6 +18,11 @@ import { NODE_TRAIT_ROUTES } from './controllers/node-traits';
 import { NODE_MANAGEMENT_ROUTES } from './controllers/node-management';
 import { NODE_VIF_ROUTES } from './controllers/node-vifs';
 import { SHARD_ROUTES } from './controllers/shards';
+import { PORT_ROUTES } from './controllers/ports';
+import { PORT_PATCH_ROUTES } from './controllers/port-patch';
+import { PORTGROUP_ROUTES } from './controllers/portgroups';
+import { CHASSIS_ROUTES } from './controllers/chassis';
+import { DEPLOY_TEMPLATE_ROUTES } from './controllers/deploy-templates';
 import { getRoot, getV1 } from './controllers/root';
 import type { ApiRequest, ApiResponse } from './http';
 import type { Route } from './route';
@@ -34,6 +39,11 @@ const ROUTES: readonly Route[] = [
   ...SHARD_ROUTES,
   ...NODE_MANAGEMENT_ROUTES,
   ...NODE_VIF_ROUTES,
+  ...PORT_ROUTES,
+  ...PORT_PATCH_ROUTES,
+  ...PORTGROUP_ROUTES,
+  ...CHASSIS_ROUTES,
+  ...DEPLOY_TEMPLATE_ROUTES,
 ];
 
 function match(route: Route, segments: readonly string[]): Record<string, string> | undefined {

@@ -93,6 +93,11 @@ export class NodeProtected extends HTTPForbidden {
     super(`Node ${node} is protected and cannot be undeployed, rebuilt or deleted`);
   }
 }
+export class OperationNotPermitted extends NotAuthorized {
+  constructor() {
+    super('Operation not permitted.');
+  }
+}
 export class Unauthorized extends IronicError {
   static override readonly code: number = 401;
 }

@@ -200,7 +200,7 @@ export async function patchNode(req: ApiRequest, ctx: ApiContext, params: { iden
   const patched = applyPatch(patchDocument(node), patch);
   validateSchema('patch', NODE_PATCH_SCHEMA, patched);
   validateExtra(patched);
-  if (patched.chassis_uuid) await requireChassis(ctx, patched.chassis_uuid as string);
+  if (patched.chassis_uuid) patched.chassis_uuid = await requireChassis(ctx, patched.chassis_uuid as string);
   if (patched.conductor_group === null || patched.conductor_group === undefined) patched.conductor_group = '';
   patched.conductor_group = String(patched.conductor_group).toLowerCase();
   if (patched.protected === null || patched.protected === undefined) patched.protected = false;
@@ -218,6 +218,11 @@ export async function patchNode(req: ApiRequest, ctx: ApiContext, params: { iden
     }
   }
   if (before.chassis_uuid && !patched.chassis_uuid && !atLeast(req.version, 25)) throw new NotAcceptable('Request not acceptable.');
+  const chassis = (patched.chassis_uuid as string | null | undefined) || null;
+  if (node.chassis_uuid !== chassis) {
+    node.chassis_uuid = chassis;
+    changed.add('chassis_uuid');
+  }
   checkConductorFor(ctx, node.driver, node.conductor_group);
   if (changed.has('driver') && node.console_enabled) {
     throw new ClientSideError(

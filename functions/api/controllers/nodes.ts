@@ -150,7 +150,7 @@ export async function createNode(req: ApiRequest, ctx: ApiContext): Promise<ApiR
     checkNodeName(body.name, req.version, (name) => `Cannot create node with invalid name '${name}'`);
   }
   if (body.owner) throw new Invalid('Cannot create a node as a project scoped admin with an owner other than your own project.');
-  if (body.chassis_uuid) await requireChassis(ctx, body.chassis_uuid as string);
+  if (body.chassis_uuid) body.chassis_uuid = await requireChassis(ctx, body.chassis_uuid as string);
   const driver = body.driver as string;
   checkConductorFor(ctx, driver, group);
 

@@ -7,6 +7,7 @@
 import { CHANGES } from './corpus-changes';
 import { LIST } from './corpus-lists';
 import { MANAGEMENT } from './corpus-management';
+import { RESOURCES } from './corpus-resources';
 import { FD, INSTANCE, MISSING, type Step, U1, U2, V, get, post } from './corpus-helpers';
 
 export type { Step } from './corpus-helpers';
@@ -134,4 +135,4 @@ SHOW.splice(
   },
 );
 
-export const CORPUS: readonly Step[] = [...CREATE, ...SHOW, ...LIST, ...CHANGES, ...MANAGEMENT];
+export const CORPUS: readonly Step[] = [...CREATE, ...SHOW, ...LIST, ...CHANGES, ...MANAGEMENT, ...RESOURCES];

@@ -63,8 +63,36 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       "deploy_steps as null and fake-hardware's power_state unset, while the Ironless conductor removes the step lists " +
       'and records the fake power state ("power off"). Shown by every reply that includes such a node.',
     matches: (d) =>
-      /\/v1\/nodes\/life\d/.test(d.request) &&
+      /\/v1\/nodes\/(life|rn)\d/.test(d.request) &&
       bodyField('driver_internal_info.clean_steps', 'driver_internal_info.deploy_steps', 'power_state')(d),
+  },
+  {
+    id: 'Port and portgroup moves between nodes succeed',
+    why:
+      'The reference Ironic 21.4 (on SQLite) fails to save a port or portgroup moved to another node: the database error ' +
+      'is misread as a duplicate MAC address, which then fails with a KeyError, and the API answers 500 "Unexpected error ' +
+      'raised by RPC". Ironless moves them (with the same state and membership checks).',
+    matches: step('port patch move node', 'portgroup patch move to node'),
+  },
+  {
+    id: 'Refusals Ironic answers with a 500',
+    why:
+      'Ironic 21.4 answers 500 when a port is added to a portgroup of another node (it raises a BadRequest without an HTTP ' +
+      'code), and when a portgroup with ports is deleted or moved (on SQLite the database error escapes as "Unexpected error ' +
+      'raised by RPC"). Ironless refuses these with a 400: "Port can not be added to a portgroup belonging to a different ' +
+      'node.", "… contains ports.", "… because there are ports associated with this portgroup."',
+    matches: step('port create portgroup of another node', 'portgroup delete with ports', 'portgroup patch move with ports'),
+  },
+  {
+    id: 'Connectivity attributes named in a fixed order',
+    why:
+      "When a port's connectivity attributes may not change, Ironic lists them by joining a Python set, whose order changes " +
+      'from process to process; Ironless names the same four attributes in one fixed order.',
+    matches: (d) =>
+      d.aspect === 'body.error_message.faultstring' &&
+      /can not have any connectivity attributes/.test(String(d.ironic)) &&
+      String(d.ironic).replace(/\(([^)]*)\)/, (_m, a: string) => a.split(', ').sort().join()) ===
+        String(d.ironless).replace(/\(([^)]*)\)/, (_m, a: string) => a.split(', ').sort().join()),
   },
 ];
 

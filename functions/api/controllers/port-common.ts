@@ -1,0 +1,60 @@
+/** What the port controllers share: the request validator, sort columns and paged listing. */
+import type { PortFilter } from '#db/ports';
+import type { Port } from '#objects/port';
+import { argUuid } from '../args';
+import type { ApiContext } from '../context';
+import { type Paging, type SortSpec, columns, sortField } from '../resource-list';
+import { LOCAL_LINK_CONN_SCHEMA, PORT_SCHEMA, argMac, normalizeLocalLink } from '../schemas/port';
+import { parseBoolean, validateSchema } from '../validation';
+
+export const PORT_SORT: SortSpec = {
+  invalid: ['extra', 'internal_info', 'local_link_connection'],
+  columns: columns(['uuid', 'address', 'pxe_enabled', 'physical_network', 'is_smartnic', 'created_at', 'updated_at'], {
+    node_id: 'node_uuid',
+    portgroup_id: 'portgroup_uuid',
+  }),
+};
+
+/** PORT_VALIDATOR: the schema, then each field's own check, in Ironic's order, values normalized in place. */
+export function validatePort(name: string, body: unknown): Record<string, unknown> {
+  validateSchema(name, PORT_SCHEMA, body);
+  const data = body as Record<string, unknown>;
+  if ('address' in data) data.address = argMac('address', data.address);
+  if ('node_uuid' in data) data.node_uuid = argUuid('node_uuid', data.node_uuid);
+  if ('is_smartnic' in data) data.is_smartnic = parseBoolean('is_smartnic', data.is_smartnic);
+  if ('local_link_connection' in data && data.local_link_connection !== null) {
+    validateSchema('local_link_connection', LOCAL_LINK_CONN_SCHEMA, data.local_link_connection);
+    normalizeLocalLink(data.local_link_connection as Record<string, unknown>);
+  }
+  if ('portgroup_uuid' in data) data.portgroup_uuid = argUuid('portgroup_uuid', data.portgroup_uuid) ?? null;
+  if ('pxe_enabled' in data) data.pxe_enabled = parseBoolean('pxe_enabled', data.pxe_enabled);
+  if ('uuid' in data) data.uuid = argUuid('uuid', data.uuid) ?? null;
+  return data;
+}
+
+/**
+ * One page of ports in the requested order, starting after `marker`; `keep` filters in memory
+ * (the shard filter), reading further pages until this one is full or nothing remains.
+ */
+export async function listPortPage(
+  ctx: ApiContext,
+  filter: PortFilter,
+  paging: Paging,
+  marker: string | undefined,
+  keep?: (port: Port) => boolean,
+): Promise<Port[]> {
+  const out: Port[] = [];
+  let after = marker;
+  for (;;) {
+    const page = await ctx.stores.ports.list(filter, {
+      limit: paging.limit,
+      ...(after ? { marker: after } : {}),
+      sortKey: sortField(paging.sortKey, PORT_SORT),
+      sortDir: paging.sortDir,
+    });
+    for (const port of page.items) if (keep === undefined || keep(port)) out.push(port);
+    if (keep === undefined || out.length >= paging.limit || !page.more || page.items.length === 0) break;
+    after = page.items[page.items.length - 1]?.uuid;
+  }
+  return out.slice(0, paging.limit);
+}

@@ -1,0 +1,242 @@
+/**
+ * `/v1/portgroups` (1.23): list, detail, show, create, update, delete (Ironic 21.4's
+ * PortgroupsController and the conductor's update_portgroup / destroy_portgroup), also nested
+ * under `/v1/nodes/{node}/portgroups` (1.24), where only lists are served.
+ */
+import {
+  ClientSideError,
+  InvalidParameterValue,
+  InvalidState,
+  NotAcceptable,
+  NotFound,
+  OperationNotPermitted,
+  PortgroupNotEmpty,
+  httpErrors,
+} from '#common/errors';
+import { newUuid } from '#common/ids';
+import * as st from '#common/states';
+import { Portgroup } from '#objects/portgroup';
+import type { Dict } from '#objects/fields';
+import { argBoolean, argInteger, argString, argStringList, argUuid, collectArgs, pyStr, rejectUnexpected } from '../args';
+import { parseBody } from '../body';
+import type { ApiContext } from '../context';
+import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
+import { checkNodeIdent, findNode } from '../lookup';
+import { atLeast } from '../microversion';
+import { isUuidOrName, isValidLogicalName } from '../names';
+import { type PatchOperation, applyPatch } from '../patch';
+import { checkListParent, checkPortgroupPath, findPortgroup, nodeByIdentity, nodeOfBody } from '../port-lookup';
+import { type SortSpec, checkInvalidSortKey, collectionNext, columns, readPaging, returnFields, sortField } from '../resource-list';
+import { route } from '../route';
+import { PATCH_SCHEMA } from '../schemas/node';
+import { PORTGROUP_SCHEMA, argMac } from '../schemas/port';
+import { parseBoolean, validateSchema } from '../validation';
+import { PORTGROUP_LIST_FIELDS, checkPortgroupFieldVersions, portgroupView } from '../views/portgroup';
+import { applyPatchedFields, checkNodeUnlocked, checkPatchPaths, isPathUpdated, patchValues, rejectArgs } from './resource-common';
+
+const SORT: SortSpec = {
+  invalid: ['extra', 'internal_info', 'properties'],
+  columns: columns(['uuid', 'name', 'address', 'standalone_ports_supported', 'mode', 'created_at', 'updated_at'], {
+    node_id: 'node_uuid',
+  }),
+};
+
+const PATCH_ALLOWED_FIELDS = ['address', 'extra', 'mode', 'name', 'node_uuid', 'properties', 'standalone_ports_supported'];
+
+/** The mode a portgroup gets when created without one (Ironic's `[DEFAULT]default_portgroup_mode`). */
+export const DEFAULT_PORTGROUP_MODE = 'active-backup';
+
+/** States in which a portgroup may move to another node without maintenance. */
+const MOVE_STATES = [st.ENROLL, st.INSPECTING, st.INSPECTWAIT, st.MANAGEABLE];
+
+const notFound = () => new NotFound('Resource could not be found.');
+
+/** PORTGROUP_VALIDATOR: the schema, then address, node_uuid, standalone_ports_supported and uuid in place. */
+function validatePortgroup(name: string, body: unknown): Record<string, unknown> {
+  validateSchema(name, PORTGROUP_SCHEMA, body);
+  const data = body as Record<string, unknown>;
+  if ('address' in data) data.address = argMac('address', data.address) ?? null;
+  if ('node_uuid' in data) data.node_uuid = argUuid('node_uuid', data.node_uuid);
+  if ('standalone_ports_supported' in data) {
+    data.standalone_ports_supported = parseBoolean('standalone_ports_supported', data.standalone_ports_supported);
+  }
+  if ('uuid' in data) data.uuid = argUuid('uuid', data.uuid) ?? null;
+  return data;
+}
+
+function listPortgroups(detailPath: boolean, nested: boolean) {
+  return async (req: ApiRequest, ctx: ApiContext, params: { node?: string }): Promise<ApiResponse> => {
+    if (nested) {
+      checkNodeIdent(params.node as string);
+      if (!atLeast(req.version, 24)) throw httpErrors.notFound();
+    }
+    const args = collectArgs(req);
+    const names = ['node', 'address', 'marker', 'limit', 'sort_key', 'sort_dir'];
+    rejectUnexpected(args, detailPath ? names : [...names, 'fields', 'detail']);
+    let node = args.has('node') ? argUuidOrName('node', args.get('node')) : undefined;
+    const address = argMac('address', args.get('address'));
+    const marker = argUuid('marker', args.get('marker'));
+    const limit = argInteger('limit', args.get('limit'));
+    const sortKey = argString('sort_key', args.get('sort_key')) ?? 'id';
+    const sortDir = argString('sort_dir', args.get('sort_dir')) ?? 'asc';
+    const fieldsArg = detailPath ? undefined : argStringList('fields', args.get('fields'));
+    const detail = detailPath ? undefined : argBoolean('detail', args.get('detail'));
+    if (!atLeast(req.version, 23)) throw notFound();
+    if (nested) node = params.node;
+    await checkListParent(ctx, nested ? params.node : undefined, undefined);
+    checkPortgroupFieldVersions(fieldsArg, req.version);
+    checkPortgroupFieldVersions([sortKey], req.version);
+    let fields: string[] | undefined;
+    if (detailPath) {
+      if (req.path.endsWith('/')) throw new ClientSideError('Resource could not be found.', 404);
+    } else {
+      fields = returnFields(req, fieldsArg, detail, PORTGROUP_LIST_FIELDS);
+    }
+    const paging = readPaging(ctx, limit, sortKey, sortDir);
+    if (marker !== undefined) await ctx.stores.portgroups.get(marker);
+    checkInvalidSortKey(sortKey, SORT);
+    const filter: { nodeUuid?: string; address?: string } = {};
+    if (node) filter.nodeUuid = (await findNode(req, ctx, node)).uuid;
+    else if (address !== undefined) filter.address = address;
+    const page = await ctx.stores.portgroups.list(filter, {
+      limit: paging.limit,
+      ...(marker ? { marker } : {}),
+      sortKey: sortField(sortKey, SORT),
+      sortDir: paging.sortDir,
+    });
+    const body: Record<string, unknown> = {
+      portgroups: page.items.map((pg) => portgroupView(pg, { baseUrl: req.baseUrl, fields })),
+    };
+    const next = collectionNext(req, detailPath ? 'portgroups/detail' : 'portgroups', page.items, paging, detail, fields);
+    if (next !== undefined) body.next = next;
+    return json(200, body);
+  };
+}
+
+/** args.uuid_or_name. */
+export function argUuidOrName(name: string, value: unknown): string | undefined {
+  const text = argString(name, value);
+  if (text === undefined) return undefined;
+  if (!isUuidOrName(text)) throw new InvalidParameterValue(`Expected UUID or name for ${name}: ${text}`);
+  return text;
+}
+
+async function getPortgroup(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
+  checkPortgroupPath(req, params.ident);
+  const args = collectArgs(req);
+  rejectUnexpected(args, ['fields']);
+  const fields = argStringList('fields', args.get('fields'));
+  // Ironic looks the portgroup up for its policy check without the ".json" fallback first.
+  const pg = await findPortgroup(req, ctx, params.ident);
+  checkPortgroupFieldVersions(fields, req.version);
+  return json(200, portgroupView(pg, { baseUrl: req.baseUrl, fields }));
+}
+
+async function createPortgroup(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
+  const body = parseBody(req) ?? {};
+  rejectArgs(req, body);
+  const data = validatePortgroup('portgroup', body);
+  if (!atLeast(req.version, 23)) throw notFound();
+  const node = await nodeOfBody(ctx, data.node_uuid as string);
+  if (!atLeast(req.version, 26) && (truthy(data.mode) || truthy(data.properties))) throw new NotAcceptable('Request not acceptable.');
+  if (data.name && !isValidLogicalName(data.name, req.version)) {
+    throw new ClientSideError(`Cannot create portgroup with invalid name '${pyStr(data.name)}'`);
+  }
+  const values: Dict = { uuid: (data.uuid as string | null | undefined) || newUuid(), node_uuid: node.uuid };
+  for (const field of ['name', 'address', 'extra', 'standalone_ports_supported', 'properties']) {
+    if (data[field] !== undefined && data[field] !== null) values[field] = data[field];
+  }
+  values.mode = (data.mode as string | null | undefined) || DEFAULT_PORTGROUP_MODE;
+  values.created_at = new Date().toISOString();
+  const pg = await ctx.stores.portgroups.create(new Portgroup(values));
+  ctx.log.info('Portgroup created', { portgroup: pg.uuid, node: node.uuid });
+  return json(201, portgroupView(pg, { baseUrl: req.baseUrl }), { Location: `${req.baseUrl}/v1/portgroups/${pg.uuid}` });
+}
+
+function truthy(value: unknown): boolean {
+  if (value === null || value === undefined || value === '' || value === false) return false;
+  return typeof value !== 'object' || Object.keys(value).length > 0;
+}
+
+async function patchPortgroup(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
+  checkPortgroupPath(req, params.ident);
+  const parsed = parseBody(req);
+  rejectArgs(req, parsed);
+  validateSchema('patch', PATCH_SCHEMA, parsed ?? {});
+  const patch = parsed as PatchOperation[];
+  const pg = await findPortgroup(req, ctx, params.ident);
+  if (!atLeast(req.version, 26) && (isPathUpdated(patch, '/mode') || isPathUpdated(patch, '/properties'))) {
+    throw new NotAcceptable('Request not acceptable.');
+  }
+  checkPatchPaths(patch, PATCH_ALLOWED_FIELDS);
+  for (const name of patchValues(patch, '/name')) {
+    if (name && !isValidLogicalName(name, req.version)) {
+      throw new ClientSideError(`Portgroup ${params.ident}: Cannot change name to invalid name '${pyStr(name)}'`);
+    }
+  }
+  const patched = applyPatch(pg.toData() as Record<string, unknown>, patch);
+  if (!('mode' in patched)) throw new ClientSideError("'mode' is a mandatory attribute and can not be removed");
+  let node = await ctx.nodes.get(pg.node_uuid);
+  if (patched.node_uuid !== pg.node_uuid) node = await nodeByIdentity(ctx, String(patched.node_uuid));
+  for (const key of Object.keys(patched)) if (!(key in (PORTGROUP_SCHEMA.properties as object))) delete patched[key];
+  validatePortgroup('patch', patched);
+  const changed = applyPatchedFields(pg, patched, [
+    'name',
+    'node_uuid',
+    'address',
+    'extra',
+    'standalone_ports_supported',
+    'mode',
+    'properties',
+  ]);
+  if (node.provision_state === st.INSPECTING && atLeast(req.version, 39)) {
+    throw new ClientSideError(`Cannot update portgroup "${pg.uuid}" on node "${node.uuid}" while it is in state "${st.INSPECTING}".`, 409);
+  }
+  checkNodeUnlocked(node);
+  if (changed.includes('node_uuid')) {
+    if (!MOVE_STATES.includes(node.provision_state) && !node.maintenance) {
+      throw new InvalidState(
+        `Portgroup ${pg.uuid} can not be associated to node ${node.uuid} unless the node is in a ${MOVE_STATES.join(', ')} state or in maintenance mode.`,
+      );
+    }
+    const members = await ctx.stores.ports.list({ portgroupUuid: pg.uuid }, { limit: 1 });
+    if (members.items.length > 0) {
+      const err = new PortgroupNotEmpty(pg.uuid);
+      err.message = `Portgroup ${pg.uuid} can not be associated with node ${node.uuid} because there are ports associated with this portgroup.`;
+      throw err;
+    }
+  }
+  const saved = changed.length > 0 ? await ctx.stores.portgroups.save(pg) : pg;
+  return json(200, portgroupView(saved, { baseUrl: req.baseUrl }));
+}
+
+async function deletePortgroup(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
+  checkPortgroupPath(req, params.ident);
+  rejectUnexpected(collectArgs(req), []);
+  const pg = await findPortgroup(req, ctx, params.ident);
+  checkNodeUnlocked(await ctx.nodes.get(pg.node_uuid));
+  await ctx.stores.portgroups.destroy(pg);
+  ctx.log.info('Portgroup deleted', { portgroup: pg.uuid });
+  return noContent();
+}
+
+export const PORTGROUP_ROUTES = [
+  route('GET', '/v1/portgroups', listPortgroups(false, false)),
+  route('POST', '/v1/portgroups', createPortgroup),
+  route('GET', '/v1/portgroups/detail', listPortgroups(true, false)),
+  route('GET', '/v1/portgroups/:ident', getPortgroup),
+  route('PATCH', '/v1/portgroups/:ident', patchPortgroup),
+  route('DELETE', '/v1/portgroups/:ident', deletePortgroup),
+  route('GET', '/v1/nodes/:node/portgroups', listPortgroups(false, true)),
+  route('GET', '/v1/nodes/:node/portgroups/detail', listPortgroups(true, true)),
+  ...['GET', 'PATCH', 'DELETE'].map((method) => route(method, '/v1/nodes/:node/portgroups/:ident', refuseNested)),
+];
+
+/** A portgroup under a node can only be listed (after the portgroup is found, as Ironic's policy check does). */
+async function refuseNested(req: ApiRequest, ctx: ApiContext, params: { node: string; ident: string }): Promise<ApiResponse> {
+  checkNodeIdent(params.node);
+  if (!atLeast(req.version, 24)) throw httpErrors.notFound();
+  checkPortgroupPath(req, params.ident);
+  await findPortgroup(req, ctx, params.ident);
+  throw new OperationNotPermitted();
+}

@@ -1,0 +1,279 @@
+/**
+ * `/v1/ports`: list, detail, show, create, delete (Ironic 21.4's PortsController and the
+ * conductor's create_port / destroy_port), also nested under `/v1/nodes/{node}/ports` and
+ * `/v1/portgroups/{portgroup}/ports` (1.24), where only lists are served. Update is in
+ * port-patch.ts.
+ */
+import {
+  Conflict,
+  Invalid,
+  InvalidParameterValue,
+  InvalidState,
+  NotAcceptable,
+  OperationNotPermitted,
+  PortgroupNotFound,
+  withStatus,
+} from '#common/errors';
+import { httpErrors } from '#common/errors';
+import { isOsloUuidLike, newUuid } from '#common/ids';
+import type { Dict } from '#objects/fields';
+import { Port } from '#objects/port';
+import type { Portgroup } from '#objects/portgroup';
+import { type RawArg, argBoolean, argInteger, argString, argStringList, argUuid, collectArgs, rejectUnexpected } from '../args';
+import { parseBody } from '../body';
+import type { ApiContext } from '../context';
+import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
+import { checkNodeIdent, findNode } from '../lookup';
+import { atLeast } from '../microversion';
+import { checkListParent, checkPortgroupPath, findPortgroup, nodeOfBody } from '../port-lookup';
+import { checkAllowSpecifyFields, checkInvalidSortKey, collectionNext, readPaging, returnFields } from '../resource-list';
+import { route } from '../route';
+import { argMac } from '../schemas/port';
+import { validateSchema } from '../validation';
+import { PORT_LIST_FIELDS, checkPortFieldVersions, portView } from '../views/port';
+import { LOCAL_LINK_SMART_NIC_SCHEMA } from '../schemas/port';
+import { argUuidOrName } from './portgroups';
+import { listPortPage, PORT_SORT, validatePort } from './port-common';
+import { checkNodeUnlocked, rejectArgs } from './resource-common';
+
+interface Parents {
+  readonly node?: string;
+  readonly portgroup?: string;
+}
+
+/** The list arguments, validated in the order of Ironic's signature. */
+const LIST_ARGS: readonly [string, (name: string, value: RawArg) => unknown][] = [
+  ['node', argUuidOrName],
+  ['node_uuid', argUuid],
+  ['address', argMac],
+  ['marker', argUuid],
+  ['limit', argInteger],
+  ['sort_key', argString],
+  ['sort_dir', argString],
+  ['fields', argStringList],
+  ['portgroup', argUuidOrName],
+  ['detail', argBoolean],
+  ['shard', argStringList],
+];
+
+/** Nested paths: the node ident passes webob's check; below 1.24 a portgroup's ports do not exist. */
+function checkParentPath(req: ApiRequest, parents: Parents): void {
+  if (parents.node !== undefined) checkNodeIdent(parents.node);
+  if (parents.portgroup !== undefined) {
+    checkPortgroupPath(req, parents.portgroup);
+    if (!atLeast(req.version, 24)) throw httpErrors.notFound();
+  }
+}
+
+function listPorts(detailPath: boolean) {
+  return async (req: ApiRequest, ctx: ApiContext, parents: Parents): Promise<ApiResponse> => {
+    checkParentPath(req, parents);
+    const args = collectArgs(req);
+    const accepted = LIST_ARGS.map(([n]) => n).filter((n) => !detailPath || (n !== 'fields' && n !== 'detail'));
+    rejectUnexpected(args, accepted);
+    const v: Record<string, unknown> = {};
+    for (const [name, check] of LIST_ARGS) if (accepted.includes(name) && args.has(name)) v[name] = check(name, args.get(name));
+    await checkListParent(ctx, parents.node, parents.portgroup);
+    let node = (parents.node ?? v.node) as string | undefined;
+    const portgroup = (parents.portgroup ?? v.portgroup) as string | undefined;
+    const sortKey = (v.sort_key as string | undefined) ?? 'id';
+    const fieldsArg = v.fields as string[] | undefined;
+    const detail = v.detail as boolean | undefined;
+    if (!detailPath) {
+      checkAllowSpecifyFields(req, fieldsArg);
+      checkPortFieldVersions(fieldsArg, req.version);
+    }
+    checkPortFieldVersions([sortKey], req.version);
+    if (portgroup && !atLeast(req.version, 24)) throw new NotAcceptable('Request not acceptable.');
+    const shard = v.shard as string[] | undefined;
+    if (shard !== undefined && !atLeast(req.version, 82)) {
+      throw new NotAcceptable('Request not acceptable. The minimal required API version should be 1.82');
+    }
+    const fields = detailPath ? undefined : returnFields(req, fieldsArg, detail, PORT_LIST_FIELDS);
+    const nodeUuidArg = v.node_uuid as string | undefined;
+    if (!nodeUuidArg && node && !atLeast(req.version, 5) && !isOsloUuidLike(node)) throw new NotAcceptable('Request not acceptable.');
+    if (detailPath && req.path.endsWith('/')) throw httpErrors.notFound();
+    node = nodeUuidArg || node;
+
+    const paging = readPaging(ctx, v.limit as number | undefined, sortKey, (v.sort_dir as string | undefined) ?? 'asc');
+    const marker = v.marker as string | undefined;
+    if (marker) await ctx.stores.ports.get(marker);
+    checkInvalidSortKey(sortKey, PORT_SORT);
+    if ([node, portgroup, shard].filter((f) => (Array.isArray(f) ? f.length > 0 : Boolean(f))).length > 1) {
+      throw new OperationNotPermitted();
+    }
+    let ports: Port[];
+    if (portgroup) {
+      const pg = await findPortgroup(req, ctx, portgroup);
+      ports = await listPortPage(ctx, { portgroupUuid: pg.uuid }, paging, marker);
+    } else if (node) {
+      const found = await findNode(req, ctx, node);
+      ports = await listPortPage(ctx, { nodeUuid: found.uuid }, paging, marker);
+    } else if (v.address !== undefined) {
+      ports = await listPortPage(ctx, { address: v.address as string }, paging, undefined);
+    } else if (shard !== undefined && shard.length > 0) {
+      const nodes = new Set<string>();
+      let nodeMarker: string | undefined;
+      for (;;) {
+        const page = await ctx.nodes.list({ shards: shard }, { limit: 1000, ...(nodeMarker ? { marker: nodeMarker } : {}) });
+        for (const n of page.nodes) nodes.add(n.uuid);
+        if (!page.more || page.nodes.length === 0) break;
+        nodeMarker = page.nodes[page.nodes.length - 1]?.uuid;
+      }
+      ports = await listPortPage(ctx, {}, paging, marker, (p) => nodes.has(p.node_uuid));
+    } else {
+      ports = await listPortPage(ctx, {}, paging, marker);
+    }
+    const body: Record<string, unknown> = {
+      ports: ports.map((p) => portView(p, { baseUrl: req.baseUrl, version: req.version, fields })),
+    };
+    const next = collectionNext(req, detailPath ? 'ports/detail' : 'ports', ports, paging, detail, fields);
+    if (next !== undefined) body.next = next;
+    return json(200, body);
+  };
+}
+
+/** Show, update and delete refuse a nested path (after checking the port's UUID). */
+function refuseNested(req: ApiRequest, parents: Parents, port: string): never {
+  checkParentPath(req, parents);
+  argUuid('port_uuid', port);
+  throw new OperationNotPermitted();
+}
+
+async function getPort(req: ApiRequest, ctx: ApiContext, params: { port: string }): Promise<ApiResponse> {
+  const args = collectArgs(req);
+  rejectUnexpected(args, ['fields']);
+  const uuid = argUuid('port_uuid', params.port) as string;
+  const fields = argStringList('fields', args.get('fields'));
+  const port = await ctx.stores.ports.get(uuid);
+  checkAllowSpecifyFields(req, fields);
+  checkPortFieldVersions(fields, req.version);
+  return json(200, portView(port, { baseUrl: req.baseUrl, version: req.version, fields }));
+}
+
+/** Fields a create request sets, as `_check_allowed_port_fields` sees a body. */
+function checkBodyFieldVersions(req: ApiRequest, body: Record<string, unknown>): void {
+  checkPortFieldVersions(Object.keys(body), req.version);
+  const link = body.local_link_connection;
+  if (link !== null && typeof link === 'object' && 'network_type' in link && !atLeast(req.version, 64)) {
+    throw new NotAcceptable('Request not acceptable.');
+  }
+}
+
+/** A port's physical network must match its portgroup's other members (conductor's validate_port_physnet). */
+export async function checkPhysnet(ctx: ApiContext, port: Port, portgroup: Portgroup): Promise<void> {
+  const members = await listPortPage(ctx, { portgroupUuid: portgroup.uuid }, { limit: 100000, sortKey: 'id', sortDir: 'asc' }, undefined);
+  const physnets = new Set(members.filter((m) => m.uuid !== port.uuid).map((m) => m.physical_network ?? null));
+  if (physnets.size === 0) return;
+  const [pgPhysnet] = [...physnets];
+  if ((port.physical_network ?? null) !== pgPhysnet) {
+    throw new Conflict(
+      `Port with physical network ${port.physical_network ?? 'None'} cannot become a member of port group ${portgroup.uuid} which has ports in physical network ${pgPhysnet ?? 'None'}.`,
+    );
+  }
+}
+
+async function createPort(req: ApiRequest, ctx: ApiContext, parents: Parents): Promise<ApiResponse> {
+  if (parents.node !== undefined || parents.portgroup !== undefined) checkParentPath(req, parents);
+  const body = parseBody(req) ?? {};
+  rejectArgs(req, body);
+  const data = validatePort('port', body);
+  const node = await nodeOfBody(ctx, data.node_uuid as string);
+  if (parents.node !== undefined || parents.portgroup !== undefined) throw new OperationNotPermitted();
+  checkBodyFieldVersions(req, data);
+  let portgroup: Portgroup | undefined;
+  if (data.portgroup_uuid) {
+    try {
+      portgroup = await ctx.stores.portgroups.get(data.portgroup_uuid as string);
+    } catch (err) {
+      if (err instanceof PortgroupNotFound) throw withStatus(err, 400);
+      throw err;
+    }
+    if (portgroup.node_uuid !== node.uuid)
+      throw new InvalidParameterValue('Port can not be added to a portgroup belonging to a different node.');
+  }
+  // Ironic checks a smart NIC's link only when one is given (its schema validator passes None).
+  if (data.is_smartnic && data.local_link_connection !== null && data.local_link_connection !== undefined) {
+    try {
+      validateSchema('local_link_connection', LOCAL_LINK_SMART_NIC_SCHEMA, data.local_link_connection);
+    } catch {
+      throw new Invalid('Smart NIC port must have port_id and hostname in local_link_connection');
+    }
+  }
+  if (data.physical_network === '') throw new Invalid('A non-empty value is required when setting physical_network');
+  if (portgroup && data.pxe_enabled && !portgroup.standalone_ports_supported) {
+    throw new Conflict(
+      `Port group ${portgroup.uuid} doesn't support standalone ports. This port cannot be created as a member of that portgroup as the port's 'pxe_enabled' field was set to True.`,
+    );
+  }
+  const values: Dict = { uuid: (data.uuid as string | null | undefined) || newUuid(), node_uuid: node.uuid };
+  for (const field of ['address', 'extra', 'local_link_connection', 'pxe_enabled', 'physical_network', 'is_smartnic']) {
+    if (data[field] !== undefined && data[field] !== null) values[field] = data[field];
+  }
+  if (portgroup) values.portgroup_uuid = portgroup.uuid;
+  values.created_at = new Date().toISOString();
+  const port = new Port(values);
+  checkNodeUnlocked(node);
+  if (portgroup) await checkPhysnet(ctx, port, portgroup);
+  const created = await ctx.stores.ports.create(port);
+  ctx.log.info('Port created', { port: created.uuid, node: node.uuid });
+  return json(201, portView(created, { baseUrl: req.baseUrl, version: req.version }), {
+    Location: `${req.baseUrl}/v1/ports/${created.uuid}`,
+  });
+}
+
+/** The VIF a port is bound to and for what (the conductor's get_attached_vif). */
+export function attachedVif(port: Port): [string, string] | undefined {
+  const info = port.internal_info ?? {};
+  const uses: [string, string][] = [
+    ['tenant_vif_port_id', 'tenant'],
+    ['cleaning_vif_port_id', 'cleaning'],
+    ['provisioning_vif_port_id', 'provisioning'],
+    ['rescuing_vif_port_id', 'rescuing'],
+    ['inspection_vif_port_id', 'inspecting'],
+  ];
+  for (const [key, use] of uses) if (info[key]) return [String(info[key]), use];
+  return undefined;
+}
+
+async function deletePort(req: ApiRequest, ctx: ApiContext, params: { port: string }): Promise<ApiResponse> {
+  rejectUnexpected(collectArgs(req), []);
+  const uuid = argUuid('port_uuid', params.port) as string;
+  const port = await ctx.stores.ports.get(uuid);
+  const node = await ctx.nodes.get(port.node_uuid);
+  checkNodeUnlocked(node);
+  const vif = attachedVif(port);
+  if (vif && !node.maintenance) {
+    throw new InvalidState(`Cannot delete the port ${port.uuid} as it is bound to VIF ${vif[0]} for ${vif[1]} use.`);
+  }
+  await ctx.stores.ports.destroy(port);
+  ctx.log.info('Port deleted', { port: port.uuid, node: node.uuid });
+  return noContent();
+}
+
+const nodeParent =
+  (h: (req: ApiRequest, ctx: ApiContext, parents: Parents) => Promise<ApiResponse>) =>
+  (req: ApiRequest, ctx: ApiContext, p: { node: string }) =>
+    h(req, ctx, { node: p.node });
+const pgParent =
+  (h: (req: ApiRequest, ctx: ApiContext, parents: Parents) => Promise<ApiResponse>) =>
+  (req: ApiRequest, ctx: ApiContext, p: { pg: string }) =>
+    h(req, ctx, { portgroup: p.pg });
+
+export const PORT_ROUTES = [
+  route('GET', '/v1/ports', (req: ApiRequest, ctx: ApiContext) => listPorts(false)(req, ctx, {})),
+  route('POST', '/v1/ports', (req: ApiRequest, ctx: ApiContext) => createPort(req, ctx, {})),
+  route('GET', '/v1/ports/detail', (req: ApiRequest, ctx: ApiContext) => listPorts(true)(req, ctx, {})),
+  route('GET', '/v1/ports/:port', getPort),
+  route('DELETE', '/v1/ports/:port', deletePort),
+  route('GET', '/v1/nodes/:node/ports', nodeParent(listPorts(false))),
+  route('GET', '/v1/nodes/:node/ports/detail', nodeParent(listPorts(true))),
+  route('POST', '/v1/nodes/:node/ports', nodeParent(createPort)),
+  ...['GET', 'DELETE'].map((method) =>
+    route(method, '/v1/nodes/:node/ports/:port', async (req: ApiRequest, _ctx: ApiContext, p: { node: string; port: string }) =>
+      refuseNested(req, { node: p.node }, p.port),
+    ),
+  ),
+  route('GET', '/v1/portgroups/:pg/ports', pgParent(listPorts(false))),
+  route('GET', '/v1/portgroups/:pg/ports/detail', pgParent(listPorts(true))),
+];
