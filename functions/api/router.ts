@@ -16,6 +16,8 @@ import { NODE_STATE_ROUTES } from './controllers/node-states';
 import { NODE_POWER_ROUTES } from './controllers/node-power';
 import { NODE_TRAIT_ROUTES } from './controllers/node-traits';
 import { SHARD_ROUTES } from './controllers/shards';
+import { ALLOCATION_ROUTES } from './controllers/allocations';
+import { NODE_ALLOCATION_ROUTES } from './controllers/node-allocation';
 import { getRoot, getV1 } from './controllers/root';
 import type { ApiRequest, ApiResponse } from './http';
 import type { Route } from './route';
@@ -30,6 +32,8 @@ const ROUTES: readonly Route[] = [
   ...NODE_STATE_ROUTES,
   ...NODE_POWER_ROUTES,
   ...SHARD_ROUTES,
+  ...ALLOCATION_ROUTES,
+  ...NODE_ALLOCATION_ROUTES,
 ];
 
 function match(route: Route, segments: readonly string[]): Record<string, string> | undefined {

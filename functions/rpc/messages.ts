@@ -8,7 +8,8 @@
 
 // RPC API version history (the first release will freeze 1.0; until then 1.0 grows):
 // 1.0: do_node_deploy, do_node_tear_down, do_provisioning_action, do_node_clean,
-//      change_node_power_state (casts); validate_driver_interfaces (call).
+//      change_node_power_state (casts); validate_driver_interfaces (call);
+//      create_allocation (cast).
 export const RPC_API_VERSION = '1.0';
 
 export interface RequestContext {
@@ -31,6 +32,8 @@ export interface RpcMethods {
   };
   /** Power action: the API has set target_power_state and locked the node. */
   change_node_power_state: { node_id: string; lock_token: string; target: string; timeout?: number };
+  /** Find and reserve a node for an allocation the API created in state `allocating`. */
+  create_allocation: { allocation_id: string };
   /** Call: validate every interface of the node's driver (GET /v1/nodes/{id}/validate). */
   validate_driver_interfaces: { node_id: string };
 }
@@ -50,6 +53,7 @@ export const METHOD_VERSIONS: Readonly<Record<RpcMethod, string>> = {
   do_node_clean: '1.0',
   change_node_power_state: '1.0',
   validate_driver_interfaces: '1.0',
+  create_allocation: '1.0',
 };
 
 export interface RpcMessage<M extends RpcMethod = RpcMethod> {

@@ -12,6 +12,7 @@ import { compareVersions } from '#objects/base';
 import { type CallReply, RPC_API_VERSION, type RpcMessage, type RpcMethods, isRpcMessage } from '#rpc/messages';
 import type { ConductorContext } from '../context';
 import { doAbort } from '../flows/abort';
+import { doAllocate } from '../flows/allocate';
 import { doDirectAction, isDirectAction } from '../flows/actions';
 import { doNodeDeploy } from '../flows/deploy';
 import { changeNodePowerState } from '../flows/power';
@@ -43,6 +44,8 @@ export async function handleMessage(ctx: ConductorContext, message: RpcMessage):
         return await doManualClean(ctx, { ...(message.args as RpcMethods['do_node_clean']), message_id: id });
       case 'change_node_power_state':
         return await changeNodePowerState(ctx, { ...(message.args as RpcMethods['change_node_power_state']), message_id: id });
+      case 'create_allocation':
+        return await doAllocate(ctx, message.args as RpcMethods['create_allocation']);
       case 'do_provisioning_action': {
         const args = { ...(message.args as RpcMethods['do_provisioning_action']), message_id: id };
         if (args.action === 'provide') return await doProvide(ctx, args);
