@@ -10,6 +10,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { Logger } from '@aws-lambda-powertools/logger';
 import { required } from '#common/config';
 import { AuthFailure, type HtpasswdEntry, authenticate, parseHtpasswd } from './basic';
+import { stageResources } from './stage';
 
 const log = new Logger({ serviceName: 'ironless-authorizer' });
 const secretId = required(process.env, 'HTPASSWD_SECRET_ID');
@@ -21,14 +22,6 @@ function loadEntries(): Promise<HtpasswdEntry[]> {
   // A failed read is not cached: the next request tries again.
   entries.catch(() => (entries = undefined));
   return entries;
-}
-
-/** Every method and resource of the stage the request came through (the decision is cached per header). */
-export function stageResources(methodArn: string): string {
-  const slash = methodArn.indexOf('/');
-  if (slash < 0) return methodArn;
-  const stage = methodArn.slice(slash + 1).split('/')[0] ?? '*';
-  return `${methodArn.slice(0, slash)}/${stage}/*/*`;
 }
 
 function policy(
@@ -56,6 +49,7 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
   } catch (err) {
     if (!(err instanceof AuthFailure)) throw err;
     log.info('Request refused', { reason: err.message, path: event.path });
-    return policy('anonymous', 'Deny', event.methodArn, { message: err.message, status: String(err.status) });
+    // The gateway response puts the message into its JSON template as is: escape it for JSON here.
+    return policy('anonymous', 'Deny', event.methodArn, { message: JSON.stringify(err.message).slice(1, -1), status: String(err.status) });
   }
 }
