@@ -59,7 +59,7 @@ export async function createAllocation(req: ApiRequest, ctx: ApiContext): Promis
   validateSchema('allocation', ALLOCATION_SCHEMA, parsed ?? null);
   const body = { ...(parsed as Record<string, unknown>) };
   argUuid('uuid', body.uuid);
-  if ('owner' in body && !atLeast(req.version, ALLOCATION_OWNER_VERSION)) throw new NotAcceptable();
+  if ('owner' in body && !atLeast(req.version, ALLOCATION_OWNER_VERSION)) throw new NotAcceptable('Request not acceptable.');
   const name = body.name as string | null | undefined;
   if (name && !isValidLogicalName(name, req.version)) throw new Invalid(`Cannot create allocation with invalid name '${pyStr(name)}'`);
 

@@ -3,7 +3,7 @@
  * and extra (1.57), delete. Creation is in `allocation-create.ts`, the node's own allocation in
  * `node-allocation.ts`. Every request is Ironic's admin (noauth or http_basic): no owner scoping.
  */
-import { Invalid, InvalidParameterValue, NodeNotFound, NotAcceptable, httpErrors, withStatus } from '#common/errors';
+import { ClientSideError, Invalid, InvalidParameterValue, NodeNotFound, NotAcceptable, httpErrors, withStatus } from '#common/errors';
 import type { Allocation } from '#objects/allocation';
 import type { AllocationFilter } from '#db/allocations';
 import { argInteger, argString, argStringList, argUuid, collectArgs, pyStr, rejectUnexpected } from '../args';
@@ -44,7 +44,8 @@ const PATCH_ALLOWED_FIELDS = ['name', 'extra'];
 
 /** Asking for `owner` (a field or a filter) needs 1.60. */
 export function checkOwnerAllowed(req: ApiRequest, fields: Iterable<string> | undefined): void {
-  if (fields !== undefined && [...fields].includes('owner') && !atLeast(req.version, ALLOCATION_OWNER_VERSION)) throw new NotAcceptable();
+  if (fields !== undefined && [...fields].includes('owner') && !atLeast(req.version, ALLOCATION_OWNER_VERSION))
+    throw new NotAcceptable('Request not acceptable.');
 }
 
 export function showAllocation(req: ApiRequest, allocation: Allocation, fields?: readonly string[]): Record<string, unknown> {
@@ -118,7 +119,7 @@ async function getAllocations(req: ApiRequest, ctx: ApiContext): Promise<ApiResp
   const fields = argStringList('fields', args.get('fields'));
   const owner = argString('owner', args.get('owner'));
   checkOwnerAllowed(req, fields);
-  if (owner !== undefined && !atLeast(req.version, ALLOCATION_OWNER_VERSION)) throw new NotAcceptable();
+  if (owner !== undefined && !atLeast(req.version, ALLOCATION_OWNER_VERSION)) throw new NotAcceptable('Request not acceptable.');
   const filter: AllocationFilter = {
     ...(resourceClass !== undefined ? { resourceClass } : {}),
     ...(state !== undefined ? { state } : {}),
@@ -152,7 +153,7 @@ async function patchAllocation(req: ApiRequest, ctx: ApiContext, params: { ident
   if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) for (const key of Object.keys(parsed)) args.delete(key);
   rejectUnexpected(args, []);
   validateSchema('patch', PATCH_SCHEMA, parsed ?? {});
-  if (!atLeast(req.version, 57)) throw httpErrors.methodNotAllowed('The API version does not allow updating allocations');
+  if (!atLeast(req.version, 57)) throw new ClientSideError('The API version does not allow updating allocations', 405);
   const patch = parsed as PatchOperation[];
   const allocation = await findAllocation(req, ctx, params.ident);
   for (const p of patch) {

@@ -10,8 +10,9 @@ export interface Step {
   readonly headers?: Record<string, string>;
   /** Save top-level string fields of the reply under names for later steps. */
   readonly save?: Record<string, string>;
-  /** Not a request to compare: poll GET `path` until provision_state is this. */
+  /** Not a request to compare: poll GET `path` until provision_state (or `waitField`) is this ("!x": is not x). */
   readonly waitFor?: string;
+  readonly waitField?: string;
 }
 
 export const V = '1.82';

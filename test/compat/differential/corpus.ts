@@ -4,6 +4,7 @@
  * pagination and ordering. `{name}` in a path or body is a value an earlier step saved; `{conductor}`
  * is the target's conductor host name.
  */
+import { ALLOCATIONS } from './corpus-allocations';
 import { CHANGES } from './corpus-changes';
 import { LIST } from './corpus-lists';
 import { FD, INSTANCE, MISSING, type Step, U1, U2, V, get, post } from './corpus-helpers';
@@ -133,4 +134,4 @@ SHOW.splice(
   },
 );
 
-export const CORPUS: readonly Step[] = [...CREATE, ...SHOW, ...LIST, ...CHANGES];
+export const CORPUS: readonly Step[] = [...CREATE, ...SHOW, ...LIST, ...CHANGES, ...ALLOCATIONS];

@@ -98,15 +98,17 @@ async function send(target: Target, step: Step, vars: Map<string, string>): Prom
   }
 }
 
-/** Poll until a node reaches a state (steps whose `waitFor` names one), or give up after 60 s. */
+/** Poll until a node reaches a state (steps whose `waitFor` names one; `waitField` another field), or give up after 60 s. */
 async function waitFor(target: Target, step: Step, vars: Map<string, string>): Promise<void> {
   const deadline = Date.now() + 60_000;
   let last = '';
   while (Date.now() < deadline) {
     const res = await send(target, { ...step, method: 'GET' }, vars);
     last = res.text;
-    const state = res.status === 200 ? (JSON.parse(res.text) as { provision_state?: string }).provision_state : undefined;
-    if (state === step.waitFor) return;
+    const field = step.waitField ?? 'provision_state';
+    const state = res.status === 200 ? (JSON.parse(res.text) as Record<string, string | undefined>)[field] : undefined;
+    // "!x": wait until the field is no longer x (an allocation leaving "allocating").
+    if (step.waitFor?.startsWith('!') ? state !== undefined && state !== step.waitFor.slice(1) : state === step.waitFor) return;
     if (state?.includes('failed')) break;
     await new Promise((r) => setTimeout(r, 100));
   }
