@@ -13,6 +13,7 @@ export const FUNCTIONS = {
   api: 'functions/api/index.ts',
   conductor: 'functions/conductor/index.ts',
   dbsync: 'functions/dbsync/index.ts',
+  authorizer: 'functions/authorizer/index.ts',
 } as const;
 export type FunctionName = keyof typeof FUNCTIONS;
 

@@ -11,10 +11,12 @@ import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ENV } from '../functions/common/config';
 import { PERIODIC_TASKS } from '../functions/conductor/schedules';
 import { queueSettings } from '../functions/rpc/queues';
+import { BasicAuth } from './constructs/basic-auth';
 import { ConductorQueues } from './constructs/conductor-queues';
 import { IronlessFunction } from './constructs/function';
 import { StepsMachine } from './constructs/steps-machine';
@@ -39,6 +41,11 @@ export interface IronlessStackProps extends StackProps {
   readonly conductorNetwork?: ConductorNetwork;
   /** API endpoint type; PRIVATE keeps the API inside VPCs (with an interface endpoint). @default REGIONAL */
   readonly endpointType?: EndpointType;
+  /**
+   * With `settings.authStrategy` `http_basic`: the secret holding the htpasswd entries.
+   * @default a new secret, to be given its value after deploying
+   */
+  readonly htpasswdSecret?: ISecret;
 }
 
 export class IronlessStack extends Stack {
@@ -50,6 +57,8 @@ export class IronlessStack extends Stack {
   readonly steps: StepsMachine;
   readonly queues: ConductorQueues;
   readonly tables: Tables;
+  /** The authorizer and its secret, with `http_basic`. */
+  readonly auth: BasicAuth | undefined;
 
   constructor(scope: Construct, id: string, props: IronlessStackProps = {}) {
     super(scope, id, props);
@@ -149,7 +158,7 @@ export class IronlessStack extends Stack {
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH });
     this.api = new LambdaRestApi(this, 'RestApi', {
       handler: this.apiFunction.live,
-      proxy: true,
+      proxy: false,
       description: 'OpenStack Ironic v1 API (Ironless)',
       endpointTypes: [props.endpointType ?? EndpointType.REGIONAL],
       cloudWatchRole: true,
@@ -161,6 +170,15 @@ export class IronlessStack extends Stack {
         tracingEnabled: true,
       },
     });
+    this.auth = settings.authStrategy === 'http_basic' ? new BasicAuth(this, 'BasicAuth', { secret: props.htpasswdSecret }) : undefined;
+    this.addRoutes(this.api, this.auth);
+    if (this.auth) {
+      new CfnOutput(this, 'HtpasswdSecret', {
+        value: this.auth.secret.secretArn,
+        description:
+          'htpasswd entries (bcrypt) for http_basic: aws secretsmanager put-secret-value --secret-id <this> --secret-string file://htpasswd',
+      });
+    }
     new CfnOutput(this, 'ApiUrl', {
       value: this.api.url,
       description: 'OS_ENDPOINT for the openstack client; npm run smoke -- <this URL>',
@@ -174,5 +192,21 @@ export class IronlessStack extends Stack {
     for (const [name, table] of Object.entries(this.tables.tables)) {
       new CfnOutput(this, tableOutputKey(name), { value: table.tableName, description: `DynamoDB table "${name}"` });
     }
+  }
+
+  /**
+   * Every path goes to the API function. With http_basic, all but Ironic's public routes (`/`,
+   * `/v1`, the agent's lookup and heartbeat, guarded by agent_token) pass the authorizer first.
+   */
+  private addRoutes(api: LambdaRestApi, auth: BasicAuth | undefined): void {
+    const secured = auth ? { authorizer: auth.authorizer } : {};
+    api.root.addMethod('ANY');
+    api.root.addResource('{proxy+}').addMethod('ANY', undefined, secured);
+    const v1 = api.root.addResource('v1');
+    v1.addMethod('ANY');
+    v1.addResource('{proxy+}').addMethod('ANY', undefined, secured);
+    v1.addResource('lookup').addMethod('ANY');
+    v1.addResource('heartbeat').addResource('{node}').addMethod('ANY');
+    auth?.addGatewayResponses(api);
   }
 }

@@ -58,4 +58,11 @@ export function acknowledgeNagFindings(stack: IronlessStack): void {
     'Authentication is Ironic’s: noauth for private endpoints, or http_basic checked by the API; agents reach lookup/heartbeat unauthenticated by design, guarded by agent tokens.',
   );
   ack(stack.api, 'AwsSolutions-COG4', 'Ironic clients (openstack CLI, nova, metal3) do not speak Cognito; see AwsSolutions-APIG4.');
+  if (stack.auth) {
+    ack(
+      stack.auth,
+      'AwsSolutions-SMG4',
+      'The secret holds htpasswd entries (bcrypt digests) the operator manages; there is no password to rotate automatically.',
+    );
+  }
 }

@@ -23,6 +23,8 @@ export interface IronlessSettings {
   readonly automatedClean: boolean;
   /** Pin to a release during a rolling upgrade ("" = latest). */
   readonly pinReleaseVersion: string;
+  /** Ironic's `auth_strategy`: `noauth`, or `http_basic` (htpasswd entries with bcrypt digests). */
+  readonly authStrategy: 'noauth' | 'http_basic';
 }
 
 export const DEFAULT_SETTINGS: IronlessSettings = {
@@ -35,6 +37,7 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   conductorGroups: [''],
   automatedClean: true,
   pinReleaseVersion: '',
+  authStrategy: 'noauth',
 };
 
 /** Check settings that must fit together; the message names the bad value. */
@@ -54,6 +57,9 @@ export function validateSettings(s: IronlessSettings): void {
       `heartbeatTimeoutSeconds (${s.heartbeatTimeoutSeconds}) must be less than callbackTimeoutSeconds (${s.callbackTimeoutSeconds})`,
     );
   }
+  if (s.authStrategy !== 'noauth' && s.authStrategy !== 'http_basic') {
+    throw new Error(`authStrategy "${String(s.authStrategy)}" must be noauth or http_basic`);
+  }
   if (s.conductorGroups.length === 0) throw new Error('conductorGroups must name at least one group ("" is the default group)');
   for (const group of s.conductorGroups) {
     if (!/^[a-z0-9._-]*$/.test(group))
@@ -69,5 +75,6 @@ export function settingsEnvironment(s: IronlessSettings): Record<string, string>
     [ENV.heartbeatTimeout]: String(s.heartbeatTimeoutSeconds),
     [ENV.callbackTimeout]: String(s.callbackTimeoutSeconds),
     [ENV.automatedClean]: String(s.automatedClean),
+    [ENV.authStrategy]: s.authStrategy,
   };
 }

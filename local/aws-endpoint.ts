@@ -1,8 +1,9 @@
 /**
  * The AWS APIs functions call on a local stack that no emulator package provides: Lambda's Invoke
- * (the RPC "call") and Step Functions' execution and task-token actions. One HTTP server speaks
- * both wire protocols the AWS SDK uses, so function code runs unchanged with only
- * AWS_ENDPOINT_URL_LAMBDA and AWS_ENDPOINT_URL_SFN pointing here.
+ * (the RPC "call"), Step Functions' execution and task-token actions, and Secrets Manager's
+ * GetSecretValue (the htpasswd entries of http_basic). One HTTP server speaks the wire protocols
+ * the AWS SDK uses, so function code runs unchanged with only AWS_ENDPOINT_URL_LAMBDA,
+ * AWS_ENDPOINT_URL_SFN and AWS_ENDPOINT_URL_SECRETS_MANAGER pointing here.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,6 +30,8 @@ function awsError(res: ServerResponse, status: number, type: string, message: st
 
 export class AwsEndpoint {
   private server: Server | undefined;
+  /** Secrets by ARN; each read calls its reader (a file read: an edit shows on the next cold start). */
+  private readonly secrets = new Map<string, () => string>();
 
   constructor(
     private readonly lambda: LambdaHost,
@@ -42,6 +45,11 @@ export class AwsEndpoint {
     this.server.keepAliveTimeout = 60_000;
     await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Serve a secret whose value `read` returns, under `arn`. */
+  putSecret(arn: string, read: () => string): void {
+    this.secrets.set(arn, read);
   }
 
   async stop(): Promise<void> {
@@ -58,6 +66,7 @@ export class AwsEndpoint {
     const target = req.headers['x-amz-target'];
     if (typeof target === 'string' && target.startsWith('AWSStepFunctions.'))
       return this.stepFunctions(target.slice('AWSStepFunctions.'.length), body, res);
+    if (target === 'secretsmanager.GetSecretValue') return this.getSecretValue(body, res);
     awsError(res, 404, 'UnknownOperationException', `${req.method} ${url.pathname} is not served by the local stack`);
   }
 
@@ -166,5 +175,21 @@ export class AwsEndpoint {
       if (err instanceof SfnError) return awsError(res, 400, err.name, err.message);
       throw err;
     }
+  }
+
+  private getSecretValue(body: string, res: ServerResponse): void {
+    let id = '';
+    try {
+      id = String((JSON.parse(body || '{}') as { SecretId?: unknown }).SecretId ?? '');
+    } catch {
+      return awsError(res, 400, 'SerializationException', 'Invalid JSON');
+    }
+    const read = this.secrets.get(id);
+    if (read === undefined) return awsError(res, 400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
+    send(
+      res,
+      200,
+      JSON.stringify({ ARN: id, Name: id.split(':').pop(), SecretString: read(), VersionId: 'local', CreatedDate: Date.now() / 1000 }),
+    );
   }
 }

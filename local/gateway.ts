@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { LocalAuthorizer } from './authorizer';
 import type { LambdaHost } from './lambda-host';
 
 /** API Gateway's payload limit. */
@@ -19,6 +20,8 @@ export class Gateway {
     private readonly lambda: LambdaHost,
     private readonly functionRef: string,
     private readonly stage = 'local',
+    /** The REQUEST authorizer in front of the API (http_basic); none = every route open. */
+    private readonly authorizer?: LocalAuthorizer,
   ) {}
 
   async start(port: number, host = '127.0.0.1'): Promise<string> {
@@ -65,6 +68,15 @@ export class Gateway {
       chunks.push(chunk as Buffer);
     }
     const event = this.toEvent(req, Buffer.concat(chunks));
+    if (this.authorizer) {
+      const outcome = await this.authorizer.check(event);
+      if (!outcome.allowed) {
+        res.writeHead(outcome.status, { ...outcome.headers, 'Content-Length': String(Buffer.byteLength(outcome.body)) });
+        res.end(req.method === 'HEAD' ? undefined : outcome.body);
+        return;
+      }
+      if (outcome.context) event.requestContext.authorizer = outcome.context;
+    }
     const result = await this.lambda.invoke(this.functionRef, event);
     if (result.functionError) {
       res.writeHead(502, { 'Content-Type': 'application/json', 'x-amzn-ErrorType': 'InternalServerErrorException' });

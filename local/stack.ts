@@ -3,7 +3,7 @@
  * machine definition the CDK stack deploys, hosted by real local stand-ins for each AWS service.
  * Only endpoints differ, given to the functions through the AWS SDK's AWS_ENDPOINT_URL_* variables.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -13,6 +13,7 @@ import type { FauxqsServer } from 'fauxqs';
 import { BUNDLE_FILE, type FunctionName, HANDLER, PROJECT_ROOT, bundleAll } from '../lib/bundling';
 import { DEFAULT_SETTINGS, type IronlessSettings, settingsEnvironment, validateSettings } from '../lib/settings';
 import { ENV } from '../functions/common/config';
+import { parseHtpasswd } from '../functions/authorizer/basic';
 import { TABLES, type TableName } from '../functions/db/schema';
 import { PERIODIC_TASKS, type PeriodicTask } from '../functions/conductor/schedules';
 import { queueSettings } from '../functions/rpc/queues';
@@ -22,6 +23,7 @@ import { startLocalFleet } from './fleet/local';
 import type { Fleet } from './fleet/fleet';
 import { createTables, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb';
 import { Gateway } from './gateway';
+import { LocalAuthorizer } from './authorizer';
 import { LambdaHost } from './lambda-host';
 import { RequestCounter } from './request-counter';
 import { type LocalStackInfo, PREFIX, STACK_FILE } from './stack-info';
@@ -47,7 +49,12 @@ export interface LocalStackOptions {
   readonly fleet?: { readonly count: number; readonly port?: number; readonly prefix?: string };
   /** Where progress lines go (default: nowhere). */
   readonly log?: (line: string) => void;
+  /** With `settings.authStrategy` `http_basic`: the htpasswd file (bcrypt entries), served as the authorizer's secret. */
+  readonly htpasswdFile?: string;
 }
+
+/** The ARN the local htpasswd secret is served under. */
+const HTPASSWD_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:ironless-htpasswd';
 
 /** As the CDK stack's dbsync function: online migrations may run long. */
 const DBSYNC_TIMEOUT_SECONDS = 900;
@@ -100,6 +107,11 @@ export class LocalStack {
     this.settings = { ...DEFAULT_SETTINGS, ...(options.settings ?? {}) };
     validateSettings(this.settings);
     this.log = options.log ?? (() => {});
+    if (this.settings.authStrategy === 'http_basic') {
+      if (!options.htpasswdFile) throw new Error('http_basic needs an htpasswd file (--htpasswd FILE)');
+      // As Ironic refuses to start with an unreadable file or a non-bcrypt entry.
+      parseHtpasswd(readFileSync(options.htpasswdFile, 'utf8'));
+    }
   }
 
   async start(): Promise<this> {
@@ -189,7 +201,8 @@ export class LocalStack {
           );
         }
       }
-      this.gateway = new Gateway(this.lambda, LambdaHost.arn('api', 'live'));
+      const authorizer = this.startAuthorizer(buildDir, env);
+      this.gateway = new Gateway(this.lambda, LambdaHost.arn('api', 'live'), 'local', authorizer);
       this.url = await this.gateway.start(this.options.port ?? 6385);
       if (this.options.fleet && this.options.fleet.count > 0) this.fleet = await startLocalFleet(this.options.fleet, this.url, this.log);
       if (dataDir) this.writeStackFile(dataDir, dynamo.endpoint);
@@ -198,6 +211,23 @@ export class LocalStack {
       await this.stop();
       throw err;
     }
+  }
+
+  /** With http_basic: the authorizer function, its secret served from the htpasswd file. */
+  private startAuthorizer(buildDir: string, env: Record<string, string>): LocalAuthorizer | undefined {
+    const file = this.options.htpasswdFile;
+    if (this.settings.authStrategy !== 'http_basic' || file === undefined) return undefined;
+    this.awsEndpoint?.putSecret(HTPASSWD_SECRET_ARN, () => readFileSync(file, 'utf8'));
+    this.lambda.createFunction({
+      name: 'authorizer',
+      bundle: join(buildDir, 'authorizer', BUNDLE_FILE),
+      handler: HANDLER,
+      env: { ...env, HTPASSWD_SECRET_ID: HTPASSWD_SECRET_ARN, AWS_ENDPOINT_URL_SECRETS_MANAGER: this.endpoints.aws },
+      timeoutSeconds: 10,
+      maxConcurrency: 4,
+    });
+    this.lambda.setAlias('authorizer', 'live', this.lambda.publishVersion('authorizer'));
+    return new LocalAuthorizer(this.lambda, LambdaHost.arn('authorizer', 'live'));
   }
 
   /** Disable or enable the conductor's queue mappings (messages wait in the queues meanwhile). */

@@ -1,7 +1,18 @@
 /** `ironless local`: the whole stack on this machine. */
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { LocalStack } from '../../local/stack';
 import { port, positiveInteger } from './options';
+
+interface LocalOptions {
+  port: number;
+  data: string;
+  inMemory?: boolean;
+  quiet?: boolean;
+  fleet: number;
+  fleetPort: number;
+  auth: 'noauth' | 'http_basic';
+  htpasswd?: string;
+}
 
 export function registerLocal(program: Command): void {
   program
@@ -18,18 +29,32 @@ export function registerLocal(program: Command): void {
       3,
     )
     .option('--fleet-port <port>', 'port of the virtual BMCs', port, 8000)
-    .action(async (opts: { port: number; data: string; inMemory?: boolean; quiet?: boolean; fleet: number; fleetPort: number }) => {
+    .addOption(new Option('--auth <strategy>', "Ironic's auth_strategy").choices(['noauth', 'http_basic']).default('noauth'))
+    .option('--htpasswd <file>', 'htpasswd file (bcrypt entries) for --auth http_basic')
+    .action(async (opts: LocalOptions) => {
       const started = Date.now();
       const say = (line: string) => {
         if (!opts.quiet) console.log(line);
       };
-      const stack = new LocalStack({
-        port: opts.port,
-        dataDir: opts.data,
-        inMemory: opts.inMemory === true,
-        fleet: { count: opts.fleet, port: opts.fleetPort },
-        log: say,
-      });
+      if (opts.auth === 'http_basic' && !opts.htpasswd) {
+        console.error('--auth http_basic needs --htpasswd FILE (lines of user:bcrypt-digest, e.g. from htpasswd -nB user)');
+        process.exit(2);
+      }
+      let stack: LocalStack;
+      try {
+        stack = new LocalStack({
+          port: opts.port,
+          settings: { authStrategy: opts.auth },
+          ...(opts.htpasswd ? { htpasswdFile: opts.htpasswd } : {}),
+          dataDir: opts.data,
+          inMemory: opts.inMemory === true,
+          fleet: { count: opts.fleet, port: opts.fleetPort },
+          log: say,
+        });
+      } catch (err) {
+        console.error(`Could not start the local stack: ${(err as Error).message}`);
+        process.exit(2);
+      }
       let stopping = false;
       const stop = async (signal: string) => {
         if (stopping) return;
@@ -51,7 +76,8 @@ export function registerLocal(program: Command): void {
       }
       const where = opts.inMemory ? 'data in memory' : `data in ${opts.data}/, function logs in ${opts.data}/logs/`;
       console.log(`Ironless is ready at ${stack.url} (${((Date.now() - started) / 1000).toFixed(1)} s; ${where}). Ctrl-C stops it.`);
-      say(`  export OS_AUTH_TYPE=none OS_ENDPOINT=${stack.url}`);
+      if (opts.auth === 'http_basic') say(`  export OS_AUTH_TYPE=http_basic OS_ENDPOINT=${stack.url} OS_USERNAME=… OS_PASSWORD=…`);
+      else say(`  export OS_AUTH_TYPE=none OS_ENDPOINT=${stack.url}`);
       say('  openstack baremetal node create --driver fake-hardware --name node-0');
     });
 }

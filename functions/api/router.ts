@@ -23,6 +23,8 @@ import { PORT_PATCH_ROUTES } from './controllers/port-patch';
 import { PORTGROUP_ROUTES } from './controllers/portgroups';
 import { CHASSIS_ROUTES } from './controllers/chassis';
 import { DEPLOY_TEMPLATE_ROUTES } from './controllers/deploy-templates';
+import { ALLOCATION_ROUTES } from './controllers/allocations';
+import { NODE_ALLOCATION_ROUTES } from './controllers/node-allocation';
 import { getRoot, getV1 } from './controllers/root';
 import type { ApiRequest, ApiResponse } from './http';
 import type { Route } from './route';
@@ -44,6 +46,8 @@ const ROUTES: readonly Route[] = [
   ...PORTGROUP_ROUTES,
   ...CHASSIS_ROUTES,
   ...DEPLOY_TEMPLATE_ROUTES,
+  ...ALLOCATION_ROUTES,
+  ...NODE_ALLOCATION_ROUTES,
 ];
 
 function match(route: Route, segments: readonly string[]): Record<string, string> | undefined {

@@ -308,6 +308,12 @@ export class AllocationDuplicateName extends Conflict {
     super(`An allocation with name ${name} already exists.`);
   }
 }
+/** Allocating or backfilling failed (Ironic's AllocationFailed, a 500 with its message). */
+export class AllocationFailed extends IronicError {
+  constructor(uuid: string, error: string) {
+    super(`Failed to process allocation ${uuid}: ${error}.`);
+  }
+}
 export class NodeHistoryNotFound extends NotFound {
   constructor(history: string) {
     super(`Node history record ${history} could not be found.`);

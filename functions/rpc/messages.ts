@@ -11,6 +11,7 @@
 //      change_node_power_state (casts); validate_driver_interfaces (call).
 //      Management: change_node_boot_mode, change_node_secure_boot (casts); set_boot_device,
 //      get_boot_device, get_supported_boot_devices, inject_nmi, vif_list, vif_attach, vif_detach (calls).
+//      Allocations: create_allocation (cast).
 export const RPC_API_VERSION = '1.0';
 
 export interface RequestContext {
@@ -33,6 +34,8 @@ export interface RpcMethods {
   };
   /** Power action: the API has set target_power_state and locked the node. */
   change_node_power_state: { node_id: string; lock_token: string; target: string; timeout?: number };
+  /** Find and reserve a node for an allocation the API created in state `allocating`. */
+  create_allocation: { allocation_id: string };
   /** Call: validate every interface of the node's driver (GET /v1/nodes/{id}/validate). */
   validate_driver_interfaces: { node_id: string };
   /** Boot mode / secure boot change: the API has cleared last_error and locked the node for this message. */
@@ -80,6 +83,7 @@ export const METHOD_VERSIONS: Readonly<Record<RpcMethod, string>> = {
   vif_list: '1.0',
   vif_attach: '1.0',
   vif_detach: '1.0',
+  create_allocation: '1.0',
 };
 
 export interface RpcMessage<M extends RpcMethod = RpcMethod> {

@@ -12,6 +12,7 @@ import { compareVersions } from '#objects/base';
 import { type CallReply, RPC_API_VERSION, type RpcMessage, type RpcMethods, isRpcMessage } from '#rpc/messages';
 import type { ConductorContext } from '../context';
 import { doAbort } from '../flows/abort';
+import { doAllocate } from '../flows/allocate';
 import { doDirectAction, isDirectAction } from '../flows/actions';
 import { doNodeDeploy } from '../flows/deploy';
 import { changeNodePowerState } from '../flows/power';
@@ -56,6 +57,8 @@ export async function handleMessage(ctx: ConductorContext, message: RpcMessage):
         return await changeNodeBootMode(ctx, { ...(message.args as RpcMethods['change_node_boot_mode']), message_id: id });
       case 'change_node_secure_boot':
         return await changeNodeSecureBoot(ctx, { ...(message.args as RpcMethods['change_node_secure_boot']), message_id: id });
+      case 'create_allocation':
+        return await doAllocate(ctx, message.args as RpcMethods['create_allocation']);
       case 'do_provisioning_action': {
         const args = { ...(message.args as RpcMethods['do_provisioning_action']), message_id: id };
         if (args.action === 'provide') return await doProvide(ctx, args);

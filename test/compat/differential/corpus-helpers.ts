@@ -10,10 +10,11 @@ export interface Step {
   readonly headers?: Record<string, string>;
   /** Save top-level string fields of the reply under names for later steps. */
   readonly save?: Record<string, string>;
-  /** Not a request to compare: poll GET `path` until provision_state is this. */
+  /** Not a request to compare: poll GET `path` until provision_state (or `waitField`) is this ("!x": is not x). */
   readonly waitFor?: string;
   /** With `waitFor`: poll until this also holds of the node (e.g. an asynchronous last_error arrived). */
   readonly until?: (node: Record<string, unknown>) => boolean;
+  readonly waitField?: string;
 }
 
 export const V = '1.82';

@@ -4,6 +4,7 @@
  * pagination and ordering. `{name}` in a path or body is a value an earlier step saved; `{conductor}`
  * is the target's conductor host name.
  */
+import { ALLOCATIONS } from './corpus-allocations';
 import { CHANGES } from './corpus-changes';
 import { LIST } from './corpus-lists';
 import { MANAGEMENT } from './corpus-management';
@@ -135,4 +136,4 @@ SHOW.splice(
   },
 );
 
-export const CORPUS: readonly Step[] = [...CREATE, ...SHOW, ...LIST, ...CHANGES, ...MANAGEMENT, ...RESOURCES];
+export const CORPUS: readonly Step[] = [...CREATE, ...SHOW, ...LIST, ...CHANGES, ...MANAGEMENT, ...RESOURCES, ...ALLOCATIONS];

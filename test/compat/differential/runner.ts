@@ -98,7 +98,7 @@ async function send(target: Target, step: Step, vars: Map<string, string>): Prom
   }
 }
 
-/** Poll until a node reaches a state (steps whose `waitFor` names one), or give up after 60 s. */
+/** Poll until a node reaches a state (steps whose `waitFor` names one; `waitField` another field), or give up after 60 s. */
 async function waitFor(target: Target, step: Step, vars: Map<string, string>): Promise<void> {
   const deadline = Date.now() + 60_000;
   let last = '';
@@ -106,8 +106,10 @@ async function waitFor(target: Target, step: Step, vars: Map<string, string>): P
     const res = await send(target, { ...step, method: 'GET' }, vars);
     last = res.text;
     const node = res.status === 200 ? (JSON.parse(res.text) as Record<string, unknown>) : undefined;
-    const state = node?.provision_state as string | undefined;
-    if (state === step.waitFor && (step.until === undefined || step.until(node as Record<string, unknown>))) return;
+    const state = node?.[step.waitField ?? 'provision_state'] as string | undefined;
+    // "!x": wait until the field is no longer x (an allocation leaving "allocating").
+    const reached = step.waitFor?.startsWith('!') ? state !== undefined && state !== step.waitFor.slice(1) : state === step.waitFor;
+    if (reached && (step.until === undefined || step.until(node as Record<string, unknown>))) return;
     if (state?.includes('failed')) break;
     await new Promise((r) => setTimeout(r, 100));
   }
