@@ -4,6 +4,7 @@
  * from these, so a timeout means the same on a laptop and in AWS.
  */
 import { ENV } from '../functions/common/config';
+import { PERIODIC_TASKS } from '../functions/conductor/schedules';
 
 export interface IronlessSettings {
   /** Conductor function timeout; queue visibility is six times this. */
@@ -23,6 +24,12 @@ export interface IronlessSettings {
   readonly automatedClean: boolean;
   /** Pin to a release during a rolling upgrade ("" = latest). */
   readonly pinReleaseVersion: string;
+  /**
+   * Ironic `[conductor]heartbeat_timeout`: a conductor version whose heartbeat is older counts as
+   * dead. Ironic's default is 60 s with a heartbeat every 10 s; EventBridge schedules run at most
+   * once a minute, so the default here leaves room for one missed heartbeat.
+   */
+  readonly conductorHeartbeatTimeoutSeconds: number;
 }
 
 export const DEFAULT_SETTINGS: IronlessSettings = {
@@ -35,6 +42,7 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   conductorGroups: [''],
   automatedClean: true,
   pinReleaseVersion: '',
+  conductorHeartbeatTimeoutSeconds: 150,
 };
 
 /** Check settings that must fit together; the message names the bad value. */
@@ -54,6 +62,12 @@ export function validateSettings(s: IronlessSettings): void {
       `heartbeatTimeoutSeconds (${s.heartbeatTimeoutSeconds}) must be less than callbackTimeoutSeconds (${s.callbackTimeoutSeconds})`,
     );
   }
+  const heartbeat = PERIODIC_TASKS.conductor_heartbeat.everySeconds;
+  if (s.conductorHeartbeatTimeoutSeconds <= 2 * heartbeat) {
+    throw new Error(
+      `conductorHeartbeatTimeoutSeconds (${s.conductorHeartbeatTimeoutSeconds}) must be more than twice the conductor heartbeat interval (${heartbeat} s)`,
+    );
+  }
   if (s.conductorGroups.length === 0) throw new Error('conductorGroups must name at least one group ("" is the default group)');
   for (const group of s.conductorGroups) {
     if (!/^[a-z0-9._-]*$/.test(group))
@@ -69,5 +83,6 @@ export function settingsEnvironment(s: IronlessSettings): Record<string, string>
     [ENV.heartbeatTimeout]: String(s.heartbeatTimeoutSeconds),
     [ENV.callbackTimeout]: String(s.callbackTimeoutSeconds),
     [ENV.automatedClean]: String(s.automatedClean),
+    [ENV.conductorHeartbeatTimeout]: String(s.conductorHeartbeatTimeoutSeconds),
   };
 }

@@ -16,6 +16,9 @@ import { NODE_STATE_ROUTES } from './controllers/node-states';
 import { NODE_POWER_ROUTES } from './controllers/node-power';
 import { NODE_TRAIT_ROUTES } from './controllers/node-traits';
 import { SHARD_ROUTES } from './controllers/shards';
+import { CONDUCTOR_ROUTES } from './controllers/conductors';
+import { DRIVER_ROUTES } from './controllers/drivers';
+import { NODE_HISTORY_ROUTES } from './controllers/node-history';
 import { getRoot, getV1 } from './controllers/root';
 import type { ApiRequest, ApiResponse } from './http';
 import type { Route } from './route';
@@ -30,6 +33,9 @@ const ROUTES: readonly Route[] = [
   ...NODE_STATE_ROUTES,
   ...NODE_POWER_ROUTES,
   ...SHARD_ROUTES,
+  ...CONDUCTOR_ROUTES,
+  ...DRIVER_ROUTES,
+  ...NODE_HISTORY_ROUTES,
 ];
 
 function match(route: Route, segments: readonly string[]): Record<string, string> | undefined {

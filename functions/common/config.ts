@@ -29,6 +29,7 @@ export const ENV = {
   redfishConnectTimeout: 'REDFISH_CONNECT_TIMEOUT',
   redfishReadTimeout: 'REDFISH_READ_TIMEOUT',
   powerStateChangeTimeout: 'POWER_STATE_CHANGE_TIMEOUT',
+  conductorHeartbeatTimeout: 'CONDUCTOR_HEARTBEAT_TIMEOUT',
 } as const;
 
 export class ConfigError extends Error {
@@ -89,6 +90,11 @@ export interface CommonConfig {
   readonly lockTtlSeconds: number;
   /** Conductor group → queue URL for RPC casts. */
   readonly conductorQueues: Record<string, string>;
+  /**
+   * Ironic `[conductor]heartbeat_timeout`: a conductor whose last heartbeat is older is dead (no
+   * node is routed to it, the API shows it `alive: false`).
+   */
+  readonly conductorHeartbeatTimeoutSeconds: number;
 }
 
 export interface ApiConfig extends CommonConfig {
@@ -121,6 +127,7 @@ function common(env: Env): CommonConfig {
     pinReleaseVersion: env.PIN_RELEASE_VERSION ?? '',
     lockTtlSeconds: integer(env, 'LOCK_TTL_SECONDS', 120, 5),
     conductorQueues: conductorQueues(env),
+    conductorHeartbeatTimeoutSeconds: integer(env, 'CONDUCTOR_HEARTBEAT_TIMEOUT', 60, 1),
   };
 }
 

@@ -218,7 +218,7 @@ export async function patchNode(req: ApiRequest, ctx: ApiContext, params: { iden
     }
   }
   if (before.chassis_uuid && !patched.chassis_uuid && !atLeast(req.version, 25)) throw new NotAcceptable('Request not acceptable.');
-  checkConductorFor(ctx, node.driver, node.conductor_group);
+  await checkConductorFor(ctx, node.driver, node.conductor_group, node.uuid);
   if (changed.has('driver') && node.console_enabled) {
     throw new ClientSideError(
       `Node ${params.ident} can not update the driver while the console is enabled. Please stop the console first.`,
@@ -229,7 +229,7 @@ export async function patchNode(req: ApiRequest, ctx: ApiContext, params: { iden
   const saved = await ctx.nodes.save(node);
   ctx.log.info('Node updated', { node: node.uuid, fields: [...changed] });
   // Ironic's conductor answers with the node as it saved it, under its own lock.
-  const view = showNode(req, ctx, saved);
+  const view = await showNode(req, ctx, saved);
   if ('reservation' in view) view.reservation = conductorName(ctx);
   return json(200, view);
 }

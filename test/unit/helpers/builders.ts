@@ -54,6 +54,7 @@ export function makeConductorContext(
       automatedClean: true,
       heartbeatTimeoutSeconds: 300,
       callbackTimeoutSeconds: 1800,
+      conductorHeartbeatTimeoutSeconds: 60,
       ...overrides,
     },
     nodes,
