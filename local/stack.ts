@@ -85,6 +85,8 @@ export class LocalStack {
   dynamoRequests: RequestCounter | undefined;
   /** The virtual machines, when the `fleet` option asked for some. */
   fleet: Fleet | undefined;
+  /** Where each function's log goes (`<logDir>/<function>.log`), for tests that read what ran. */
+  logDir = '';
 
   private dynamo: DynamoDbLocal | undefined;
   private sqsServer: FauxqsServer | undefined;
@@ -125,10 +127,11 @@ export class LocalStack {
         queueSettings(this.settings.conductorTimeoutSeconds),
       );
 
+      this.logDir = join(workDir, 'logs');
       this.lambda = new LambdaHost({
         runtimeFile: join(buildDir, 'runtime.mjs'),
         codeDir: join(workDir, 'code'),
-        logDir: join(workDir, 'logs'),
+        logDir: this.logDir,
       });
       this.sfn = new LocalStepFunctions(this.lambda, { onEvent: this.log });
       this.awsEndpoint = new AwsEndpoint(this.lambda, this.sfn);

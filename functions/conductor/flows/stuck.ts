@@ -10,6 +10,7 @@ import { STUCK_STATES_TREATED_AS_FAIL } from '#common/states';
 import type { Node } from '#objects/node';
 import type { ConductorContext } from '../context';
 import { historyEventType } from '../history';
+import { clearAbandonedPowerActions } from './abandoned-power';
 import { lockOwner } from '../lock';
 
 /** A node whose lock holder is gone: no live lock, in a state that cannot be resumed. */
@@ -52,5 +53,5 @@ export async function failStuckNodes(ctx: ConductorContext, now: number = Date.n
       marker = page.nodes[page.nodes.length - 1]?.uuid;
     }
   }
-  return failed;
+  return failed + (await clearAbandonedPowerActions(ctx, now));
 }
