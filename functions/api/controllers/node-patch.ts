@@ -230,7 +230,8 @@ export async function patchNode(req: ApiRequest, ctx: ApiContext, params: { iden
   ctx.log.info('Node updated', { node: node.uuid, fields: [...changed] });
   // Ironic's conductor answers with the node as it saved it, under its own lock.
   const view = await showNode(req, ctx, saved);
-  if ('reservation' in view) view.reservation = conductorName(ctx);
+  // The conductor that saved it is the one serving the node (Ironic's update_node runs there).
+  if ('reservation' in view) view.reservation = (await ctx.conductors.conductorOrNull(saved)) ?? conductorName(ctx);
   return json(200, view);
 }
 

@@ -5,6 +5,7 @@
  * is the target's conductor host name.
  */
 import { CHANGES } from './corpus-changes';
+import { CONDUCTORS_DRIVERS_HISTORY } from './corpus-conductors';
 import { LIST } from './corpus-lists';
 import { FD, INSTANCE, MISSING, type Step, U1, U2, V, get, post } from './corpus-helpers';
 
@@ -133,4 +134,4 @@ SHOW.splice(
   },
 );
 
-export const CORPUS: readonly Step[] = [...CREATE, ...SHOW, ...LIST, ...CHANGES];
+export const CORPUS: readonly Step[] = [...CREATE, ...SHOW, ...LIST, ...CHANGES, ...CONDUCTORS_DRIVERS_HISTORY];

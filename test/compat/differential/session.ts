@@ -70,7 +70,8 @@ export async function runSession(options: { ironicPort: number; buildDir?: strin
       schedules: false,
       ...(options.buildDir ? { buildDir: options.buildDir } : {}),
     }).start();
-    const conductor = 'conductor:live';
+    // The conductor serving every node: version 1 of the conductor function, default group.
+    const conductor = 'conductor:1';
     const [a, b] = [
       await runCorpus({ name: 'ironic', url: ironic.url, conductor: 'localhost' }, CORPUS),
       await runCorpus({ name: 'ironless', url: stack.url, conductor }, CORPUS),

@@ -1,5 +1,6 @@
-/** Two copies of one RPC message delivered at once (one batch, or two invocations): the action runs once. */
+/** Exactly-once actions under at-least-once delivery: concurrent copies of a message, and power actions whose invocation died. */
 import { changeNodePowerState } from '../../../functions/conductor/flows/power';
+import { clearAbandonedPowerActions } from '../../../functions/conductor/flows/abandoned-power';
 import { doNodeDeploy } from '../../../functions/conductor/flows/deploy';
 import { fakePower } from '../../../functions/drivers/fake';
 import { makeConductorContext, makeNode } from '../helpers/builders';
@@ -35,4 +36,24 @@ it('starts one steps execution for concurrent copies of a deploy message, its lo
   await Promise.all([doNodeDeploy(ctx, args), doNodeDeploy(ctx, args)]);
   expect(ctx.steps.started.map((s) => s.input.owner)).toEqual(['run:d2']);
   expect(ctx.nodes.items.get(node.uuid)?.lockOwner).toBe('run:d2');
+});
+
+it("clears a power target whose invocation died, once its lock expired, with Ironic's message; a late copy then does nothing", async () => {
+  const ctx = makeConductorContext();
+  let now = Date.now();
+  ctx.nodes.now = () => now;
+  const node = await ctx.nodes.create(makeNode({ power_state: 'power off' }));
+  node.target_power_state = 'power on';
+  await ctx.nodes.save(node, { lockFor: { host: 'api', token: 'rpc:d3', ttlSeconds: 300 } });
+  expect(await clearAbandonedPowerActions(ctx, now)).toBe(0); // still locked: someone may be on it
+  now += 301_000;
+  expect(await clearAbandonedPowerActions(ctx, now)).toBe(1);
+  expect(await ctx.nodes.get(node.uuid)).toMatchObject({
+    power_state: 'power off',
+    target_power_state: null,
+    reservation: null,
+    last_error: 'Pending power operation was aborted due to conductor restart',
+  });
+  await changeNodePowerState(ctx, { node_id: node.uuid, lock_token: 'rpc:d3', message_id: 'd3', target: 'power on' });
+  expect((await ctx.nodes.get(node.uuid)).power_state).toBe('power off');
 });
