@@ -6,6 +6,9 @@
 import { ENV } from '../functions/common/config';
 import { PERIODIC_TASKS } from '../functions/conductor/schedules';
 
+/** The hardware types Ironless has (functions/drivers/registry.ts); kept here so settings need no driver code. */
+const KNOWN_HARDWARE_TYPES = ['fake-hardware', 'redfish'];
+
 export interface IronlessSettings {
   /** Conductor function timeout; queue visibility is six times this. */
   readonly conductorTimeoutSeconds: number;
@@ -30,6 +33,8 @@ export interface IronlessSettings {
    * once a minute, so the default here leaves room for one missed heartbeat.
    */
   readonly conductorHeartbeatTimeoutSeconds: number;
+  /** Ironic `[DEFAULT]enabled_hardware_types`: the hardware types conductors serve. @default every one Ironless has */
+  readonly enabledHardwareTypes?: readonly string[];
 }
 
 export const DEFAULT_SETTINGS: IronlessSettings = {
@@ -68,6 +73,10 @@ export function validateSettings(s: IronlessSettings): void {
       `conductorHeartbeatTimeoutSeconds (${s.conductorHeartbeatTimeoutSeconds}) must be more than twice the conductor heartbeat interval (${heartbeat} s)`,
     );
   }
+  for (const type of s.enabledHardwareTypes ?? []) {
+    if (!KNOWN_HARDWARE_TYPES.includes(type))
+      throw new Error(`enabledHardwareTypes: unknown hardware type "${type}" (known: ${KNOWN_HARDWARE_TYPES.join(', ')})`);
+  }
   if (s.conductorGroups.length === 0) throw new Error('conductorGroups must name at least one group ("" is the default group)');
   for (const group of s.conductorGroups) {
     if (!/^[a-z0-9._-]*$/.test(group))
@@ -84,5 +93,6 @@ export function settingsEnvironment(s: IronlessSettings): Record<string, string>
     [ENV.callbackTimeout]: String(s.callbackTimeoutSeconds),
     [ENV.automatedClean]: String(s.automatedClean),
     [ENV.conductorHeartbeatTimeout]: String(s.conductorHeartbeatTimeoutSeconds),
+    ...(s.enabledHardwareTypes ? { [ENV.enabledHardwareTypes]: s.enabledHardwareTypes.join(',') } : {}),
   };
 }

@@ -30,6 +30,7 @@ export const ENV = {
   redfishReadTimeout: 'REDFISH_READ_TIMEOUT',
   powerStateChangeTimeout: 'POWER_STATE_CHANGE_TIMEOUT',
   conductorHeartbeatTimeout: 'CONDUCTOR_HEARTBEAT_TIMEOUT',
+  enabledHardwareTypes: 'ENABLED_HARDWARE_TYPES',
 } as const;
 
 export class ConfigError extends Error {
@@ -120,6 +121,8 @@ export interface ConductorConfig extends CommonConfig {
   readonly heartbeatTimeoutSeconds: number;
   /** Ironic `[conductor]deploy_callback_timeout`: the longest an async step may wait. */
   readonly callbackTimeoutSeconds: number;
+  /** Ironic `[DEFAULT]enabled_hardware_types`: what this conductor registers as serving; undefined = all. */
+  readonly enabledHardwareTypes: readonly string[] | undefined;
 }
 
 function common(env: Env): CommonConfig {
@@ -157,5 +160,10 @@ export function loadConductorConfig(env: Env = process.env): ConductorConfig {
     automatedClean: boolean(env, 'AUTOMATED_CLEAN', true),
     heartbeatTimeoutSeconds: integer(env, 'HEARTBEAT_TIMEOUT', 300, 5),
     callbackTimeoutSeconds: integer(env, 'DEPLOY_CALLBACK_TIMEOUT', 1800, 10),
+    enabledHardwareTypes: env.ENABLED_HARDWARE_TYPES
+      ? env.ENABLED_HARDWARE_TYPES.split(',')
+          .map((t) => t.trim())
+          .filter((t) => t !== '')
+      : undefined,
   };
 }

@@ -33,9 +33,11 @@ export function registrationsOf(config: Pick<ConductorConfig, 'hostname' | 'cond
   }));
 }
 
-/** The hardware types this conductor serves (Ironic registers its enabled hardware types). */
-export function servedDrivers(): string[] {
-  return hardwareTypes().map((t) => t.name);
+/** The hardware types this conductor serves: the enabled ones (Ironic's `enabled_hardware_types`), all by default. */
+export function servedDrivers(enabled?: readonly string[]): string[] {
+  return hardwareTypes()
+    .map((t) => t.name)
+    .filter((name) => enabled === undefined || enabled.includes(name));
 }
 
 /**
@@ -48,7 +50,9 @@ export class Liveness {
 
   constructor(
     private readonly store: ConductorStore,
-    private readonly config: Pick<ConductorConfig, 'hostname' | 'conductorQueues'>,
+    private readonly config: Pick<ConductorConfig, 'hostname' | 'conductorQueues'> & {
+      readonly enabledHardwareTypes?: readonly string[] | undefined;
+    },
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
   ) {}
@@ -57,7 +61,7 @@ export class Liveness {
   async beat(): Promise<Registration[]> {
     const registrations = registrationsOf(this.config);
     if (!this.registered) {
-      const drivers = servedDrivers();
+      const drivers = servedDrivers(this.config.enabledHardwareTypes);
       // Every new environment of a version registers again under the same hostname: take the record over.
       for (const r of registrations)
         await this.store.register({ hostname: r.hostname, conductorGroup: r.conductorGroup, drivers }, { updateExisting: true });

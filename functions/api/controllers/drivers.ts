@@ -74,8 +74,9 @@ export async function getDrivers(req: ApiRequest, ctx: ApiContext): Promise<ApiR
   const fields = argStringList('fields', args.get('fields'));
   if (fields && fields.length > 0 && detail)
     throw new InvalidParameterValue('Can not specify ?detail=True and fields in the same request.');
-  if (detail !== undefined && !atLeast(req.version, 30)) throw new NotAcceptable('Request not acceptable.');
-  if (type !== undefined && !atLeast(req.version, 30)) throw new NotAcceptable('Request not acceptable.');
+  const needs130 = 'Request not acceptable. The minimal required API version should be 1.30';
+  if (detail !== undefined && !atLeast(req.version, 30)) throw new NotAcceptable(needs130);
+  if (type !== undefined && !atLeast(req.version, 30)) throw new NotAcceptable(needs130);
   checkFieldsVersion(req, fields);
   if (type !== undefined && type !== 'classic' && type !== 'dynamic') {
     throw new Invalid('"type" filter must be one of "classic" or "dynamic", if specified.');

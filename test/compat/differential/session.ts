@@ -68,6 +68,8 @@ export async function runSession(options: { ironicPort: number; buildDir?: strin
       port: 0,
       inMemory: true,
       schedules: false,
+      // As the reference Ironic's enabled_hardware_types.
+      settings: { enabledHardwareTypes: ['fake-hardware'] },
       ...(options.buildDir ? { buildDir: options.buildDir } : {}),
     }).start();
     // The conductor serving every node: version 1 of the conductor function, default group.

@@ -36,3 +36,10 @@ describe('Liveness', () => {
     await expect(liveness.beat()).rejects.toThrow('DynamoDB down');
   });
 });
+
+it("registers only the enabled hardware types (Ironic's enabled_hardware_types)", async () => {
+  const store = new MemoryConductorStore();
+  const config = { hostname: 'conductor:1', conductorQueues: { '': 'q' }, enabledHardwareTypes: ['fake-hardware'] };
+  await new Liveness(store, config, log).beat();
+  expect((await store.get('conductor:1')).drivers).toEqual(['fake-hardware']);
+});

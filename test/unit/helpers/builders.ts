@@ -55,6 +55,7 @@ export function makeConductorContext(
       heartbeatTimeoutSeconds: 300,
       callbackTimeoutSeconds: 1800,
       conductorHeartbeatTimeoutSeconds: 60,
+      enabledHardwareTypes: undefined,
       ...overrides,
     },
     nodes,
