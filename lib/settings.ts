@@ -4,6 +4,10 @@
  * from these, so a timeout means the same on a laptop and in AWS.
  */
 import { ENV } from '../functions/common/config';
+import { PERIODIC_TASKS } from '../functions/conductor/schedules';
+
+/** The hardware types Ironless has (functions/drivers/registry.ts); kept here so settings need no driver code. */
+const KNOWN_HARDWARE_TYPES = ['fake-hardware', 'redfish'];
 
 export interface IronlessSettings {
   /** Conductor function timeout; queue visibility is six times this. */
@@ -25,6 +29,14 @@ export interface IronlessSettings {
   readonly pinReleaseVersion: string;
   /** Ironic's `auth_strategy`: `noauth`, or `http_basic` (htpasswd entries with bcrypt digests). */
   readonly authStrategy: 'noauth' | 'http_basic';
+  /**
+   * Ironic `[conductor]heartbeat_timeout`: a conductor version whose heartbeat is older counts as
+   * dead. Ironic's default is 60 s with a heartbeat every 10 s; EventBridge schedules run at most
+   * once a minute, so the default here leaves room for one missed heartbeat.
+   */
+  readonly conductorHeartbeatTimeoutSeconds: number;
+  /** Ironic `[DEFAULT]enabled_hardware_types`: the hardware types conductors serve. @default every one Ironless has */
+  readonly enabledHardwareTypes?: readonly string[];
 }
 
 export const DEFAULT_SETTINGS: IronlessSettings = {
@@ -38,6 +50,7 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   automatedClean: true,
   pinReleaseVersion: '',
   authStrategy: 'noauth',
+  conductorHeartbeatTimeoutSeconds: 150,
 };
 
 /** Check settings that must fit together; the message names the bad value. */
@@ -60,6 +73,16 @@ export function validateSettings(s: IronlessSettings): void {
   if (s.authStrategy !== 'noauth' && s.authStrategy !== 'http_basic') {
     throw new Error(`authStrategy "${String(s.authStrategy)}" must be noauth or http_basic`);
   }
+  const heartbeat = PERIODIC_TASKS.conductor_heartbeat.everySeconds;
+  if (s.conductorHeartbeatTimeoutSeconds <= 2 * heartbeat) {
+    throw new Error(
+      `conductorHeartbeatTimeoutSeconds (${s.conductorHeartbeatTimeoutSeconds}) must be more than twice the conductor heartbeat interval (${heartbeat} s)`,
+    );
+  }
+  for (const type of s.enabledHardwareTypes ?? []) {
+    if (!KNOWN_HARDWARE_TYPES.includes(type))
+      throw new Error(`enabledHardwareTypes: unknown hardware type "${type}" (known: ${KNOWN_HARDWARE_TYPES.join(', ')})`);
+  }
   if (s.conductorGroups.length === 0) throw new Error('conductorGroups must name at least one group ("" is the default group)');
   for (const group of s.conductorGroups) {
     if (!/^[a-z0-9._-]*$/.test(group))
@@ -76,5 +99,7 @@ export function settingsEnvironment(s: IronlessSettings): Record<string, string>
     [ENV.callbackTimeout]: String(s.callbackTimeoutSeconds),
     [ENV.automatedClean]: String(s.automatedClean),
     [ENV.authStrategy]: s.authStrategy,
+    [ENV.conductorHeartbeatTimeout]: String(s.conductorHeartbeatTimeoutSeconds),
+    ...(s.enabledHardwareTypes ? { [ENV.enabledHardwareTypes]: s.enabledHardwareTypes.join(',') } : {}),
   };
 }

@@ -308,6 +308,11 @@ export class LambdaHost {
     this.faults.push({ ...fault, times: fault.times ?? 1 });
   }
 
+  /** Forget every injected fault not yet used up. */
+  clearFaults(): void {
+    this.faults.length = 0;
+  }
+
   /** Invoke by name, name:qualifier or ARN; an alias routes by its weights. */
   invoke(ref: string, event: unknown, qualifier?: string): Promise<InvokeResult> {
     const { name, qualifier: q } = parseRef(ref, qualifier);

@@ -92,6 +92,8 @@ export class LocalStack {
   dynamoRequests: RequestCounter | undefined;
   /** The virtual machines, when the `fleet` option asked for some. */
   fleet: Fleet | undefined;
+  /** Where each function's log goes (`<logDir>/<function>.log`), for tests that read what ran. */
+  logDir = '';
 
   private dynamo: DynamoDbLocal | undefined;
   private sqsServer: FauxqsServer | undefined;
@@ -137,10 +139,11 @@ export class LocalStack {
         queueSettings(this.settings.conductorTimeoutSeconds),
       );
 
+      this.logDir = join(workDir, 'logs');
       this.lambda = new LambdaHost({
         runtimeFile: join(buildDir, 'runtime.mjs'),
         codeDir: join(workDir, 'code'),
-        logDir: join(workDir, 'logs'),
+        logDir: this.logDir,
       });
       this.sfn = new LocalStepFunctions(this.lambda, { onEvent: this.log });
       this.awsEndpoint = new AwsEndpoint(this.lambda, this.sfn);
@@ -191,8 +194,13 @@ export class LocalStack {
         source.start();
         this.sources.push(source);
       }
+      // Liveness runs whatever `schedules` says: it changes no node, and without it no conductor
+      // is alive and the API refuses every node (Ironic's "No conductor service registered").
+      await this.conductorHeartbeat();
+      this.timers.push(setInterval(() => void this.conductorHeartbeat(), PERIODIC_TASKS.conductor_heartbeat.everySeconds * 1000));
       if (this.options.schedules !== false) {
         for (const [task, { everySeconds }] of Object.entries(PERIODIC_TASKS) as [PeriodicTask, { everySeconds: number }][]) {
+          if (task === 'conductor_heartbeat') continue;
           this.timers.push(
             setInterval(
               () => void this.lambda.invoke(conductorArn, { entry: 'periodic', task }).catch(() => undefined),
@@ -228,6 +236,28 @@ export class LocalStack {
     });
     this.lambda.setAlias('authorizer', 'live', this.lambda.publishVersion('authorizer'));
     return new LocalAuthorizer(this.lambda, LambdaHost.arn('authorizer', 'live'));
+  }
+
+  /**
+   * The conductor heartbeat, sent to every version on the conductor's `live` alias (EventBridge
+   * reaches only the alias; locally each version of an upgrade keeps its own registration fresh).
+   * Failures are logged and left to the next beat, as a missed heartbeat is on AWS.
+   */
+  async conductorHeartbeat(): Promise<void> {
+    const alias = this.lambda.getAlias('conductor', 'live');
+    if (alias === undefined) return;
+    const versions = [alias.version, ...Object.keys(alias.weights)];
+    await Promise.all(
+      versions.map(async (version) => {
+        const result = await this.lambda
+          .invoke('conductor', { entry: 'periodic', task: 'conductor_heartbeat' }, version)
+          .catch((e: unknown) => e);
+        if (result instanceof Error || (result as { functionError?: string }).functionError)
+          this.log(
+            `conductor:${version} heartbeat failed: ${result instanceof Error ? result.message : (result as { payload: string }).payload}`,
+          );
+      }),
+    );
   }
 
   /** Disable or enable the conductor's queue mappings (messages wait in the queues meanwhile). */

@@ -8,6 +8,7 @@ import type { ReleaseSelection } from '#common/releases';
 import type { NodeStore } from '#db/nodes';
 import type { Stores } from '#db/stores';
 import type { ConductorRpcClient } from '#rpc/client';
+import type { ConductorRing } from '#rpc/ring';
 import type { ApiVersion } from './microversion';
 
 export interface ApiContext {
@@ -20,5 +21,7 @@ export interface ApiContext {
   /** Every store: ports, portgroups, chassis, conductors, deploy templates, allocations, history. */
   readonly stores: Stores;
   readonly rpc: ConductorRpcClient;
+  /** The live conductors and which one serves a node (Ironic's hash ring). */
+  readonly conductors: ConductorRing;
   readonly log: Logger;
 }

@@ -17,6 +17,7 @@ import { createDocumentClient } from '#db/client';
 import { createStores } from '#db/stores';
 import { tableNamesFromEnv } from '#db/schema';
 import { ConductorRpcClient } from '#rpc/client';
+import { ConductorRing } from '#rpc/ring';
 import type { ApiContext } from './context';
 import { type ApiRequest, type ApiResponse, errorBody, errorResponse } from './http';
 import { MIN_VERSION, parseVersion } from './microversion';
@@ -44,6 +45,7 @@ const ctx: ApiContext = {
     lambda: new LambdaClient({}),
     conductorFunction: config.conductorFunction,
   }),
+  conductors: new ConductorRing(stores.conductors, { heartbeatTimeoutSeconds: config.conductorHeartbeatTimeoutSeconds }),
 };
 
 /** Where the client reached us: the configured public endpoint, or Host plus the stage prefix. */

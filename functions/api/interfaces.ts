@@ -5,6 +5,7 @@
  * type's default. Enabled implementations are those of the registered hardware types, in order.
  */
 import { InvalidParameterValue, NoValidHost, withStatus } from '#common/errors';
+import { noConductorFor } from '#rpc/ring';
 import { getHardwareType, hardwareTypes } from '#drivers/registry';
 import type { HardwareType } from '#drivers/base';
 import { NODE_INTERFACES, type InterfaceType } from '#objects/node';
@@ -57,20 +58,29 @@ export function checkAndUpdateInterfaces(data: Record<string, unknown>): void {
   }
 }
 
-/** The conductor group must have a conductor for the driver (Ironic's get_topic_for; 400 from the API). */
-export function checkConductorFor(ctx: ApiContext, driver: string, group: string): void {
+/**
+ * A live conductor must serve the driver in the node's group (Ironic's `get_topic_for`). Node
+ * create, update, delete and maintenance answer NoValidHost as 400 (Ironic sets `e.code`); other
+ * callers pass `status` undefined and keep Ironic's 404. No live conductor at all is 503.
+ */
+export async function checkConductorFor(
+  ctx: ApiContext,
+  driver: string,
+  group: string,
+  uuid = '',
+  status: number | undefined = 400,
+): Promise<void> {
   let known = true;
   try {
     getHardwareType(driver);
   } catch {
     known = false;
   }
-  if (!known || ctx.rpc.queueFor(group) === undefined) {
-    throw withStatus(
-      new NoValidHost(
-        `No valid host was found. Reason: No conductor service registered which supports driver ${driver} for conductor group "${group}".`,
-      ),
-      400,
-    );
+  try {
+    if (!known || ctx.rpc.queueFor(group) === undefined) throw noConductorFor(driver, group);
+    await ctx.conductors.conductorFor({ uuid, driver, conductor_group: group });
+  } catch (err) {
+    if (err instanceof NoValidHost && status !== undefined) throw withStatus(err, status);
+    throw err;
   }
 }

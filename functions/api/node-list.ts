@@ -271,7 +271,7 @@ export function readListQuery(req: ApiRequest, ctx: ApiContext, detailPath: bool
 }
 
 /** Run the query: chassis and marker must exist (404), then the store's list, then the conductor filter. */
-export async function runListQuery(ctx: ApiContext, query: NodeListQuery, conductorName: string): Promise<Node[]> {
+export async function runListQuery(ctx: ApiContext, query: NodeListQuery): Promise<Node[]> {
   if (query.marker !== undefined) await ctx.nodes.get(query.marker);
   // Ironic looks the chassis up as it builds the query: an unknown one is a 404 here.
   if (query.filter.chassisUuid !== undefined) await requireChassis(ctx, query.filter.chassisUuid, 404);
@@ -284,8 +284,11 @@ export async function runListQuery(ctx: ApiContext, query: NodeListQuery, conduc
     sortKey: query.sortKey === 'id' ? undefined : SORT_COLUMNS[query.sortKey],
     sortDir: query.sortDir,
   });
-  if (query.conductor !== undefined && query.conductor !== conductorName) return [];
-  return page.nodes;
+  if (query.conductor === undefined) return page.nodes;
+  // Ironic filters the page by each node's conductor (orphaned nodes match no conductor).
+  const kept: Node[] = [];
+  for (const node of page.nodes) if ((await ctx.conductors.conductorOrNull(node)) === query.conductor) kept.push(node);
+  return kept;
 }
 
 /** Ironic's next link: whenever a page is full (it does not look ahead), never for instance_uuid. */

@@ -25,6 +25,9 @@ import { CHASSIS_ROUTES } from './controllers/chassis';
 import { DEPLOY_TEMPLATE_ROUTES } from './controllers/deploy-templates';
 import { ALLOCATION_ROUTES } from './controllers/allocations';
 import { NODE_ALLOCATION_ROUTES } from './controllers/node-allocation';
+import { CONDUCTOR_ROUTES } from './controllers/conductors';
+import { DRIVER_ROUTES } from './controllers/drivers';
+import { NODE_HISTORY_ROUTES } from './controllers/node-history';
 import { getRoot, getV1 } from './controllers/root';
 import type { ApiRequest, ApiResponse } from './http';
 import type { Route } from './route';
@@ -48,6 +51,9 @@ const ROUTES: readonly Route[] = [
   ...DEPLOY_TEMPLATE_ROUTES,
   ...ALLOCATION_ROUTES,
   ...NODE_ALLOCATION_ROUTES,
+  ...CONDUCTOR_ROUTES,
+  ...DRIVER_ROUTES,
+  ...NODE_HISTORY_ROUTES,
 ];
 
 function match(route: Route, segments: readonly string[]): Record<string, string> | undefined {

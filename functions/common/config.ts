@@ -29,6 +29,8 @@ export const ENV = {
   redfishConnectTimeout: 'REDFISH_CONNECT_TIMEOUT',
   redfishReadTimeout: 'REDFISH_READ_TIMEOUT',
   powerStateChangeTimeout: 'POWER_STATE_CHANGE_TIMEOUT',
+  conductorHeartbeatTimeout: 'CONDUCTOR_HEARTBEAT_TIMEOUT',
+  enabledHardwareTypes: 'ENABLED_HARDWARE_TYPES',
 } as const;
 
 export class ConfigError extends Error {
@@ -89,6 +91,11 @@ export interface CommonConfig {
   readonly lockTtlSeconds: number;
   /** Conductor group → queue URL for RPC casts. */
   readonly conductorQueues: Record<string, string>;
+  /**
+   * Ironic `[conductor]heartbeat_timeout`: a conductor whose last heartbeat is older is dead (no
+   * node is routed to it, the API shows it `alive: false`).
+   */
+  readonly conductorHeartbeatTimeoutSeconds: number;
 }
 
 export interface ApiConfig extends CommonConfig {
@@ -114,6 +121,8 @@ export interface ConductorConfig extends CommonConfig {
   readonly heartbeatTimeoutSeconds: number;
   /** Ironic `[conductor]deploy_callback_timeout`: the longest an async step may wait. */
   readonly callbackTimeoutSeconds: number;
+  /** Ironic `[DEFAULT]enabled_hardware_types`: what this conductor registers as serving; undefined = all. */
+  readonly enabledHardwareTypes: readonly string[] | undefined;
 }
 
 function common(env: Env): CommonConfig {
@@ -121,6 +130,7 @@ function common(env: Env): CommonConfig {
     pinReleaseVersion: env.PIN_RELEASE_VERSION ?? '',
     lockTtlSeconds: integer(env, 'LOCK_TTL_SECONDS', 120, 5),
     conductorQueues: conductorQueues(env),
+    conductorHeartbeatTimeoutSeconds: integer(env, 'CONDUCTOR_HEARTBEAT_TIMEOUT', 60, 1),
   };
 }
 
@@ -150,5 +160,10 @@ export function loadConductorConfig(env: Env = process.env): ConductorConfig {
     automatedClean: boolean(env, 'AUTOMATED_CLEAN', true),
     heartbeatTimeoutSeconds: integer(env, 'HEARTBEAT_TIMEOUT', 300, 5),
     callbackTimeoutSeconds: integer(env, 'DEPLOY_CALLBACK_TIMEOUT', 1800, 10),
+    enabledHardwareTypes: env.ENABLED_HARDWARE_TYPES
+      ? env.ENABLED_HARDWARE_TYPES.split(',')
+          .map((t) => t.trim())
+          .filter((t) => t !== '')
+      : undefined,
   };
 }

@@ -3,7 +3,16 @@
  * `rpc:<message id>`); the message's work runs only while that lock is still the message's. When
  * the work is done the lock is released, so a redelivered copy of the message (SQS delivers at
  * least once) finds the lock gone or someone else's and does nothing: no action ever runs twice.
+ *
+ * Two copies of a message can also arrive at once (in one batch, or in two invocations). So the
+ * claim hands the lock over from `rpc:<id>` to `run:<id>` in one write conditional on the node's
+ * revision and on the lock still being `rpc:<id>`: exactly one copy wins, the others find the
+ * lock taken and do nothing. Should the winner die mid-action, the lock expires and the periodic
+ * stuck-node check fails the node (or clears its power target), as Ironic does for a dead
+ * conductor; a copy delivered later does not run the action again, since it cannot know whether
+ * the first one ran it.
  */
+import { ConcurrentUpdate, NodeLocked } from '#common/errors';
 import type { Node } from '#objects/node';
 import type { ConductorContext, FlowName } from './context';
 import { executionName, resumeStart } from './flows/run-steps';
@@ -13,6 +22,11 @@ export interface MessageArgs {
   readonly node_id: string;
   readonly lock_token: string;
   readonly message_id: string;
+}
+
+/** The token the node is locked with while a message's work runs (and its steps execution holds). */
+export function runToken(args: Pick<MessageArgs, 'message_id'>): string {
+  return `run:${args.message_id}`;
 }
 
 /**
@@ -30,14 +44,18 @@ export async function claimForMessage(
   const running = current.driver_internal_info.steps_execution;
   if (running !== undefined) {
     if (flow !== undefined && running === executionName(flow, current, args.message_id)) {
-      await resumeStart(ctx, current, flow, args.lock_token, args.message_id);
+      await resumeStart(ctx, current, flow, runToken(args), args.message_id);
     } else {
       ctx.log.info('Message already handled: a steps execution runs for this node', { node: current.uuid, execution: running });
     }
     return undefined;
   }
   if (current.storeMeta?.lockHolder !== args.lock_token) {
-    ctx.log.info('Message already handled or superseded: the node is not locked for it', { node: current.uuid, lock: current.reservation });
+    const why =
+      current.storeMeta?.lockHolder === runToken(args)
+        ? 'Message taken by another delivery of it'
+        : 'Message already handled or superseded: the node is not locked for it';
+    ctx.log.info(why, { node: current.uuid, lock: current.reservation });
     return undefined;
   }
   if (!expectedStates.includes(current.provision_state)) {
@@ -49,5 +67,15 @@ export async function claimForMessage(
     await ctx.nodes.release(await ctx.nodes.reserve(args.node_id, lockOwner(ctx, args.lock_token)));
     return undefined;
   }
-  return ctx.nodes.reserve(args.node_id, lockOwner(ctx, args.lock_token));
+  // Hand the lock over rpc:<id> → run:<id>, conditional on this very revision: one copy wins.
+  current.storeMeta = { ...current.storeMeta!, lockOwner: args.lock_token };
+  try {
+    return await ctx.nodes.save(current, { lockFor: lockOwner(ctx, runToken(args)) });
+  } catch (err) {
+    if (err instanceof ConcurrentUpdate || err instanceof NodeLocked) {
+      ctx.log.info('Message taken by another delivery of it', { node: current.uuid });
+      return undefined;
+    }
+    throw err;
+  }
 }

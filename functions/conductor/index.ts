@@ -19,6 +19,8 @@ import { handleStepsTask, isStepsTask } from './entries/steps';
 import { syncPowerStates } from './flows/power-sync';
 import { failStuckNodes } from './flows/stuck';
 import { failTimedOutWaits } from './flows/timeouts';
+import { recordingFailures } from './history';
+import { Liveness } from './liveness';
 import { isPeriodicEvent } from './schedules';
 import { SfnStepsRunner } from './steps-runner';
 
@@ -31,10 +33,13 @@ const stores = createStores({ client: createDocumentClient(), tables: tableNames
 const ctx: ConductorContext = {
   config,
   log,
-  nodes: stores.nodes,
+  // Every last_error the conductor saves also goes to the node's history (see history.ts).
+  nodes: recordingFailures(stores.nodes, { history: stores.nodeHistory, conductor: config.hostname, log }),
   stores,
   steps: new SfnStepsRunner(new SFNClient({}), config.stepsStateMachineArn),
 };
+
+const liveness = new Liveness(stores.conductors, config, log);
 
 function isSqsEvent(event: unknown): event is SQSEvent {
   const records = (event as { Records?: { eventSource?: string }[] })?.Records;
@@ -42,6 +47,8 @@ function isSqsEvent(event: unknown): event is SQSEvent {
 }
 
 async function dispatch(event: unknown, _context: Context): Promise<unknown> {
+  if (isPeriodicEvent(event) && event.task === 'conductor_heartbeat') return { registered: (await liveness.beat()).map((r) => r.hostname) };
+  await liveness.beatIfDue();
   if (isSqsEvent(event)) return handleSqsBatch(ctx, event);
   if (isCallEvent(event)) return handleCall(ctx, event.message);
   if (isStepsTask(event)) return handleStepsTask(ctx, event);
@@ -53,6 +60,8 @@ async function dispatch(event: unknown, _context: Context): Promise<unknown> {
         return await syncPowerStates(ctx);
       case 'fail_timed_out_waits':
         return { failed: await failTimedOutWaits(ctx) };
+      case 'conductor_heartbeat':
+        break; // answered above
     }
   }
   log.error('Unknown event', { event: JSON.stringify(event).slice(0, 1000) });

@@ -12,6 +12,13 @@ export const PERIODIC_TASKS = {
   sync_power_states: { everySeconds: 60 },
   /** Fail nodes that waited longer than the callback timeout for their ramdisk. */
   fail_timed_out_waits: { everySeconds: 60 },
+  /**
+   * Liveness (Ironic's conductor heartbeat thread): the invoked conductor version refreshes its
+   * registration so the API routes nodes to it. Every minute, EventBridge's finest rate; the
+   * local stack sends it to every version on the alias, and runs it even when the other tasks
+   * are switched off, since it changes no node.
+   */
+  conductor_heartbeat: { everySeconds: 60 },
 } as const;
 
 export type PeriodicTask = keyof typeof PERIODIC_TASKS;

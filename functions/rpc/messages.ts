@@ -66,6 +66,18 @@ export interface RpcResults {
 
 export type RpcMethod = keyof RpcMethods;
 
+/** Methods answered synchronously (Lambda Invoke, `{entry:'call'}`); every other one is a cast over SQS. */
+export const CALL_METHODS: ReadonlySet<RpcMethod> = new Set<RpcMethod>([
+  'validate_driver_interfaces',
+  'set_boot_device',
+  'get_boot_device',
+  'get_supported_boot_devices',
+  'inject_nmi',
+  'vif_list',
+  'vif_attach',
+  'vif_detach',
+]);
+
 /** The version of the RPC API that introduced each method. */
 export const METHOD_VERSIONS: Readonly<Record<RpcMethod, string>> = {
   do_node_deploy: '1.0',

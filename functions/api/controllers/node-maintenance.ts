@@ -18,7 +18,7 @@ async function setMaintenance(req: ApiRequest, ctx: ApiContext, ident: string, o
   rejectUnexpected(args, on ? ['reason'] : []);
   const reason = on ? argString('reason', args.get('reason')) : undefined;
   const node = await findNode(req, ctx, ident);
-  checkConductorFor(ctx, node.driver, node.conductor_group);
+  await checkConductorFor(ctx, node.driver, node.conductor_group, node.uuid);
   node.maintenance = on;
   node.maintenance_reason = reason ?? null;
   if (!on) node.fault = null;

@@ -223,7 +223,7 @@ export async function patchNode(req: ApiRequest, ctx: ApiContext, params: { iden
     node.chassis_uuid = chassis;
     changed.add('chassis_uuid');
   }
-  checkConductorFor(ctx, node.driver, node.conductor_group);
+  await checkConductorFor(ctx, node.driver, node.conductor_group, node.uuid);
   if (changed.has('driver') && node.console_enabled) {
     throw new ClientSideError(
       `Node ${params.ident} can not update the driver while the console is enabled. Please stop the console first.`,
@@ -234,8 +234,9 @@ export async function patchNode(req: ApiRequest, ctx: ApiContext, params: { iden
   const saved = await ctx.nodes.save(node);
   ctx.log.info('Node updated', { node: node.uuid, fields: [...changed] });
   // Ironic's conductor answers with the node as it saved it, under its own lock.
-  const view = showNode(req, ctx, saved);
-  if ('reservation' in view) view.reservation = conductorName(ctx);
+  const view = await showNode(req, ctx, saved);
+  // The conductor that saved it is the one serving the node (Ironic's update_node runs there).
+  if ('reservation' in view) view.reservation = (await ctx.conductors.conductorOrNull(saved)) ?? conductorName(ctx);
   return json(200, view);
 }
 

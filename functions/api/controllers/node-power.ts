@@ -11,6 +11,7 @@ import {
 import * as st from '#common/states';
 import { parseBody } from '../body';
 import { beginAndCast } from '../begin';
+import { checkConductorFor } from '../interfaces';
 import type { ApiContext } from '../context';
 import type { ApiRequest, ApiResponse } from '../http';
 import { findNode, isLocked } from '../lookup';
@@ -55,6 +56,8 @@ export async function setPowerState(req: ApiRequest, ctx: ApiContext, params: { 
     throw new InvalidStateRequested(target, params.ident, node.provision_state);
   }
   if (isLocked(node) || node.target_power_state !== null) throw new NodeLocked(node.uuid, node.reservation ?? 'a power action in progress');
+  // Ironic's power handler asks for the node's conductor: NoValidHost stays a 404.
+  await checkConductorFor(ctx, node.driver, node.conductor_group, node.uuid, undefined);
   await beginAndCast(
     req,
     ctx,

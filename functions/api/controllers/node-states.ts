@@ -23,6 +23,7 @@ import type { Node } from '#objects/node';
 import type { RpcMethod, RpcMethods } from '#rpc/messages';
 import { parseBody } from '../body';
 import { beginAndCast } from '../begin';
+import { checkConductorFor } from '../interfaces';
 import { type JsonSchema, parseBoolean, validateSchema } from '../validation';
 import { route } from '../route';
 import type { ApiContext } from '../context';
@@ -138,6 +139,8 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
   if (node.protected && (event === 'rebuild' || event === 'delete')) {
     throw new InvalidState(`Node ${node.uuid} is protected and cannot be undeployed, rebuilt or deleted`);
   }
+  // Ironic's _do_provision_action asks for the node's conductor first: NoValidHost stays a 404.
+  await checkConductorFor(ctx, node.driver, node.conductor_group, node.uuid, undefined);
 
   const begin = (change?: (n: Node) => void) => (n: Node) => {
     n.processEvent(event);

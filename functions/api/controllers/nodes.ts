@@ -35,21 +35,31 @@ export function conductorName(ctx: ApiContext): string {
     .replace(/^function:/, '');
 }
 
+/** The `conductor` a node view shows (1.49): the live conductor serving it, null when none does. */
+export async function nodeConductor(req: ApiRequest, ctx: ApiContext, node: Node, fields?: readonly string[]): Promise<string | null> {
+  if (!atLeast(req.version, 49) || (fields !== undefined && !fields.includes('conductor'))) return null;
+  return ctx.conductors.conductorOrNull(node);
+}
+
 /** A node as the API answers with it at the request's version. */
-export function showNode(req: ApiRequest, ctx: ApiContext, node: Node, fields?: readonly string[]): Record<string, unknown> {
-  return nodeView(node, { baseUrl: req.baseUrl, version: req.version, conductor: conductorName(ctx), ...(fields ? { fields } : {}) });
+export async function showNode(req: ApiRequest, ctx: ApiContext, node: Node, fields?: readonly string[]): Promise<Record<string, unknown>> {
+  const conductor = await nodeConductor(req, ctx, node, fields);
+  return nodeView(node, { baseUrl: req.baseUrl, version: req.version, conductor, ...(fields ? { fields } : {}) });
 }
 
 async function listNodes(req: ApiRequest, ctx: ApiContext, detailPath: boolean): Promise<ApiResponse> {
   // Ironic's /detail checks that its parent is "nodes": a trailing slash fails that check.
   if (detailPath && req.path.endsWith('/')) throw new ClientSideError('Resource could not be found.', 404);
   const query = readListQuery(req, ctx, detailPath);
-  const conductor = conductorName(ctx);
-  const nodes = await runListQuery(ctx, query, conductor);
+  const nodes = await runListQuery(ctx, query);
   if (nodes.length > 0) checkFieldNames(query.fields);
-  const views = nodes.map((node) =>
-    nodeView(node, { baseUrl: req.baseUrl, version: req.version, conductor, ...(query.fields ? { fields: query.fields } : {}) }),
-  );
+  const views: Record<string, unknown>[] = [];
+  for (const node of nodes) {
+    const conductor = await nodeConductor(req, ctx, node, query.fields);
+    views.push(
+      nodeView(node, { baseUrl: req.baseUrl, version: req.version, conductor, ...(query.fields ? { fields: query.fields } : {}) }),
+    );
+  }
   const body: Record<string, unknown> = { nodes: views };
   const next = listNextLink(req, detailPath ? 'nodes/detail' : 'nodes', query, nodes);
   if (next !== undefined) body.next = next;
@@ -67,7 +77,7 @@ export async function getNode(req: ApiRequest, ctx: ApiContext, params: { ident:
   if (fields !== undefined && !atLeast(req.version, 8)) throw new NotAcceptable('Request not acceptable.');
   checkFieldVersions(fields, req.version);
   checkFieldNames(fields);
-  return json(200, showNode(req, ctx, node, fields));
+  return json(200, await showNode(req, ctx, node, fields));
 }
 
 /** Node fields a create request gives as booleans or UUIDs, converted in Ironic's order. */
@@ -152,7 +162,7 @@ export async function createNode(req: ApiRequest, ctx: ApiContext): Promise<ApiR
   if (body.owner) throw new Invalid('Cannot create a node as a project scoped admin with an owner other than your own project.');
   if (body.chassis_uuid) body.chassis_uuid = await requireChassis(ctx, body.chassis_uuid as string);
   const driver = body.driver as string;
-  checkConductorFor(ctx, driver, group);
+  await checkConductorFor(ctx, driver, group);
 
   const data: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(body)) if (value !== null && value !== undefined) data[field] = value;
@@ -165,7 +175,7 @@ export async function createNode(req: ApiRequest, ctx: ApiContext): Promise<ApiR
   data.created_at = new Date().toISOString();
   const node = await ctx.nodes.create(new Node(data));
   ctx.log.info('Node created', { node: node.uuid, name: node.name, driver });
-  return json(201, showNode(req, ctx, node), { Location: `${req.baseUrl}/v1/nodes/${node.uuid}` });
+  return json(201, await showNode(req, ctx, node), { Location: `${req.baseUrl}/v1/nodes/${node.uuid}` });
 }
 
 /** Ironic's DELETE_ALLOWED_STATES plus available (its `[conductor]allow_deleting_available_nodes`, on by default). */
@@ -174,7 +184,7 @@ const DELETABLE_STATES = [...DELETE_ALLOWED_STATES, AVAILABLE];
 export async function deleteNode(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   rejectUnexpected(collectArgs(req), []);
   const node = await findNode(req, ctx, params.ident, true);
-  checkConductorFor(ctx, node.driver, node.conductor_group);
+  await checkConductorFor(ctx, node.driver, node.conductor_group, node.uuid);
   if (isLocked(node)) throw new NodeLocked(node.uuid, node.reservation as string);
   if (!node.maintenance && node.instance_uuid !== null) throw new NodeAssociated(node.uuid, node.instance_uuid);
   if (node.protected) throw new NodeProtected(node.uuid);

@@ -123,13 +123,19 @@ export async function handleSqsBatch(ctx: ConductorContext, event: SQSEvent): Pr
       try {
         await handleMessage(ctx, message);
       } catch (err) {
-        const level = err instanceof UnsupportedMessage ? 'error' : 'warn';
-        ctx.log[level]('RPC message failed; SQS will redeliver it, then move it to the DLQ', {
-          messageId: record.messageId,
-          method: message.method,
-          receiveCount: record.attributes.ApproximateReceiveCount,
-          error: String(err),
-        });
+        // A message this conductor cannot handle fails on every delivery: say so, as the DLQ is where it ends.
+        const unsupported = err instanceof UnsupportedMessage;
+        ctx.log[unsupported ? 'error' : 'warn'](
+          unsupported
+            ? 'RPC message cannot be handled by this conductor; SQS will move it to the DLQ after its retries'
+            : 'RPC message failed; SQS will redeliver it, then move it to the DLQ',
+          {
+            messageId: record.messageId,
+            method: message.method,
+            receiveCount: record.attributes.ApproximateReceiveCount,
+            error: String(err),
+          },
+        );
         throw err;
       }
     },

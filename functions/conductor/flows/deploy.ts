@@ -5,7 +5,7 @@
 import { DEPLOYING } from '#common/states';
 import { loadDriver } from '#drivers/registry';
 import type { ConductorContext } from '../context';
-import { type MessageArgs, claimForMessage } from '../claim';
+import { type MessageArgs, claimForMessage, runToken } from '../claim';
 import { failFlow } from './failure';
 import { startSteps } from './run-steps';
 import { driverSteps, setSteps } from './steps';
@@ -23,5 +23,5 @@ export async function doNodeDeploy(ctx: ConductorContext, args: MessageArgs): Pr
     await failFlow(ctx, node, 'deploy', `Failed to prepare to deploy: ${(err as Error).message}`);
     return;
   }
-  await startSteps(ctx, node, 'deploy', args.lock_token, args.message_id);
+  await startSteps(ctx, node, 'deploy', runToken(args), args.message_id);
 }

@@ -9,7 +9,7 @@ import type { Step } from '#drivers/base';
 import { loadDriver } from '#drivers/registry';
 import type { InterfaceType } from '#objects/node';
 import type { ConductorContext } from '../context';
-import { type MessageArgs, claimForMessage } from '../claim';
+import { type MessageArgs, claimForMessage, runToken } from '../claim';
 import { startAutomatedClean } from './clean';
 import { failFlow } from './failure';
 import { startSteps } from './run-steps';
@@ -19,7 +19,7 @@ import { findStep, setSteps, stepName } from './steps';
 export async function doProvide(ctx: ConductorContext, args: MessageArgs): Promise<void> {
   const node = await claimForMessage(ctx, args, [CLEANING], 'clean');
   if (node === undefined) return;
-  await startAutomatedClean(ctx, node, args.lock_token, args.message_id);
+  await startAutomatedClean(ctx, node, runToken(args), args.message_id);
 }
 
 /** deleted/undeploy: tear the instance down, then clean (Ironic's `_do_node_tear_down`). */
@@ -43,7 +43,7 @@ export async function doNodeTearDown(ctx: ConductorContext, args: MessageArgs): 
   node.driver_internal_info = info;
   node.processEvent('clean');
   await ctx.nodes.save(node);
-  await startAutomatedClean(ctx, node, args.lock_token, args.message_id);
+  await startAutomatedClean(ctx, node, runToken(args), args.message_id);
 }
 
 /** Manual cleaning: the operator's steps, in the order given; ends in manageable (Ironic's do_node_clean). */
@@ -70,5 +70,5 @@ export async function doManualClean(
   }
   setSteps(node, 'clean', steps);
   node.driver_internal_info = { ...node.driver_internal_info, manual_cleaning: true };
-  await startSteps(ctx, node, 'clean', args.lock_token, args.message_id);
+  await startSteps(ctx, node, 'clean', runToken(args), args.message_id);
 }

@@ -9,6 +9,8 @@ import { newUuid } from '#common/ids';
 import { STUCK_STATES_TREATED_AS_FAIL } from '#common/states';
 import type { Node } from '#objects/node';
 import type { ConductorContext } from '../context';
+import { historyEventType } from '../history';
+import { clearAbandonedPowerActions } from './abandoned-power';
 import { lockOwner } from '../lock';
 
 /** A node whose lock holder is gone: no live lock, in a state that cannot be resumed. */
@@ -34,6 +36,7 @@ export async function failStuckNodes(ctx: ConductorContext, now: number = Date.n
           }
           node.last_error = `The ${state} state can't be resumed by conductor ${candidate.reservation ?? ctx.config.hostname}. Moving to fail state.`;
           node.processEvent('fail');
+          historyEventType(node, 'transition');
           for (const field of ['deploy_step', 'clean_step', 'service_step'] as const) node[field] = null;
           const info = { ...node.driver_internal_info };
           delete info.steps_execution;
@@ -50,5 +53,5 @@ export async function failStuckNodes(ctx: ConductorContext, now: number = Date.n
       marker = page.nodes[page.nodes.length - 1]?.uuid;
     }
   }
-  return failed;
+  return failed + (await clearAbandonedPowerActions(ctx, now));
 }

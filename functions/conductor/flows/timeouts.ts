@@ -11,6 +11,7 @@ import * as st from '#common/states';
 import type { Node } from '#objects/node';
 import type { ConductorContext } from '../context';
 import { FLOWS } from './flow-kinds';
+import { historyEventType } from '../history';
 import { lockOwner } from '../lock';
 
 /** Extra time past the callback timeout, so the execution's own timeout acts first. */
@@ -60,6 +61,8 @@ export async function failTimedOutWaits(ctx: ConductorContext, now: number = Dat
           const execution = node.driver_internal_info.steps_execution;
           if (typeof execution === 'string') await ctx.steps.stop(execution, 'callback timeout');
           node.last_error = wait.message(node);
+          // Ironic's cleanup_after_timeout records deploy timeouts as "provisioning".
+          if (wait.state === st.DEPLOYWAIT) historyEventType(node, 'provisioning');
           node.processEvent('fail');
           const info = { ...node.driver_internal_info };
           for (const flow of Object.values(FLOWS)) {

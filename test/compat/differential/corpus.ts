@@ -6,6 +6,7 @@
  */
 import { ALLOCATIONS } from './corpus-allocations';
 import { CHANGES } from './corpus-changes';
+import { CONDUCTORS_DRIVERS_HISTORY } from './corpus-conductors';
 import { LIST } from './corpus-lists';
 import { MANAGEMENT } from './corpus-management';
 import { RESOURCES } from './corpus-resources';
@@ -136,4 +137,13 @@ SHOW.splice(
   },
 );
 
-export const CORPUS: readonly Step[] = [...CREATE, ...SHOW, ...LIST, ...CHANGES, ...MANAGEMENT, ...RESOURCES, ...ALLOCATIONS];
+export const CORPUS: readonly Step[] = [
+  ...CREATE,
+  ...SHOW,
+  ...LIST,
+  ...CHANGES,
+  ...MANAGEMENT,
+  ...RESOURCES,
+  ...ALLOCATIONS,
+  ...CONDUCTORS_DRIVERS_HISTORY,
+];

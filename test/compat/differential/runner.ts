@@ -59,6 +59,9 @@ export class Normalizer {
       }
       return this.text(value.split(this.target.conductor).join('<conductor>'));
     }
+    // A hardware type's enabled interfaces come from a Python set in Ironic: their order changes
+    // from one Ironic process to the next, so it is no part of the answer.
+    if (Array.isArray(value) && key !== undefined && /^enabled_\w+_interfaces$/.test(key)) return value.map((v) => this.value(v)).sort();
     if (Array.isArray(value)) return value.map((v) => this.value(v));
     if (value !== null && typeof value === 'object') {
       const out: Record<string, unknown> = {};

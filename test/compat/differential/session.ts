@@ -68,9 +68,12 @@ export async function runSession(options: { ironicPort: number; buildDir?: strin
       port: 0,
       inMemory: true,
       schedules: false,
+      // As the reference Ironic's enabled_hardware_types.
+      settings: { enabledHardwareTypes: ['fake-hardware'] },
       ...(options.buildDir ? { buildDir: options.buildDir } : {}),
     }).start();
-    const conductor = 'conductor:live';
+    // The conductor serving every node: version 1 of the conductor function, default group.
+    const conductor = 'conductor:1';
     const [a, b] = [
       await runCorpus({ name: 'ironic', url: ironic.url, conductor: 'localhost' }, CORPUS),
       await runCorpus({ name: 'ironless', url: stack.url, conductor }, CORPUS),

@@ -13,7 +13,7 @@ async function deployingNode(ctx: ReturnType<typeof makeConductorContext>, token
 }
 
 describe('deploy on the steps machine', () => {
-  it('hands the step list to one named execution, holding the lock the API took', async () => {
+  it('hands the step list to one named execution, holding the lock handed over from the API', async () => {
     const ctx = makeConductorContext();
     const node = await deployingNode(ctx, 'rpc:m1');
     await doNodeDeploy(ctx, { node_id: node.uuid, lock_token: 'rpc:m1', message_id: 'm1' });
@@ -22,7 +22,7 @@ describe('deploy on the steps machine', () => {
     expect(started?.input).toMatchObject({
       flow: 'deploy',
       node: node.uuid,
-      owner: 'rpc:m1',
+      owner: 'run:m1',
       decision: { mode: 'sync', step: { interface: 'deploy', step: 'deploy', priority: 100 } },
     });
     const stored = await ctx.nodes.get(node.uuid);
@@ -46,7 +46,7 @@ describe('deploy on the steps machine', () => {
     const node = await deployingNode(ctx, 'rpc:m3');
     await doNodeDeploy(ctx, { node_id: node.uuid, lock_token: 'rpc:m3', message_id: 'm3' });
     const step = ctx.steps.started[0]?.input.decision.step;
-    const decision = await runStep(ctx, { flow: 'deploy', node: node.uuid, owner: 'rpc:m3', step: step! });
+    const decision = await runStep(ctx, { flow: 'deploy', node: node.uuid, owner: 'run:m3', step: step! });
     expect(decision).toEqual({ mode: 'done', step: null });
     const done = await ctx.nodes.get(node.uuid);
     expect(done).toMatchObject({
@@ -70,7 +70,7 @@ describe('deploy on the steps machine', () => {
       throw new Error('disk on fire');
     };
     try {
-      await expect(runStep(ctx, { flow: 'deploy', node: node.uuid, owner: 'rpc:m4', step: step! })).rejects.toThrow('disk on fire');
+      await expect(runStep(ctx, { flow: 'deploy', node: node.uuid, owner: 'run:m4', step: step! })).rejects.toThrow('disk on fire');
     } finally {
       (deployStep as { execute: unknown }).execute = original;
     }
@@ -78,7 +78,7 @@ describe('deploy on the steps machine', () => {
     await failSteps(ctx, {
       flow: 'deploy',
       node: node.uuid,
-      owner: 'rpc:m4',
+      owner: 'run:m4',
       error: { Error: 'Error', Cause: JSON.stringify({ errorType: 'Error', errorMessage: 'disk on fire' }) },
     });
     const failed = await ctx.nodes.get(node.uuid);
@@ -91,11 +91,11 @@ describe('deploy on the steps machine', () => {
     const node = await deployingNode(ctx, 'rpc:m5');
     await doNodeDeploy(ctx, { node_id: node.uuid, lock_token: 'rpc:m5', message_id: 'm5' });
     // Only the lock holder may write a locked node: take the copy as the holder does.
-    const stored = await ctx.nodes.reserve(node.uuid, { host: 'conductor:1', token: 'rpc:m5', ttlSeconds: 60 });
+    const stored = await ctx.nodes.reserve(node.uuid, { host: 'conductor:1', token: 'run:m5', ttlSeconds: 60 });
     stored.processEvent('fail');
     await ctx.nodes.save(stored, { release: true });
     const step = ctx.steps.started[0]?.input.decision.step;
-    await expect(runStep(ctx, { flow: 'deploy', node: node.uuid, owner: 'rpc:m5', step: step! })).rejects.toThrow(
+    await expect(runStep(ctx, { flow: 'deploy', node: node.uuid, owner: 'run:m5', step: step! })).rejects.toThrow(
       'is not running deploy step deploy.deploy',
     );
   });

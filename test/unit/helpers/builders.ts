@@ -54,6 +54,8 @@ export function makeConductorContext(
       automatedClean: true,
       heartbeatTimeoutSeconds: 300,
       callbackTimeoutSeconds: 1800,
+      conductorHeartbeatTimeoutSeconds: 60,
+      enabledHardwareTypes: undefined,
       ...overrides,
     },
     nodes,

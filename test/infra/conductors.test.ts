@@ -1,0 +1,58 @@
+/**
+ * Conductor groups and liveness in the CDK stack: one queue and one DLQ of its own per configured
+ * group, each mapped to the conductor alias; the heartbeat schedule; the heartbeat timeout both
+ * functions read (the API for `alive` and routing, the conductor for nothing but consistency).
+ */
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { IronlessStack } from '../../lib/ironless-stack';
+
+const GROUPS = ['', 'rack-a', 'rack-b'];
+const template = Template.fromStack(new IronlessStack(new App(), 'Groups', { settings: { conductorGroups: GROUPS } }));
+
+type Queue = { Properties: { RedrivePolicy?: { deadLetterTargetArn: { 'Fn::GetAtt': [string, string] } } } };
+
+it('gives every configured group its own queue with its own DLQ, each queue mapped to the conductor alias', () => {
+  const queues = Object.entries(template.findResources('AWS::SQS::Queue')) as [string, Queue][];
+  const main = queues.filter(([, q]) => q.Properties.RedrivePolicy !== undefined);
+  const dlqs = queues.filter(([, q]) => q.Properties.RedrivePolicy === undefined).map(([id]) => id);
+  expect(main).toHaveLength(GROUPS.length);
+  expect(dlqs).toHaveLength(GROUPS.length);
+  // No two queues share a DLQ.
+  expect(new Set(main.map(([, q]) => q.Properties.RedrivePolicy?.deadLetterTargetArn['Fn::GetAtt'][0])).size).toBe(GROUPS.length);
+  for (const [, q] of main) expect(dlqs).toContain(q.Properties.RedrivePolicy?.deadLetterTargetArn['Fn::GetAtt'][0]);
+  const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as {
+    Properties: { EventSourceArn: unknown };
+  }[];
+  expect(new Set(mappings.map((m) => JSON.stringify(m.Properties.EventSourceArn)))).toEqual(
+    new Set(main.map(([id]) => JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] }))),
+  );
+});
+
+it('schedules the conductor heartbeat every minute on the conductor alias', () => {
+  template.hasResourceProperties('AWS::Events::Rule', {
+    ScheduleExpression: 'rate(1 minute)',
+    Targets: Match.arrayWith([
+      Match.objectLike({
+        Arn: Match.objectLike({ Ref: Match.stringLikeRegexp('ConductorLive') }),
+        Input: '{"entry":"periodic","task":"conductor_heartbeat"}',
+      }),
+    ]),
+  });
+});
+
+it("tells both functions Ironic's heartbeat_timeout", () => {
+  const functions = Object.values(template.findResources('AWS::Lambda::Function')) as {
+    Properties: { Description: string; Environment?: { Variables: Record<string, unknown> } };
+  }[];
+  for (const name of ['api', 'conductor']) {
+    const fn = functions.find((f) => f.Properties.Description.includes(`Ironless ${name}`));
+    expect(fn?.Properties.Environment?.Variables.CONDUCTOR_HEARTBEAT_TIMEOUT).toBe('150');
+  }
+});
+
+it('refuses a heartbeat timeout that a missed heartbeat would exceed', () => {
+  expect(() => new IronlessStack(new App(), 'Flappy', { settings: { conductorHeartbeatTimeoutSeconds: 60 } })).toThrow(
+    'conductorHeartbeatTimeoutSeconds (60) must be more than twice the conductor heartbeat interval (60 s)',
+  );
+});

@@ -1,0 +1,159 @@
+/**
+ * Conductors on the local stack: each conductor version registers once per conductor group and
+ * keeps a heartbeat, `/v1/conductors` and `/v1/drivers` show the live ones (both versions during
+ * an upgrade), nodes are routed to a live conductor of their group or refused with Ironic's "no
+ * conductor" errors, and a failure leaves an entry in the node's history.
+ */
+import type { LocalStack } from '../../local/stack';
+import { ApiClient, faultOf, startStack } from './helpers/stack';
+
+let stack: LocalStack;
+let api: ApiClient;
+
+beforeAll(async () => {
+  stack = await startStack({
+    settings: { conductorGroups: ['', 'rack-a'], conductorTimeoutSeconds: 5, stepTimeoutSeconds: 4, lockTtlSeconds: 6 },
+  });
+  api = new ApiClient(stack.url, '1.82');
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('GET /v1/conductors', () => {
+  it('lists the conductor version once per group, alive, with its drivers in detail', async () => {
+    const list = await api.get('/v1/conductors');
+    expect(list.status).toBe(200);
+    expect(list.body.conductors).toEqual([
+      { hostname: 'conductor:1', conductor_group: '', alive: true, links: expect.any(Array) },
+      { hostname: 'conductor:1:rack-a', conductor_group: 'rack-a', alive: true, links: expect.any(Array) },
+    ]);
+    const detail = await api.get('/v1/conductors?detail=true');
+    expect(detail.body.conductors[0]).toMatchObject({ drivers: ['fake-hardware', 'redfish'], alive: true });
+    expect(detail.body.conductors[0].created_at).toMatch(/\+00:00$/);
+    const one = await api.get('/v1/conductors/conductor:1:rack-a?fields=hostname,drivers');
+    expect(one.body).toEqual({
+      hostname: 'conductor:1:rack-a',
+      drivers: ['fake-hardware', 'redfish'],
+      links: [
+        { href: `${stack.url}/v1/conductors/conductor:1:rack-a`, rel: 'self' },
+        { href: `${stack.url}/conductors/conductor:1:rack-a`, rel: 'bookmark' },
+      ],
+    });
+  });
+
+  it('pages by hostname and refuses what Ironic refuses', async () => {
+    const first = await api.get('/v1/conductors?limit=1');
+    expect(first.body.next).toBe(
+      `${stack.url}/v1/conductors?sort_key=id&sort_dir=asc&fields=hostname,conductor_group,alive&limit=1&marker=conductor:1`,
+    );
+    const second = await api.get('/v1/conductors?limit=1&marker=conductor:1');
+    expect(second.body.conductors.map((c: { hostname: string }) => c.hostname)).toEqual(['conductor:1:rack-a']);
+    expect(faultOf(await api.get('/v1/conductors?sort_key=alive')).faultstring).toBe(
+      'The sort_key value alive is an invalid field for sorting',
+    );
+    const missing = await api.get('/v1/conductors/nope');
+    expect([missing.status, faultOf(missing).faultstring]).toEqual([404, 'Conductor nope could not be found.']);
+    const old = await new ApiClient(stack.url, '1.48').get('/v1/conductors');
+    expect([old.status, faultOf(old).faultstring]).toEqual([404, 'Resource could not be found.']);
+  });
+
+  it('shows a second version beside the first during an upgrade, each with its own heartbeat', async () => {
+    const v2 = stack.lambda.publishVersion('conductor');
+    stack.lambda.setAlias('conductor', 'live', '1', { [v2]: 0.5 });
+    try {
+      await stack.conductorHeartbeat();
+      const list = await api.get('/v1/conductors');
+      expect(list.body.conductors.map((c: { hostname: string; alive: boolean }) => [c.hostname, c.alive])).toEqual([
+        ['conductor:1', true],
+        ['conductor:1:rack-a', true],
+        [`conductor:${v2}`, true],
+        [`conductor:${v2}:rack-a`, true],
+      ]);
+      const drivers = await api.get('/v1/drivers');
+      expect(drivers.body.drivers.find((d: { name: string }) => d.name === 'fake-hardware').hosts).toEqual([
+        'conductor:1',
+        'conductor:1:rack-a',
+        `conductor:${v2}`,
+        `conductor:${v2}:rack-a`,
+      ]);
+    } finally {
+      stack.lambda.setAlias('conductor', 'live', '1');
+    }
+  });
+});
+
+describe('GET /v1/drivers', () => {
+  it('lists the hardware types of live conductors, with interfaces in detail and properties', async () => {
+    const list = await api.get('/v1/drivers');
+    expect(list.body.drivers.map((d: { name: string; type: string }) => [d.name, d.type])).toEqual([
+      ['fake-hardware', 'dynamic'],
+      ['redfish', 'dynamic'],
+    ]);
+    const redfish = await api.get('/v1/drivers/redfish');
+    expect(redfish.body).toMatchObject({ default_power_interface: 'redfish', default_boot_interface: 'redfish-virtual-media' });
+    expect((await api.get('/v1/drivers?type=classic')).body).toEqual({ drivers: [] });
+    const properties = await api.get('/v1/drivers/fake-hardware/properties');
+    expect(properties.body).toEqual({ B1: 'B1 description. Required.', B2: 'B2 description. Required.' });
+    const unknown = await api.get('/v1/drivers/nope/properties');
+    expect([unknown.status, faultOf(unknown).faultstring]).toEqual([404, "The driver 'nope' is unknown."]);
+    const old = await new ApiClient(stack.url, '1.1').get('/v1/drivers/fake-hardware');
+    expect(Object.keys(old.body).sort()).toEqual(['hosts', 'links', 'name']);
+  });
+});
+
+describe('no conductor', () => {
+  it("refuses a node in a group without a live conductor with Ironic's NoValidHost", async () => {
+    const created = await api.request('POST', '/v1/nodes', { driver: 'fake-hardware', conductor_group: 'rack-b' });
+    expect([created.status, faultOf(created).faultstring]).toEqual([
+      400,
+      'No valid host was found. Reason: No conductor service registered which supports driver fake-hardware for conductor group "rack-b".',
+    ]);
+    const node = await api.request('POST', '/v1/nodes', { driver: 'fake-hardware', conductor_group: 'rack-a', name: 'in-rack-a' });
+    expect(node.status).toBe(201);
+    expect(node.body.conductor).toBe('conductor:1:rack-a');
+    const moved = await api.request('PATCH', '/v1/nodes/in-rack-a', [{ op: 'replace', path: '/conductor_group', value: 'rack-b' }]);
+    expect([moved.status, faultOf(moved).faultstring]).toEqual([
+      400,
+      'No valid host was found. Reason: No conductor service registered which supports driver fake-hardware for conductor group "rack-b".',
+    ]);
+    expect((await api.get('/v1/nodes?conductor=conductor:1:rack-a&fields=name')).body.nodes).toEqual([
+      { name: 'in-rack-a', links: expect.any(Array) },
+    ]);
+  });
+});
+
+describe('node history', () => {
+  it('records a failed deploy as an ERROR event of the conductor, shown per Ironic view', async () => {
+    const created = await api.request('POST', '/v1/nodes', { driver: 'fake-hardware', name: 'hist-1' });
+    const uuid = created.body.uuid as string;
+    expect((await api.get('/v1/nodes/hist-1/history')).body).toEqual({ history: [] });
+    await api.provision('hist-1', 'manage');
+    await api.waitFor('hist-1', 'manageable');
+    await api.provision('hist-1', 'provide');
+    await api.waitFor('hist-1', 'available');
+    stack.lambda.injectFault({
+      function: 'conductor',
+      action: 'crash',
+      match: (event) => (event as { action?: string; node?: string }).action === 'run' && (event as { node?: string }).node === uuid,
+    });
+    await api.provision('hist-1', 'active');
+    const failed = await api.waitFor('hist-1', 'deploy failed');
+
+    const history = await api.get('/v1/nodes/hist-1/history');
+    expect(history.body.history).toHaveLength(1);
+    const [event] = history.body.history;
+    expect(Object.keys(event).sort()).toEqual(['created_at', 'event', 'links', 'severity', 'uuid']);
+    expect(event).toMatchObject({ severity: 'ERROR', event: failed.last_error });
+    expect(event.links).toEqual([{ href: `${stack.url}/v1/nodes/${uuid}/history/${event.uuid}`, rel: 'self' }]);
+    const one = await api.get(`/v1/nodes/hist-1/history/${event.uuid}`);
+    expect(one.body).toMatchObject({ event_type: 'deploying', conductor: 'conductor:1', user: null, severity: 'ERROR' });
+    const detail = await api.get('/v1/nodes/hist-1/history?detail=true&limit=1');
+    expect(detail.body.next).toBe(
+      `${stack.url}/v1/nodes/hist-1/history?marker=None&fields=uuid,created_at,severity,event_type,event,conductor,user&limit=1&marker=${event.uuid}`,
+    );
+    const old = await new ApiClient(stack.url, '1.77').get('/v1/nodes/hist-1/history');
+    expect(old.status).toBe(404);
+  }, 60_000);
+});

@@ -1,0 +1,84 @@
+/** Every last_error the conductor saves becomes an ERROR event in the node's history, typed as Ironic types it. */
+import { recordingFailures } from '../../../functions/conductor/history';
+import { failFlow } from '../../../functions/conductor/flows/failure';
+import { changeNodePowerState } from '../../../functions/conductor/flows/power';
+import { failStuckNodes } from '../../../functions/conductor/flows/stuck';
+import { fakePower } from '../../../functions/drivers/fake';
+import { makeConductorContext, makeNode } from '../helpers/builders';
+import { MemoryNodeHistoryStore } from '../helpers/memory-stores';
+
+function setup(maxEntries?: number) {
+  const base = makeConductorContext();
+  const history = new MemoryNodeHistoryStore();
+  const nodes = recordingFailures(base.nodes, { history, conductor: 'conductor:1', log: base.log, ...(maxEntries ? { maxEntries } : {}) });
+  return { ctx: { ...base, nodes }, memory: base.nodes, history };
+}
+
+describe('recordingFailures', () => {
+  it('records a failed deploy as a "deploying" ERROR event of this conductor', async () => {
+    const { ctx, memory, history } = setup();
+    const node = await memory.create(makeNode({ provision_state: 'deploying', target_provision_state: 'active' }));
+    await failFlow(ctx, node, 'deploy', 'Deploy step deploy.deploy failed: boom');
+    expect((await memory.get(node.uuid)).provision_state).toBe('deploy failed');
+    expect(history.items.map((r) => ({ ...r.toData() }))).toEqual([
+      expect.objectContaining({
+        node_uuid: node.uuid,
+        event: 'Deploy step deploy.deploy failed: boom',
+        event_type: 'deploying',
+        severity: 'ERROR',
+        conductor: 'conductor:1',
+        user: null,
+      }),
+    ]);
+  });
+
+  it('records a failed power action untyped (Ironic\'s "UNKNOWN") and a successful one not at all', async () => {
+    const { ctx, memory, history } = setup();
+    const node = await memory.create(makeNode({ power_state: 'power off' }));
+    node.target_power_state = 'power on';
+    await memory.save(node, { lockFor: { host: 'api', token: 'rpc:1', ttlSeconds: 300 } });
+    const original = fakePower.setPowerState;
+    fakePower.setPowerState = async () => {
+      throw new Error('BMC unreachable');
+    };
+    try {
+      await changeNodePowerState(ctx, { node_id: node.uuid, lock_token: 'rpc:1', message_id: '1', target: 'power on' });
+    } finally {
+      fakePower.setPowerState = original;
+    }
+    const again = await memory.get(node.uuid);
+    again.target_power_state = 'power on';
+    await memory.save(again, { lockFor: { host: 'api', token: 'rpc:2', ttlSeconds: 300 } });
+    await changeNodePowerState(ctx, { node_id: node.uuid, lock_token: 'rpc:2', message_id: '2', target: 'power on' });
+    expect(history.items.map((r) => [r.event_type, r.event])).toEqual([
+      ['UNKNOWN', "Failed to change power state to 'power on' by 'power on': BMC unreachable"],
+    ]);
+  });
+
+  it('records a node failed for its dead conductor as a "transition" event', async () => {
+    const { ctx, memory, history } = setup();
+    const node = await memory.create(makeNode({ provision_state: 'cleaning', target_provision_state: 'available' }));
+    expect(await failStuckNodes(ctx)).toBe(1);
+    expect(history.items.map((r) => [r.node_uuid, r.event_type])).toEqual([[node.uuid, 'transition']]);
+  });
+
+  it("keeps only the newest max entries of a node, as Ironic's node_history_max_entries", async () => {
+    const { ctx, memory, history } = setup(2);
+    const node = await memory.create(makeNode());
+    for (const text of ['one', 'two', 'three']) {
+      const fresh = await ctx.nodes.get(node.uuid);
+      fresh.last_error = text;
+      await ctx.nodes.save(fresh);
+    }
+    expect(history.items.map((r) => r.event)).toEqual(['two', 'three']);
+  });
+
+  it('still saves the failure when its history entry cannot be written', async () => {
+    const { ctx, memory, history } = setup();
+    history.failCreate = true;
+    const node = await memory.create(makeNode());
+    node.last_error = 'it broke';
+    await ctx.nodes.save(node);
+    expect((await memory.get(node.uuid)).last_error).toBe('it broke');
+  });
+});

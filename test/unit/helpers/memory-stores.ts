@@ -1,0 +1,86 @@
+/** In-memory conductor and node history stores, for unit tests of liveness, routing and history. */
+import { ConductorNotFound, NodeHistoryNotFound } from '../../../functions/common/errors';
+import type { ConductorRegistration, ConductorStore } from '../../../functions/db/conductors';
+import type { NodeHistoryStore } from '../../../functions/db/node-history';
+import type { Page, PageOf } from '../../../functions/db/query';
+import { Conductor } from '../../../functions/objects/conductor';
+import type { NodeHistory } from '../../../functions/objects/node-history';
+
+export class MemoryConductorStore implements ConductorStore {
+  readonly items = new Map<string, Conductor>();
+  now = () => Date.now();
+  /** Register/touch calls, in order, for assertions. */
+  readonly calls: string[] = [];
+
+  async get(hostname: string): Promise<Conductor> {
+    const c = this.items.get(hostname);
+    if (c === undefined) throw new ConductorNotFound(hostname);
+    return c;
+  }
+
+  async register(r: ConductorRegistration): Promise<Conductor> {
+    this.calls.push(`register ${r.hostname}`);
+    const at = new Date(this.now()).toISOString();
+    const existing = this.items.get(r.hostname);
+    const c = new Conductor({
+      hostname: r.hostname,
+      conductor_group: (r.conductorGroup ?? '').toLowerCase(),
+      drivers: r.drivers ?? null,
+      online: true,
+      created_at: existing?.created_at ?? at,
+      updated_at: at,
+    });
+    this.items.set(r.hostname, c);
+    return c;
+  }
+
+  async touch(hostname: string): Promise<void> {
+    this.calls.push(`touch ${hostname}`);
+    const c = await this.get(hostname);
+    c.updated_at = new Date(this.now()).toISOString();
+    c.online = true;
+  }
+
+  async unregister(hostname: string): Promise<void> {
+    (await this.get(hostname)).online = false;
+  }
+
+  async list(filter: { online?: boolean; conductorGroup?: string }, page: Page): Promise<PageOf<Conductor>> {
+    let items = [...this.items.values()].filter(
+      (c) =>
+        (filter.online === undefined || c.online === filter.online) &&
+        (filter.conductorGroup === undefined || c.conductor_group === filter.conductorGroup),
+    );
+    if (page.marker !== undefined) items = items.slice(items.findIndex((c) => c.hostname === page.marker) + 1);
+    return { items: items.slice(0, page.limit), more: items.length > page.limit };
+  }
+}
+
+export class MemoryNodeHistoryStore implements NodeHistoryStore {
+  readonly items: NodeHistory[] = [];
+  failCreate = false;
+
+  async get(uuid: string): Promise<NodeHistory> {
+    const r = this.items.find((i) => i.uuid === uuid);
+    if (r === undefined) throw new NodeHistoryNotFound(uuid);
+    return r;
+  }
+
+  async create(record: NodeHistory): Promise<NodeHistory> {
+    if (this.failCreate) throw new Error('history table unavailable');
+    this.items.push(record);
+    return record;
+  }
+
+  async listByNode(nodeUuid: string, page: Page): Promise<PageOf<NodeHistory>> {
+    const items = this.items.filter((i) => i.node_uuid === nodeUuid);
+    return { items: items.slice(0, page.limit), more: items.length > page.limit };
+  }
+
+  async prune(nodeUuid: string, keep: number): Promise<number> {
+    const mine = this.items.filter((i) => i.node_uuid === nodeUuid);
+    const doomed = new Set(mine.slice(0, Math.max(0, mine.length - keep)));
+    for (let i = this.items.length - 1; i >= 0; i--) if (doomed.has(this.items[i] as NodeHistory)) this.items.splice(i, 1);
+    return doomed.size;
+  }
+}
