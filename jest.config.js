@@ -17,14 +17,14 @@ export default {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
-      // Real services on a shared 2-core machine: a test that takes 2 s alone can take 10 under load.
-      testTimeout: 30_000,
+      setupFilesAfterEnv: ['<rootDir>/test/integration/helpers/timeout.ts'],
       globalSetup: '<rootDir>/test/integration/global-setup.mjs',
     },
     {
       ...common,
       displayName: 'compat',
       testMatch: ['<rootDir>/test/compat/**/*.test.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/integration/helpers/timeout.ts'],
       globalSetup: '<rootDir>/test/integration/global-setup.mjs',
     },
   ],
