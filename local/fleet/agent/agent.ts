@@ -74,7 +74,8 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
   private dueAt: number | undefined;
   private previousHeartbeat = 0;
   private interval = 0;
-  private forced = false;
+  /** When a heartbeat was last asked for out of turn (0: none pending). */
+  private forcedAt = 0;
   private beating = false;
   private readonly lines: string[] = [];
   private readonly onFaults = () => {
@@ -149,7 +150,7 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
 
   forceHeartbeat(): void {
     if (this.state !== 'running') return;
-    this.forced = true;
+    this.forcedAt = Date.now();
     const gap = this.options.forcedHeartbeatGapMs ?? 5000;
     this.schedule(Math.max(0, this.previousHeartbeat + gap - Date.now()));
   }
@@ -268,20 +269,23 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
       return;
     }
     this.beating = true;
+    const sentAt = Date.now();
     const uuid = this.lookup?.node.uuid as string;
     const outcome = await this.api.heartbeat(uuid, this.callbackUrl, this.version);
     this.beating = false;
     if (this.state !== 'running') return;
     if (outcome.ok) {
       this.heartbeats++;
-      this.forced = false;
+      // A command that finished while this heartbeat was under way still needs one of its own.
+      if (this.forcedAt !== 0 && this.forcedAt < sentAt) this.forcedAt = 0;
       this.previousHeartbeat = Date.now();
     } else {
       this.log(`${outcome.conflict ? 'conflict error' : 'error'} sending heartbeat to ${this.options.apiUrl}: ${outcome.error}`);
     }
     this.emit('heartbeat', outcome.ok ? { ok: true } : { ok: false, error: outcome.error });
     this.interval = this.nextInterval();
-    this.schedule(this.forced ? Math.min(this.interval, this.options.forcedHeartbeatGapMs ?? 5000) : this.interval);
+    const gap = this.options.forcedHeartbeatGapMs ?? 5000;
+    this.schedule(this.forcedAt !== 0 ? Math.min(this.interval, Math.max(0, this.previousHeartbeat + gap - Date.now())) : this.interval);
   }
 
   /** For tests and the fleet's control API. */

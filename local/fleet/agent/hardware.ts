@@ -143,8 +143,11 @@ export class VirtualHardware {
     }
     const pause = this.options.stepDurationMs ?? 20;
     switch (name) {
-      case 'write_image':
-        return this.prepareImage(args.image_info as ImageInfo, (args.configdrive as string | undefined) ?? undefined, signal);
+      case 'write_image': {
+        // IPA runs standby.prepare_image and waits for it: the step's result is that command's.
+        const message = await this.prepareImage(args.image_info as ImageInfo, (args.configdrive as string | undefined) ?? undefined, signal);
+        return { result: `prepare_image: ${message}` };
+      }
       case 'erase_devices':
         await sleep(pause, signal);
         this.machine.disk = undefined;
