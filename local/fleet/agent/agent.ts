@@ -8,11 +8,11 @@
 import { EventEmitter } from 'node:events';
 import type { VirtualMachine } from '../machine';
 import { IronicApiClient, type LookupResult } from './api-client';
-import { CommandRunner, type Params } from './commands';
-import { errors } from './errors';
+import { CommandRunner } from './commands';
+import { AgentCrashed, errors } from './errors';
 import { buildExtensions } from './extensions';
 import { type HardwareOptions, VirtualHardware } from './hardware';
-import { AgentCrashed, CommandApiServer } from './server';
+import { CommandApiServer } from './server';
 
 /** The IPA release of Ironic 21.4's (2023.1) series, which this agent speaks as. */
 export const DEFAULT_AGENT_VERSION = '9.4.3';
@@ -100,7 +100,9 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
       {
         beforeCommand: (name) => this.crashIfNamed(name),
         injectedFailure: (name) =>
-          this.machine.agentFaults.failStep === name ? errors.commandExecution(`Injected failure of command ${name} on ${this.machine.id}`) : undefined,
+          this.machine.agentFaults.failStep === name
+            ? errors.commandExecution(`Injected failure of command ${name} on ${this.machine.id}`)
+            : undefined,
         afterAsync: () => this.forceHeartbeat(),
       },
     );
@@ -300,4 +302,3 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
     };
   }
 }
-

@@ -90,7 +90,8 @@ export class IronicApiClient {
       const content = JSON.parse(text) as Partial<LookupResult> & { heartbeat_timeout?: number };
       if (!content.node || typeof content.node.uuid !== 'string') return { retry: 'lookup answered without a node uuid' };
       // An old API put heartbeat_timeout at the top level.
-      const config = content.config ?? (content.heartbeat_timeout !== undefined ? { heartbeat_timeout: content.heartbeat_timeout } : undefined);
+      const config =
+        content.config ?? (content.heartbeat_timeout !== undefined ? { heartbeat_timeout: content.heartbeat_timeout } : undefined);
       if (!config) return { retry: 'lookup answered without config' };
       return { found: { node: content.node, config } };
     } catch (err) {

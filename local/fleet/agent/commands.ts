@@ -7,7 +7,7 @@
  * failed before it started, which keeps the full name — Ironic matches results by the short name.
  */
 import { randomUUID } from 'node:crypto';
-import { AgentError, errors, type SerializedError, serializeError } from './errors';
+import { AgentCrashed, AgentError, errors, type SerializedError, serializeError } from './errors';
 
 export type CommandStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CLEAN_VERSION_MISMATCH';
 export type Params = Record<string, unknown>;
@@ -142,7 +142,7 @@ export class CommandRunner {
       const guarded = { ...spec, run };
       result = spec.mode === 'sync' ? await this.runSync(cmdName, guarded, params) : this.startAsync(cmdName, guarded, params);
     } catch (err) {
-      if (err instanceof AgentError && err.status === 400) throw err;
+      if ((err instanceof AgentError && err.status === 400) || err instanceof AgentCrashed) throw err;
       result = new CommandResult(fullName, params);
       result.fail(err);
     }

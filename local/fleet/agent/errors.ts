@@ -27,6 +27,9 @@ export class AgentError extends Error {
   }
 }
 
+/** Thrown when the agent dies while answering: the connection is dropped, nothing is answered. */
+export class AgentCrashed extends Error {}
+
 export interface SerializedError {
   type: string;
   code: number;
@@ -40,7 +43,8 @@ export const errors = {
   commandExecution: (details: string) => new AgentError('Command execution failed', details, 500, 'CommandExecutionError'),
   invalidCommand: (details: string) => new AgentError('Invalid command', details, 400, 'InvalidCommandError'),
   invalidCommandParams: (details: string) => new AgentError('Invalid command parameters', details, 400, 'InvalidCommandParamsError'),
-  notFound: (what: string, id: string) => new AgentError('Not found', `${what} with id ${id} not found.`, 404, 'RequestedObjectNotFoundError'),
+  notFound: (what: string, id: string) =>
+    new AgentError('Not found', `${what} with id ${id} not found.`, 404, 'RequestedObjectNotFoundError'),
   busy: (commandName: string) => new AgentError('Agent is busy', `executing command ${commandName}`, 409, 'AgentIsBusy'),
   imageDownload: (imageId: string, message: string) =>
     new AgentError('Error downloading image', `Download of image ${imageId} failed: ${message}`, 500, 'ImageDownloadError'),

@@ -56,7 +56,11 @@ const GENERIC = {
     deployStep('erase_devices_metadata'),
     deployStep('apply_configuration', 'raid', {
       raid_config: { description: 'The RAID configuration to apply.', required: true },
-      delete_existing: { description: "Setting this to 'True' indicates to delete existing RAID configuration prior to creating the new configuration. Default value is 'True'.", required: false },
+      delete_existing: {
+        description:
+          "Setting this to 'True' indicates to delete existing RAID configuration prior to creating the new configuration. Default value is 'True'.",
+        required: false,
+      },
     }),
     deployStep('write_image'),
     deployStep('inject_files', 'deploy', {
@@ -136,7 +140,13 @@ export class VirtualHardware {
   /** Run a step by name (`dispatch_to_managers`). */
   async run(kind: StepKind, name: string, args: Params, signal: AbortSignal): Promise<unknown> {
     const known = [...GENERIC[kind], ...VIRTUAL[kind]].some((s) => s.step === name) || name === 'write_image';
-    if (!known) throw new AgentError('No HardwareManager found to handle method', `Could not find method: ${name}`, 500, 'HardwareManagerMethodNotFound');
+    if (!known)
+      throw new AgentError(
+        'No HardwareManager found to handle method',
+        `Could not find method: ${name}`,
+        500,
+        'HardwareManagerMethodNotFound',
+      );
     if (this.faults().failStep === name) {
       const details = `Injected failure of step ${name} on ${this.machine.id}`;
       throw kind === 'deploy' ? errors.deployment(details) : errors.cleaning(details);
@@ -145,7 +155,11 @@ export class VirtualHardware {
     switch (name) {
       case 'write_image': {
         // IPA runs standby.prepare_image and waits for it: the step's result is that command's.
-        const message = await this.prepareImage(args.image_info as ImageInfo, (args.configdrive as string | undefined) ?? undefined, signal);
+        const message = await this.prepareImage(
+          args.image_info as ImageInfo,
+          (args.configdrive as string | undefined) ?? undefined,
+          signal,
+        );
         return { result: `prepare_image: ${message}` };
       }
       case 'erase_devices':
@@ -207,6 +221,9 @@ export class VirtualHardware {
   }
 
   private diskId(): string {
-    return `0x${createHash('sha256').update(`${this.machine.uuid}:${this.machine.disk?.sha256 ?? ''}`).digest('hex').slice(0, 8)}`;
+    return `0x${createHash('sha256')
+      .update(`${this.machine.uuid}:${this.machine.disk?.sha256 ?? ''}`)
+      .digest('hex')
+      .slice(0, 8)}`;
   }
 }

@@ -82,7 +82,10 @@ async function get(url: string, imageId: string, signal: AbortSignal | undefined
   }
   if (response.status !== 200) {
     const body = await response.text().catch(() => '');
-    throw errors.imageDownload(imageId, `Received status code ${response.status} from ${url}, expected 200. Response body: ${body.slice(0, 200)}`);
+    throw errors.imageDownload(
+      imageId,
+      `Received status code ${response.status} from ${url}, expected 200. Response body: ${body.slice(0, 200)}`,
+    );
   }
   return response;
 }

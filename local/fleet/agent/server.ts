@@ -6,10 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CommandRunner, Params } from './commands';
-import { AgentError } from './errors';
-
-/** Thrown when the agent dies while answering: the connection is dropped, nothing is answered. */
-export class AgentCrashed extends Error {}
+import { AgentCrashed, AgentError } from './errors';
 
 export interface CommandApiHost {
   readonly runner: CommandRunner;
@@ -88,7 +85,8 @@ export class CommandApiServer {
     let size = 0;
     for await (const chunk of req) {
       size += (chunk as Buffer).length;
-      if (size > MAX_BODY) return this.fault(res, 413, '413 Request Entity Too Large: The data value transmitted exceeds the capacity limit.');
+      if (size > MAX_BODY)
+        return this.fault(res, 413, '413 Request Entity Too Large: The data value transmitted exceeds the capacity limit.');
       chunks.push(chunk as Buffer);
     }
     const url = new URL(req.url ?? '/', 'http://agent');

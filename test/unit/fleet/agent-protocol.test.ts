@@ -25,7 +25,14 @@ afterEach(async () => {
 
 async function boot(options: Partial<ConstructorParameters<typeof VirtualAgent>[0]> = {}) {
   const machine = new VirtualMachine(defaultSpec('agent', agents.length));
-  const agent = new VirtualAgent({ machine, apiUrl: ironic.url, heartbeatIntervalMs: 20, lookupIntervalMs: 5, lookupMaxIntervalMs: 20, ...options });
+  const agent = new VirtualAgent({
+    machine,
+    apiUrl: ironic.url,
+    heartbeatIntervalMs: 20,
+    lookupIntervalMs: 5,
+    lookupMaxIntervalMs: 20,
+    ...options,
+  });
   agents.push(agent);
   await agent.start();
   return { machine, agent, client: new AgentCommandClient(agent.callbackUrl) };
@@ -115,13 +122,25 @@ describe('VirtualAgent command API', () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({ command_name: 'get_deploy_steps', command_status: 'SUCCEEDED', command_error: null });
     expect(typeof body.id).toBe('string');
-    const result = body.command_result as { deploy_steps: Record<string, { step: string; priority: number }[]>; hardware_manager_version: object };
+    const result = body.command_result as {
+      deploy_steps: Record<string, { step: string; priority: number }[]>;
+      hardware_manager_version: object;
+    };
     const all = Object.values(result.deploy_steps).flat();
-    expect(all.map((s) => s.step).sort()).toEqual(['apply_configuration', 'burnin_cpu', 'erase_devices_metadata', 'inject_files', 'write_image']);
+    expect(all.map((s) => s.step).sort()).toEqual([
+      'apply_configuration',
+      'burnin_cpu',
+      'erase_devices_metadata',
+      'inject_files',
+      'write_image',
+    ]);
     expect(all.every((s) => s.priority === 0)).toBe(true);
     expect(result.hardware_manager_version).toEqual({ generic_hardware_manager: '1.2', ironless_virtual_hardware_manager: '1.0' });
     const clean = await client.command('clean.get_clean_steps', { node: NODE, ports: [] }, true);
-    const cleanSteps = Object.values((clean.body.command_result as { clean_steps: object }).clean_steps).flat() as { step: string; priority: number }[];
+    const cleanSteps = Object.values((clean.body.command_result as { clean_steps: object }).clean_steps).flat() as {
+      step: string;
+      priority: number;
+    }[];
     expect(cleanSteps.find((s) => s.step === 'erase_devices_metadata')?.priority).toBe(99);
     expect(cleanSteps.find((s) => s.step === 'erase_devices_express')?.priority).toBe(0);
   });
@@ -132,13 +151,20 @@ describe('VirtualAgent command API', () => {
     images.images.set('/slow.img', image);
     images.hold('/slow.img');
     const md5 = createHash('md5').update(image).digest('hex');
-    const step = { step: 'write_image', interface: 'deploy', args: { image_info: { id: 'slow', urls: [`${images.url}/slow.img`], checksum: md5 } } };
+    const step = {
+      step: 'write_image',
+      interface: 'deploy',
+      args: { image_info: { id: 'slow', urls: [`${images.url}/slow.img`], checksum: md5 } },
+    };
     const started = await client.command('deploy.execute_deploy_step', { step, node: NODE, ports: [] });
     expect(started.status).toBe(200);
     expect(started.body).toMatchObject({ command_name: 'execute_deploy_step', command_status: 'RUNNING', command_result: null });
 
     const busy = await client.command('standby.sync', {});
-    expect(busy).toEqual({ status: 409, body: { faultcode: 'Client', faultstring: 'Agent is busy: executing command execute_deploy_step' } });
+    expect(busy).toEqual({
+      status: 409,
+      body: { faultcode: 'Client', faultstring: 'Agent is busy: executing command execute_deploy_step' },
+    });
 
     images.release();
     const done = await client.finished('execute_deploy_step');

@@ -37,7 +37,14 @@ function writeImageStep(imageInfo: Record<string, unknown>) {
     interface: 'deploy',
     step: 'write_image',
     args: {
-      image_info: { id: 'disk.img', urls: [`${images.url}/images/disk.img`], disk_format: 'raw', stream_raw_images: true, node_uuid: NODE.uuid, ...imageInfo },
+      image_info: {
+        id: 'disk.img',
+        urls: [`${images.url}/images/disk.img`],
+        disk_format: 'raw',
+        stream_raw_images: true,
+        node_uuid: NODE.uuid,
+        ...imageInfo,
+      },
       configdrive: null,
     },
   };
@@ -60,7 +67,9 @@ describe('write_image', () => {
     expect(done.command_status).toBe('SUCCEEDED');
     const result = done.command_result as { deploy_result: { result: string }; deploy_step: unknown };
     expect(result.deploy_step).toEqual(step);
-    expect(result.deploy_result.result).toMatch(/^prepare_image: image \(disk\.img\) written to device \/dev\/sda root_uuid=0x[0-9a-f]{8}$/);
+    expect(result.deploy_result.result).toMatch(
+      /^prepare_image: image \(disk\.img\) written to device \/dev\/sda root_uuid=0x[0-9a-f]{8}$/,
+    );
     expect(machine.disk).toMatchObject({ device: '/dev/sda', imageId: 'disk.img', size: IMAGE.length, sha256: hash('sha256') });
     expect(machine.disk?.content?.equals(IMAGE)).toBe(true);
     const uuids = await client.command('standby.get_partition_uuids', {}, true);
@@ -68,7 +77,10 @@ describe('write_image', () => {
   });
 
   it('reads a checksum given as a URL of a checksums file', async () => {
-    images.images.set('/images/SHA256SUMS', Buffer.from(`${hash('sha256', Buffer.from('other'))}  other.img\n${hash('sha256')}  disk.img\n`));
+    images.images.set(
+      '/images/SHA256SUMS',
+      Buffer.from(`${hash('sha256', Buffer.from('other'))}  other.img\n${hash('sha256')}  disk.img\n`),
+    );
     const done = await deployStep(writeImageStep({ os_hash_algo: 'sha256', os_hash_value: `${images.url}/images/SHA256SUMS` }));
     expect(done.command_status).toBe('SUCCEEDED');
   });
@@ -102,7 +114,10 @@ describe('write_image', () => {
 describe('other in-band steps', () => {
   it('runs the burn-in deploy step a deploy template enables, and fails steps the agent does not have', async () => {
     const burnin = { interface: 'deploy', step: 'burnin_cpu', priority: 85, args: { duration_ms: 1 } };
-    expect(await deployStep(burnin)).toMatchObject({ command_status: 'SUCCEEDED', command_result: { deploy_result: null, deploy_step: burnin } });
+    expect(await deployStep(burnin)).toMatchObject({
+      command_status: 'SUCCEEDED',
+      command_result: { deploy_result: null, deploy_step: burnin },
+    });
     const unknown = await deployStep({ interface: 'deploy', step: 'fly', priority: 85 });
     expect(unknown).toMatchObject({
       command_status: 'FAILED',
@@ -129,7 +144,12 @@ describe('other in-band steps', () => {
   });
 
   it('installs the bootloader, syncs, and collects its logs (gzip, base64)', async () => {
-    await client.command('image.install_bootloader', { root_uuid: '0x12345678', efi_system_part_uuid: null, prep_boot_part_uuid: null, target_boot_mode: 'uefi' });
+    await client.command('image.install_bootloader', {
+      root_uuid: '0x12345678',
+      efi_system_part_uuid: null,
+      prep_boot_part_uuid: null,
+      target_boot_mode: 'uefi',
+    });
     expect((await client.finished('install_bootloader')).command_status).toBe('SUCCEEDED');
     expect((await client.command('standby.sync', {}, true)).body).toMatchObject({ command_status: 'SUCCEEDED', command_result: null });
     const logs = await client.command('log.collect_system_logs', {}, true);
