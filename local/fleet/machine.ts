@@ -182,6 +182,11 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
     this.boot = { target: 'None', enabled: 'Disabled', mode: spec.bootMode ?? 'UEFI' };
   }
 
+  /** What runs on the machine now (e.g. its ramdisk agent), if anything. */
+  get runningGuest(): Guest | undefined {
+    return this.guest;
+  }
+
   /** A Redfish ComputerSystem.Reset. */
   reset(type: ResetType): void {
     this.resets.push(type);

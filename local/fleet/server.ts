@@ -69,6 +69,8 @@ export function describeMachine(m: VirtualMachine) {
     faults: { ...m.faults },
     agent_faults: { ...m.agentFaults },
     disk: m.disk ? (({ content: _c, ...rest }) => rest)(m.disk) : null,
+    // The ramdisk agent running on it, if any (duck-typed: the fleet does not depend on the agent).
+    agent: (m.runningGuest as { describe?: () => unknown } | undefined)?.describe?.() ?? null,
     nics: m.spec.nics.map((n) => ({ id: n.id, mac: n.mac, enabled: n.enabled })),
     boots: m.boots.slice(-5).map(({ machine: _m, ...boot }) => boot),
   };

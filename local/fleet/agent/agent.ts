@@ -130,9 +130,16 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
     const found = await this.lookupUntilFound();
     if (!found || !this.alive) return;
     this.processLookup(found);
-    this.port = await this.server.start(this.options.host ?? '127.0.0.1', this.options.port ?? 0);
+    const host = this.options.host ?? '127.0.0.1';
+    try {
+      this.port = await this.server.start(host, this.options.port ?? 0);
+    } catch (err) {
+      // The port this machine's agent had before is taken by something else now: take any.
+      if ((err as { code?: string }).code !== 'EADDRINUSE' || !this.options.port) throw err;
+      this.port = await this.server.start(host, 0);
+    }
     if (!this.alive) return void this.server.stop();
-    this.callbackUrl = `http://${this.options.host ?? '127.0.0.1'}:${this.port}`;
+    this.callbackUrl = `http://${host.includes(':') ? `[${host}]` : host}:${this.port}`;
     this.setState('running');
     this.schedule(0);
   }

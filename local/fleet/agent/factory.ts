@@ -5,7 +5,7 @@
  * listens on the same port at every boot, as a real agent on its machine's address would, so
  * Ironic's stored callback URL stays right across reboots.
  */
-import type { BootEvent, Guest, GuestFactory, VirtualMachine } from '../machine';
+import type { BootEvent, GuestFactory, VirtualMachine } from '../machine';
 import { AGENT_ISO_PATH } from '../server';
 import { type AgentOptions, VirtualAgent } from './agent';
 
@@ -38,30 +38,18 @@ export function agentGuestFactory(options: AgentFactoryOptions): AgentGuestFacto
   const ports = new Map<string, number>();
   const isAgent = options.isAgentImage ?? defaultIsAgentImage;
 
-  const boot = (event: BootEvent): Guest | undefined => {
+  const boot = (event: BootEvent): VirtualAgent | undefined => {
     if (event.device !== 'Cd' || !event.image || !isAgent(event.image)) return undefined;
     const machine = event.machine;
-    const make = (port: number) => {
-      const made = new VirtualAgent({ ...options, machine, port, nodeUuid: options.nodeUuidOf?.(machine) });
-      agents.set(machine.id, made);
-      return made;
-    };
-    // This boot's agent, whichever attempt runs: the guest stops that one, not a later boot's.
-    let agent = make(ports.get(machine.id) ?? 0);
-    const started = agent.start().catch(async (err: unknown) => {
-      // The port this machine had is taken by something else now: take any.
-      if ((err as { code?: string }).code !== 'EADDRINUSE' || !agent.alive) throw err;
-      await agent.stop();
-      agent = make(0);
-      return agent.start();
-    });
-    void started.then(
+    const agent = new VirtualAgent({ ...options, machine, port: ports.get(machine.id) ?? 0, nodeUuid: options.nodeUuidOf?.(machine) });
+    agents.set(machine.id, agent);
+    void agent.start().then(
       () => {
         if (agent.port !== undefined) ports.set(machine.id, agent.port);
       },
       (err: unknown) => options.log?.(`[agent ${machine.id}] failed to start: ${(err as Error).message}`),
     );
-    return { stop: () => agent.stop() };
+    return agent;
   };
 
   const factory = ((event: BootEvent) => boot(event)) as AgentGuestFactory;
