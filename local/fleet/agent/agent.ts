@@ -72,6 +72,8 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
   private readonly startedAt = Date.now() / 1000;
   private timer: NodeJS.Timeout | undefined;
   private dueAt: number | undefined;
+  /** Ends the wait between lookups early (the agent is going away). */
+  private wake: (() => void) | undefined;
   private previousHeartbeat = 0;
   private interval = 0;
   /** When a heartbeat was last asked for out of turn (0: none pending). */
@@ -168,6 +170,7 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
     this.setState(state);
     this.machine.off('agentFaults', this.onFaults);
     clearTimeout(this.timer);
+    this.wake?.();
     this.runner.stop();
     await this.server.stop();
   }
@@ -232,8 +235,10 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
       const ceiling = Math.min(max, min * 2 ** attempt);
       const wait = outcome.conflict ? Math.max(min, Math.min(max, 5000)) : min + Math.random() * (ceiling - min);
       await new Promise<void>((resolve) => {
+        this.wake = resolve;
         this.timer = setTimeout(resolve, Math.min(wait, Math.max(0, deadline - Date.now())));
       });
+      this.wake = undefined;
     }
     return undefined;
   }

@@ -64,6 +64,13 @@ describe('VirtualAgent lookup and heartbeats', () => {
     expect(agent.callbackUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   });
 
+  it("heartbeats at heartbeat_timeout × 0.3–0.6 from lookup's config when no interval is configured", async () => {
+    ironic.heartbeatTimeout = 0.1;
+    const { agent } = await boot({ heartbeatIntervalMs: undefined });
+    await waitFor(() => ironic.heartbeats.length >= 4, 'heartbeats at the config interval');
+    expect(agent.lookup?.config.heartbeat_timeout).toBe(0.1);
+  });
+
   it('sends the node UUID with its lookups when it knows it, and speaks an older API as IPA does', async () => {
     const { agent } = await boot({ nodeUuid: NODE.uuid, apiVersion: '1.50' });
     await waitFor(() => ironic.heartbeats.length >= 1, 'a heartbeat');
