@@ -4,6 +4,7 @@
  */
 import Table from 'cli-table3';
 import type { Command } from 'commander';
+import { agentGuestFactory } from '../../local/fleet/agent/factory';
 import { type EnrolledNode, enrollFleet } from '../../local/fleet/enroll';
 import { Fleet } from '../../local/fleet/fleet';
 import { port, positiveInteger } from './options';
@@ -15,6 +16,7 @@ interface CreateOptions {
   bmcHost: string;
   bmcPort: number;
   powerDelay: number;
+  agent: boolean;
 }
 
 function nonNegativeInteger(value: string): number {
@@ -52,8 +54,13 @@ export function registerFleet(program: Command): void {
     .option('--bmc-host <host>', 'address the BMCs listen on (and nodes are given)', '127.0.0.1')
     .option('--bmc-port <port>', 'port of the BMC service (0 = any free one)', port, 0)
     .option('--power-delay <ms>', 'how long a power transition takes on the machines', nonNegativeInteger, 0)
+    .option('--no-agent', 'do not run the virtual ramdisk agent on machines that boot the agent ISO')
     .action(async (opts: CreateOptions) => {
+      // Machines that boot the agent ISO run the virtual ramdisk agent against the same API; it
+      // sends its node's UUID with lookups since the nodes have no ports (see enroll.ts).
+      const uuids = new Map<string, string>();
       const machines = new Fleet({
+        ...(opts.agent ? { guestFactory: agentGuestFactory({ apiUrl: opts.api, nodeUuidOf: (m) => uuids.get(m.id) }) } : {}),
         count: opts.count,
         prefix: opts.prefix,
         host: opts.bmcHost,
@@ -84,10 +91,11 @@ export function registerFleet(program: Command): void {
         await stop('', 1);
         return;
       }
+      for (const node of nodes) uuids.set(node.machine.id, node.uuid);
       console.log(nodeTable(nodes, machines.url));
       console.log('No ports were created for the NICs (not supported yet: Ironless has no ports API).');
       console.log(
-        `${nodes.length} virtual machines serve Redfish at ${machines.url} (faults: ${machines.url}/fleet/v1/machines). Ctrl-C stops them.`,
+        `${nodes.length} virtual machines serve Redfish at ${machines.url} (faults: ${machines.url}/fleet/v1/machines, agent faults: …/machines/<id>/agent-faults). Ctrl-C stops them.`,
       );
     });
 }

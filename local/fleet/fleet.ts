@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { type BootEvent, type GuestFactory, type MachineSpec, VirtualMachine } from './machine';
+import { type AgentFaults, type BootEvent, type GuestFactory, type MachineSpec, VirtualMachine } from './machine';
 import { AGENT_ISO_PATH, FleetServer, type FleetServerOptions } from './server';
 
 export { AGENT_ISO_PATH };
@@ -99,6 +99,11 @@ export class Fleet extends EventEmitter<FleetEvents> {
   setGuestFactory(factory: GuestFactory | undefined): void {
     this.guestFactory = factory;
     for (const machine of this.machines.values()) machine.guestFactory = factory;
+  }
+
+  /** Inject faults into the ramdisk agent of a machine (see `AgentFaults`); `{}` clears them. */
+  setAgentFaults(id: string, faults: AgentFaults): void {
+    this.machine(id).setAgentFaults(faults);
   }
 
   machine(id: string): VirtualMachine {

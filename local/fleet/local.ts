@@ -1,8 +1,10 @@
 /**
  * The small fleet `npm start` brings up with the local stack: a few virtual machines on a fixed
  * BMC port, enrolled as redfish nodes once the API answers. Machines are deterministic from their
- * prefix, so with kept data (`.ironless/`) a restart finds its nodes already enrolled.
+ * prefix, so with kept data (`.ironless/`) a restart finds its nodes already enrolled. A machine
+ * that boots the agent ISO runs the virtual ramdisk agent against the local API.
  */
+import { agentGuestFactory } from './agent/factory';
 import { enrollFleet } from './enroll';
 import { Fleet } from './fleet';
 
@@ -15,7 +17,11 @@ export interface LocalFleetOptions {
 
 /** Start the fleet and enroll it; an enrollment failure is reported, not fatal to the stack. */
 export async function startLocalFleet(options: LocalFleetOptions, apiUrl: string, log: (line: string) => void): Promise<Fleet> {
-  const settings = { count: options.count, prefix: options.prefix ?? 'redfish', powerDelayMs: 200 };
+  // NOTE: the enrolled nodes have no ports yet (see enroll.ts), so a lookup by MAC alone would find
+  // nothing; the agent sends its node's UUID too, as IPA does when it knows it.
+  const uuids = new Map<string, string>();
+  const guestFactory = agentGuestFactory({ apiUrl, nodeUuidOf: (m) => uuids.get(m.id), lookupMaxIntervalMs: 10_000 });
+  const settings = { count: options.count, prefix: options.prefix ?? 'redfish', powerDelayMs: 200, guestFactory };
   let fleet = new Fleet({ ...settings, port: options.port ?? 0 });
   try {
     await fleet.start();
@@ -26,6 +32,7 @@ export async function startLocalFleet(options: LocalFleetOptions, apiUrl: string
   }
   try {
     const nodes = await enrollFleet(fleet, apiUrl);
+    for (const node of nodes) uuids.set(node.machine.id, node.uuid);
     const created = nodes.filter((n) => n.action !== 'exists').length;
     log(
       `Virtual fleet: ${nodes.length} redfish nodes (${nodes.map((n) => n.name).join(', ')}; ${created} newly enrolled), BMCs at ${fleet.url}.`,

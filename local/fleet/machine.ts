@@ -77,6 +77,35 @@ export interface Faults {
   readonly powerStuck?: boolean;
 }
 
+/**
+ * Faults of the ramdisk agent running on the machine (see `agent/`), kept apart from the BMC's.
+ * `crash`: the agent dies (its API stops answering, no more heartbeats) — at once when true, or
+ * when a command or step of that name starts ("standby.power_off", "write_image"). `hang`: it stops
+ * heartbeating (its API still answers). `failStep`: that deploy/clean step (or command) fails.
+ * `badChecksum`: image downloads are corrupted, so their checksum does not match. `versionAfterReboot`:
+ * agents booted from now on report this agent_version (and other hardware manager versions).
+ */
+export interface AgentFaults {
+  readonly crash?: boolean | string;
+  readonly hang?: boolean;
+  readonly failStep?: string;
+  readonly badChecksum?: boolean;
+  readonly versionAfterReboot?: string;
+}
+
+/** What the ramdisk agent wrote to the machine's disk (the bytes themselves only when small). */
+export interface DiskImage {
+  readonly device: string;
+  readonly imageId: string;
+  readonly url: string;
+  readonly size: number;
+  /** sha256 of what was written, whatever checksum the image was verified with. */
+  readonly sha256: string;
+  readonly content?: Buffer;
+  readonly configdrive: boolean;
+  readonly at: string;
+}
+
 export interface BootEvent {
   readonly machine: VirtualMachine;
   /** What it boots from. */
@@ -107,6 +136,7 @@ interface MachineEvents {
   powerOn: [BootEvent];
   powerOff: [{ machine: VirtualMachine; graceful: boolean }];
   nmi: [{ machine: VirtualMachine }];
+  agentFaults: [AgentFaults];
 }
 
 /** A refused change: the status and Redfish message the BMC answers with. */
@@ -138,6 +168,9 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
   /** The latest reset types asked for, newest last. */
   readonly resets: ResetType[] = [];
   guestFactory: GuestFactory | undefined;
+  agentFaults: AgentFaults = {};
+  /** The image on the disk, once an agent wrote one; undefined after an erase. */
+  disk: DiskImage | undefined;
 
   private guest: Guest | undefined;
   private pending: NodeJS.Timeout | undefined;
@@ -147,6 +180,11 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
     this.id = spec.id;
     this.uuid = spec.uuid ?? randomUUID();
     this.boot = { target: 'None', enabled: 'Disabled', mode: spec.bootMode ?? 'UEFI' };
+  }
+
+  /** What runs on the machine now (e.g. its ramdisk agent), if anything. */
+  get runningGuest(): Guest | undefined {
+    return this.guest;
   }
 
   /** A Redfish ComputerSystem.Reset. */
@@ -235,6 +273,22 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
 
   clearFaults(): void {
     this.faults = {};
+  }
+
+  /** Set the agent's faults; a running agent sees them at once (`agentFaults` event). */
+  setAgentFaults(faults: AgentFaults): void {
+    this.agentFaults = { ...faults };
+    this.emit('agentFaults', this.agentFaults);
+  }
+
+  /**
+   * The running OS powers the machine off or reboots it (IPA's `poweroff`/`reboot`): not a BMC
+   * request, so neither recorded among `resets` nor stopped by BMC faults.
+   */
+  osShutdown(reboot: boolean): void {
+    if (this.powerState === 'Off') return;
+    if (reboot) this.restart(true);
+    else this.transition('Off', true);
   }
 
   /** Stop timers and whatever runs on the machine (the fleet is shutting down). */

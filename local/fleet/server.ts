@@ -11,6 +11,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { parseAgentFaults } from './agent/faults';
 import type { Faults, VirtualMachine } from './machine';
 import { machineIdOf, redfishError, type RedfishReply, routeRedfish } from './redfish';
 
@@ -66,6 +67,10 @@ export function describeMachine(m: VirtualMachine) {
     secure_boot: m.secureBoot,
     media: structuredClone(m.media),
     faults: { ...m.faults },
+    agent_faults: { ...m.agentFaults },
+    disk: m.disk ? (({ content: _c, ...rest }) => rest)(m.disk) : null,
+    // The ramdisk agent running on it, if any (duck-typed: the fleet does not depend on the agent).
+    agent: (m.runningGuest as { describe?: () => unknown } | undefined)?.describe?.() ?? null,
     nics: m.spec.nics.map((n) => ({ id: n.id, mac: n.mac, enabled: n.enabled })),
     boots: m.boots.slice(-5).map(({ machine: _m, ...boot }) => boot),
   };
@@ -195,7 +200,7 @@ export class FleetServer {
     res.end(json);
   }
 
-  /** `/fleet/v1/machines[/<id>[/faults]]`: look at machines and set or clear their faults. */
+  /** `/fleet/v1/machines[/<id>[/faults|/agent-faults]]`: look at machines and set or clear their faults. */
   private control(res: ServerResponse, method: string, path: string, text: string): void {
     const json = (status: number, body?: unknown) => this.reply(res, { status, body });
     const segments = path.split('/').filter(Boolean).slice(2).map(decodeURIComponent);
@@ -209,10 +214,12 @@ export class FleetServer {
     const machine = this.machines.get(id);
     if (!machine) return json(404, { error: `no machine ${id}` });
     if (sub === undefined) return method === 'GET' ? json(200, describeMachine(machine)) : json(405, { error: 'GET only' });
-    if (sub !== 'faults') return json(404, { error: `no such resource: ${path}` });
-    if (method === 'GET') return json(200, { ...machine.faults });
+    if (sub !== 'faults' && sub !== 'agent-faults') return json(404, { error: `no such resource: ${path}` });
+    const agent = sub === 'agent-faults';
+    if (method === 'GET') return json(200, agent ? { ...machine.agentFaults } : { ...machine.faults });
     if (method === 'DELETE') {
-      machine.clearFaults();
+      if (agent) machine.setAgentFaults({});
+      else machine.clearFaults();
       return json(204);
     }
     if (method !== 'PUT') return json(405, { error: 'GET, PUT or DELETE' });
@@ -221,6 +228,12 @@ export class FleetServer {
       parsed = JSON.parse(text);
     } catch {
       return json(400, { error: 'the body must be JSON' });
+    }
+    if (agent) {
+      const agentFaults = parseAgentFaults(parsed);
+      if (typeof agentFaults === 'string') return json(400, { error: agentFaults });
+      machine.setAgentFaults(agentFaults);
+      return json(200, { ...machine.agentFaults });
     }
     const faults = parseFaults(parsed);
     if (typeof faults === 'string') return json(400, { error: faults });

@@ -5,6 +5,9 @@
 #
 #   test/compat/reference/ironic.sh start DIR PORT   # prints the endpoint when it answers
 #   test/compat/reference/ironic.sh stop DIR
+#
+# IRONIC_EXTRA_CONF, when set, is appended to ironic.conf (later values win: e.g. a [DEFAULT] section
+# enabling the direct deploy interface for the virtual agent's compat test).
 set -euo pipefail
 
 cmd=${1:?usage: ironic.sh start DIR PORT | stop DIR}
@@ -75,6 +78,7 @@ automated_clean = true
 [oslo_concurrency]
 lock_path = $dir/locks
 CONF
+if [ -n "${IRONIC_EXTRA_CONF:-}" ]; then printf '%s\n' "$IRONIC_EXTRA_CONF" >>"$dir/ironic.conf"; fi
 
 rm -f "$dir/ironic.sqlite"
 ironic-dbsync --config-file "$dir/ironic.conf" create_schema >"$dir/dbsync.log" 2>&1

@@ -1,0 +1,58 @@
+/**
+ * Plugging the virtual agent into a fleet: a `GuestFactory` that boots an agent when a machine
+ * boots the agent ISO from its virtual CD (any image whose URL ends in the fleet's agent ISO path,
+ * or what `isAgentImage` accepts) and stops it when the machine powers off. Each machine's agent
+ * listens on the same port at every boot, as a real agent on its machine's address would, so
+ * Ironic's stored callback URL stays right across reboots.
+ */
+import type { BootEvent, GuestFactory, VirtualMachine } from '../machine';
+import { AGENT_ISO_PATH } from '../server';
+import { type AgentOptions, VirtualAgent } from './agent';
+
+export interface AgentFactoryOptions extends Omit<AgentOptions, 'machine' | 'apiUrl' | 'port' | 'nodeUuid'> {
+  /** Ironic's API URL the agents talk to. */
+  readonly apiUrl: string;
+  /** Whether a boot image is the agent ramdisk; default: its URL path ends with the agent ISO path. */
+  readonly isAgentImage?: (image: string) => boolean;
+  /** The node UUID a machine's agent sends with its lookups, when known (default: none, MACs only). */
+  readonly nodeUuidOf?: (machine: VirtualMachine) => string | undefined;
+}
+
+/** A guest factory that also knows the agents it started, by machine id. */
+export interface AgentGuestFactory extends GuestFactory {
+  /** The agent running (or last run) on a machine. */
+  agent(machineId: string): VirtualAgent | undefined;
+  readonly agents: ReadonlyMap<string, VirtualAgent>;
+}
+
+export function defaultIsAgentImage(image: string): boolean {
+  try {
+    return new URL(image).pathname.endsWith(AGENT_ISO_PATH);
+  } catch {
+    return image.endsWith(AGENT_ISO_PATH);
+  }
+}
+
+export function agentGuestFactory(options: AgentFactoryOptions): AgentGuestFactory {
+  const agents = new Map<string, VirtualAgent>();
+  const ports = new Map<string, number>();
+  const isAgent = options.isAgentImage ?? defaultIsAgentImage;
+
+  const boot = (event: BootEvent): VirtualAgent | undefined => {
+    if (event.device !== 'Cd' || !event.image || !isAgent(event.image)) return undefined;
+    const machine = event.machine;
+    const agent = new VirtualAgent({ ...options, machine, port: ports.get(machine.id) ?? 0, nodeUuid: options.nodeUuidOf?.(machine) });
+    agents.set(machine.id, agent);
+    void agent.start().then(
+      () => {
+        if (agent.port !== undefined) ports.set(machine.id, agent.port);
+      },
+      (err: unknown) => options.log?.(`[agent ${machine.id}] failed to start: ${(err as Error).message}`),
+    );
+    return agent;
+  };
+
+  const factory = ((event: BootEvent) => boot(event)) as AgentGuestFactory;
+  Object.assign(factory, { agents, agent: (id: string) => agents.get(id) });
+  return factory;
+}
