@@ -66,7 +66,10 @@ describe('the conductor', () => {
         );
         // The node does not exist: the message is understood, and fails for that reason only.
         if (CALL_METHODS.has(method)) {
-          expect([method, (await handleCall(ctx, message)).error?.message]).toEqual([method, 'Node missing could not be found.']);
+          expect([method, ((await handleCall(ctx, message)) as { error?: { message: string } }).error?.message]).toEqual([
+            method,
+            'Node missing could not be found.',
+          ]);
         } else {
           await expect(handleMessage(ctx, message)).rejects.not.toThrow(/RPC version|cannot be cast|unknown action/);
         }
