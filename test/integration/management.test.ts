@@ -3,6 +3,7 @@
  * boot mode and secure boot through the conductor (calls and casts), and VIFs through the `noop`
  * and `flat` network interfaces, with the ports the flat interface picks from in the real tables.
  */
+import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { selectRelease } from '../../functions/common/releases';
@@ -12,6 +13,9 @@ import { Port } from '../../functions/objects/port';
 import { Portgroup } from '../../functions/objects/portgroup';
 import type { LocalStack } from '../../local/stack';
 import { ApiClient, type Json, faultOf, startStack } from './helpers/stack';
+
+// Real services on a loaded machine: jest's project-level testTimeout is not applied (see jest.config.js).
+jest.setTimeout(30_000);
 
 let stack: LocalStack;
 let api: ApiClient;

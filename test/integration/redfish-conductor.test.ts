@@ -5,6 +5,7 @@
  * target, while the power-state sync puts a node whose BMC keeps failing into maintenance with
  * fault "power failure" and takes it out once the BMC answers again. Nothing stays locked.
  */
+import { jest } from '@jest/globals';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { selectRelease } from '../../functions/common/releases';
 import { createDocumentClient } from '../../functions/db/client';
@@ -12,6 +13,9 @@ import { type Stores, createStores } from '../../functions/db/stores';
 import type { VirtualMachine } from '../../local/fleet/machine';
 import type { LocalStack } from '../../local/stack';
 import { ApiClient, type Json, faultOf, startStack } from './helpers/stack';
+
+// Real services on a loaded machine: jest's project-level testTimeout is not applied (see jest.config.js).
+jest.setTimeout(30_000);
 
 let stack: LocalStack;
 let api: ApiClient;
