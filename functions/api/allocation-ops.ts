@@ -88,3 +88,12 @@ export async function destroyAllocation(req: ApiRequest, ctx: ApiContext, alloca
   await ctx.nodes.save(node, { release: true });
   ctx.log.info('Allocation deleted', { allocation: allocation.uuid, node: node.uuid });
 }
+
+/** Remove an allocation its node no longer holds (the node was saved without it); one already gone is fine. */
+export async function destroyAllocationOf(ctx: ApiContext, uuid: string): Promise<void> {
+  try {
+    await ctx.stores.allocations.destroy(await ctx.stores.allocations.get(uuid));
+  } catch (err) {
+    if (!(err instanceof AllocationNotFound)) throw err;
+  }
+}

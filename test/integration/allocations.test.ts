@@ -166,6 +166,34 @@ describe('deleting allocations', () => {
   });
 });
 
+describe('the node side', () => {
+  it('removing the instance removes the allocation: refused when active, allowed in maintenance', async () => {
+    const node = await nodeIn('active', { resource_class: 'rc-inst' });
+    const a = (await api.request('POST', '/v1/allocations', { node })).body;
+    const remove = [{ op: 'remove', path: '/instance_uuid' }];
+    const refused = await api.request('PATCH', `/v1/nodes/${node}`, remove);
+    expect(refused.status).toBe(409);
+    expect(faultOf(refused).faultstring).toMatch(/with an allocation can not have instance_uuid removed unless/);
+    expect((await api.request('PUT', `/v1/nodes/${node}/maintenance`)).status).toBe(202);
+    const patched = await api.request('PATCH', `/v1/nodes/${node}`, remove);
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ instance_uuid: null, allocation_uuid: null });
+    expect((await api.get(`/v1/allocations/${a.uuid}`)).status).toBe(404);
+  });
+
+  it('undeploying a node destroys its allocation', async () => {
+    const node = await nodeIn('available', { resource_class: 'rc-undeploy' });
+    const a = await allocate({ resource_class: 'rc-undeploy' });
+    expect(await settled(a.uuid)).toMatchObject({ state: 'active', node_uuid: node });
+    await api.provision(node, 'active');
+    await api.waitFor(node, 'active');
+    await api.provision(node, 'deleted');
+    await api.waitFor(node, 'available');
+    expect((await api.get(`/v1/allocations/${a.uuid}`)).status).toBe(404);
+    expect((await api.get(`/v1/nodes/${node}`)).body).toMatchObject({ instance_uuid: null, allocation_uuid: null });
+  });
+});
+
 describe('the API', () => {
   it('backfilling a node that is not active fails the allocation with a 500, as Ironic', async () => {
     const node = await nodeIn('available', { resource_class: 'rc-bf2' });

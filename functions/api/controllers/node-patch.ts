@@ -23,6 +23,7 @@ import { route } from '../route';
 import { NETWORK_DATA_OUTLINE, NODE_DESCRIPTION_MAX_LENGTH, NODE_PATCH_SCHEMA, PATCH_SCHEMA } from '../schemas/node';
 import { validateSchema } from '../validation';
 import { fieldAllowed } from '../views/node';
+import { destroyAllocationOf } from '../allocation-ops';
 import { checkPropertyValues, conductorName, formatConductorGroup, showNode, validateExtra } from './nodes';
 
 /** Top-level fields a PATCH may touch (Ironic 21.4's PATCH_ALLOWED_FIELDS). */
@@ -181,6 +182,22 @@ function checkUpdate(node: Node, before: Node, changed: Set<string>, resetInterf
   node.conductor_group = formatConductorGroup(node.conductor_group);
 }
 
+/**
+ * Removing the instance of a node that holds an allocation removes the allocation too, in states
+ * where updates are allowed or in maintenance (Ironic's update_node); the allocation this returns
+ * is destroyed once the node is saved.
+ */
+function releasedAllocation(node: Node, before: Node, changed: Set<string>): string | undefined {
+  if (!changed.has('instance_uuid') || !before.allocation_uuid || node.instance_uuid) return undefined;
+  if (!before.maintenance && !INTERFACE_UPDATE_STATES.includes(before.provision_state)) {
+    throw new InvalidState(
+      `Node ${node.uuid} with an allocation can not have instance_uuid removed unless it is in one of allowed (${INTERFACE_UPDATE_STATES.join(', ')}) states or in maintenance mode.`,
+    );
+  }
+  node.allocation_uuid = null;
+  return before.allocation_uuid;
+}
+
 export async function patchNode(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   const parsed = parseBody(req);
   const args = collectArgs(req);
@@ -231,7 +248,9 @@ export async function patchNode(req: ApiRequest, ctx: ApiContext, params: { iden
     );
   }
   checkUpdate(node, before, changed, resetInterfaces === true);
+  const allocation = releasedAllocation(node, before, changed);
   const saved = await ctx.nodes.save(node);
+  if (allocation) await destroyAllocationOf(ctx, allocation);
   ctx.log.info('Node updated', { node: node.uuid, fields: [...changed] });
   // Ironic's conductor answers with the node as it saved it, under its own lock.
   const view = await showNode(req, ctx, saved);

@@ -217,3 +217,19 @@ async function failAllocation(ctx: ConductorContext, allocation: Allocation, rea
     }
   }
 }
+
+/**
+ * Remove the allocation a node held, once the node no longer holds it (tear-down; Ironic destroys
+ * it in the same step). One already gone is fine; one changed meanwhile is read again.
+ */
+export async function destroyReleasedAllocation(ctx: { stores: ConductorContext['stores'] }, uuid: string): Promise<void> {
+  for (let tries = 0; tries < 3; tries++) {
+    try {
+      await ctx.stores.allocations.destroy(await ctx.stores.allocations.get(uuid));
+      return;
+    } catch (err) {
+      if (err instanceof AllocationNotFound) return;
+      if (!(err instanceof ConcurrentUpdate)) throw err;
+    }
+  }
+}

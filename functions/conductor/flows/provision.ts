@@ -10,6 +10,7 @@ import { loadDriver } from '#drivers/registry';
 import type { InterfaceType } from '#objects/node';
 import type { ConductorContext } from '../context';
 import { type MessageArgs, claimForMessage, runToken } from '../claim';
+import { destroyReleasedAllocation } from './allocate';
 import { startAutomatedClean } from './clean';
 import { failFlow } from './failure';
 import { startSteps } from './run-steps';
@@ -35,7 +36,9 @@ export async function doNodeTearDown(ctx: ConductorContext, args: MessageArgs): 
     await ctx.nodes.save(node, { release: true });
     return;
   }
+  const allocation = node.allocation_uuid;
   node.instance_uuid = null;
+  node.allocation_uuid = null;
   node.instance_info = {};
   const info = { ...node.driver_internal_info };
   delete info.deploy_steps;
@@ -43,6 +46,8 @@ export async function doNodeTearDown(ctx: ConductorContext, args: MessageArgs): 
   node.driver_internal_info = info;
   node.processEvent('clean');
   await ctx.nodes.save(node);
+  // Ironic's tear-down destroys the node's allocation with the instance.
+  if (allocation) await destroyReleasedAllocation(ctx, allocation);
   await startAutomatedClean(ctx, node, runToken(args), args.message_id);
 }
 
