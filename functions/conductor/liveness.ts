@@ -63,8 +63,11 @@ export class Liveness {
     if (!this.registered) {
       const drivers = servedDrivers(this.config.enabledHardwareTypes);
       // Every new environment of a version registers again under the same hostname: take the record over.
-      for (const r of registrations)
+      for (const r of registrations) {
         await this.store.register({ hostname: r.hostname, conductorGroup: r.conductorGroup, drivers }, { updateExisting: true });
+        // The first heartbeat with the registration: a record has its updated_at from the start.
+        await this.store.touch(r.hostname);
+      }
       this.registered = true;
       this.log.info('Conductor registered', { hostnames: registrations.map((r) => r.hostname), drivers });
     } else {

@@ -118,6 +118,11 @@ describe('no conductor', () => {
       400,
       'No valid host was found. Reason: No conductor service registered which supports driver fake-hardware for conductor group "rack-b".',
     ]);
+    // Its verbs travel on its group's own queue (each group has a queue and a DLQ of its own).
+    expect(stack.queues.map((q) => q.group)).toEqual(['', 'rack-a']);
+    expect(new Set(stack.queues.map((q) => q.dlqUrl)).size).toBe(2);
+    await api.provision('in-rack-a', 'manage');
+    await api.waitFor('in-rack-a', 'manageable');
     expect((await api.get('/v1/nodes?conductor=conductor:1:rack-a&fields=name')).body.nodes).toEqual([
       { name: 'in-rack-a', links: expect.any(Array) },
     ]);

@@ -25,7 +25,7 @@ describe('Liveness', () => {
     now += 11_000;
     await liveness.beatIfDue();
     await liveness.beat();
-    expect(store.calls).toEqual(['register conductor:1', 'touch conductor:1', 'touch conductor:1']);
+    expect(store.calls).toEqual(['register conductor:1', 'touch conductor:1', 'touch conductor:1', 'touch conductor:1']);
   });
 
   it('never fails the invocation it rides on when the heartbeat cannot be written', async () => {
