@@ -11,6 +11,7 @@ import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ENV } from '../functions/common/config';
@@ -135,6 +136,28 @@ export class IronlessStack extends Stack {
         targets: [new LambdaTarget(this.conductor.live, { event: RuleTargetInput.fromObject({ entry: 'periodic', task }) })],
       });
     }
+    // A conductor version registers on its first invocation; the first scheduled heartbeat can be a
+    // minute away, and until then the API finds no live conductor (503). So each deployment of a
+    // new conductor version beats once, at once: the resource's id is the version, so a new
+    // version is an update that invokes it again.
+    const beat = {
+      service: 'Lambda',
+      action: 'invoke',
+      parameters: {
+        FunctionName: this.conductor.live.functionArn,
+        InvocationType: 'RequestResponse',
+        Payload: JSON.stringify({ entry: 'periodic', task: 'conductor_heartbeat' }),
+      },
+      physicalResourceId: PhysicalResourceId.of(`conductor-${this.conductor.live.version.version}`),
+    };
+    new AwsCustomResource(this, 'RegisterConductor', {
+      onCreate: beat,
+      onUpdate: beat,
+      installLatestAwsSdk: false,
+      policy: AwsCustomResourcePolicy.fromStatements([
+        new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.conductor.live.functionArn] }),
+      ]),
+    });
 
     this.apiFunction = new IronlessFunction(this, 'Api', {
       name: 'api',
