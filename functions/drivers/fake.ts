@@ -16,6 +16,7 @@ import {
   type StepDefinition,
   type Task,
 } from './base';
+import { directDeploy } from './agent/deploy';
 import { noBios, noConsole, noFirmware, noInspect, noRaid, noRescue, noVendor, noopNetwork, noopStorage } from './noop';
 
 const done = { wait: false } as const;
@@ -125,7 +126,7 @@ export const FAKE_INTERFACES = {
   bios: [passive('fake'), noBios],
   boot: [fakeBoot],
   console: [passive('fake'), noConsole],
-  deploy: [fakeDeploy],
+  deploy: [fakeDeploy, directDeploy],
   firmware: [passive('fake'), noFirmware],
   inspect: [fakeInspect, noInspect],
   management: [fakeManagement],

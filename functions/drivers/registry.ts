@@ -15,6 +15,7 @@ import type {
   ManagementInterface,
   PowerInterface,
 } from './base';
+import { setDriverResolver } from './agent/deploy';
 import { FAKE_INTERFACES, fakeHardware } from './fake';
 import { hardwareTypeOf, redfishImplementations } from './redfish/index';
 
@@ -90,3 +91,5 @@ export function loadDriver(node: Node): Driver {
     inspect: interfaces.inspect as InspectInterface,
   };
 }
+
+setDriverResolver((task) => loadDriver(task.node));

@@ -8,7 +8,8 @@
 
 // RPC API version history (the first release will freeze 1.0; until then 1.0 grows):
 // 1.0: do_node_deploy, do_node_tear_down, do_provisioning_action, do_node_clean,
-//      change_node_power_state (casts); validate_driver_interfaces (call).
+//      change_node_power_state (casts); validate_driver_interfaces (call);
+//      heartbeat (cast; the API has checked the agent's token); do_node_deploy's deploy_steps.
 export const RPC_API_VERSION = '1.0';
 
 export interface RequestContext {
@@ -18,7 +19,13 @@ export interface RequestContext {
 
 export interface RpcMethods {
   /** Deploy (or rebuild) a node the API has moved to `deploying` and locked for this message. */
-  do_node_deploy: { node_id: string; rebuild: boolean; lock_token: string };
+  do_node_deploy: {
+    node_id: string;
+    rebuild: boolean;
+    lock_token: string;
+    /** The user's deploy_steps (API 1.69), validated against Ironic's schema by the API. */
+    deploy_steps?: { interface: string; step: string; args: Record<string, unknown>; priority: number | string }[];
+  };
   /** Tear down a node the API has moved to `deleting`. */
   do_node_tear_down: { node_id: string; lock_token: string };
   /** manage, provide, inspect, adopt, rescue, unrescue: the API has moved the node to the verb's first state. */
@@ -31,6 +38,14 @@ export interface RpcMethods {
   };
   /** Power action: the API has set target_power_state and locked the node. */
   change_node_power_state: { node_id: string; lock_token: string; target: string; timeout?: number };
+  /** An agent heartbeat whose token the API has checked (Ironic's heartbeat RPC). */
+  heartbeat: {
+    node_id: string;
+    callback_url: string;
+    agent_version: string | null;
+    agent_verify_ca?: string | null;
+    agent_status?: string | null;
+  };
   /** Call: validate every interface of the node's driver (GET /v1/nodes/{id}/validate). */
   validate_driver_interfaces: { node_id: string };
 }
@@ -50,6 +65,7 @@ export const METHOD_VERSIONS: Readonly<Record<RpcMethod, string>> = {
   do_node_clean: '1.0',
   change_node_power_state: '1.0',
   validate_driver_interfaces: '1.0',
+  heartbeat: '1.0',
 };
 
 export interface RpcMessage<M extends RpcMethod = RpcMethod> {
