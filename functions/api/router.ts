@@ -16,6 +16,7 @@ import { NODE_STATE_ROUTES } from './controllers/node-states';
 import { NODE_POWER_ROUTES } from './controllers/node-power';
 import { NODE_TRAIT_ROUTES } from './controllers/node-traits';
 import { SHARD_ROUTES } from './controllers/shards';
+import { RAMDISK_ROUTES } from './controllers/ramdisk';
 import { getRoot, getV1 } from './controllers/root';
 import type { ApiRequest, ApiResponse } from './http';
 import type { Route } from './route';
@@ -30,6 +31,7 @@ const ROUTES: readonly Route[] = [
   ...NODE_STATE_ROUTES,
   ...NODE_POWER_ROUTES,
   ...SHARD_ROUTES,
+  ...RAMDISK_ROUTES,
 ];
 
 function match(route: Route, segments: readonly string[]): Record<string, string> | undefined {
