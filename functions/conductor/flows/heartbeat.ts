@@ -107,13 +107,13 @@ export async function doHeartbeat(ctx: ConductorContext, args: HeartbeatArgs): P
     await process(ctx, task, flow, token, args, versionBefore);
   } catch (err) {
     ctx.log.warn('Heartbeat failed the flow', { node: node.uuid, flow, error: String(err) });
-    const taken = takeToken(node);
+    takeToken(node);
     try {
       await ctx.nodes.save(node, { release: true });
     } catch {
       throw err; // the node was saved already: SQS redelivers the heartbeat, which looks again
     }
-    if (taken) await ctx.steps.fail(taken, AGENT_STEP_FAILED, `${FAILURE_PREFIX[flow]}: ${(err as Error).message}`);
+    await ctx.steps.fail(token, AGENT_STEP_FAILED, `${FAILURE_PREFIX[flow]}: ${(err as Error).message}`);
   }
 }
 

@@ -133,7 +133,8 @@ export async function initialDeploySteps(
 
 /** The deploy steps once the agent's in-band steps are known. */
 export function deployStepsWithAgent(node: Node, driver: Driver, agentSteps: readonly Step[]): Step[] {
-  return resolveSteps('deploy', node, [...allDriverSteps(driver, 'deploy'), ...agentSteps], storedSources(node), true);
+  // A driver step and an agent step of the same name: the driver's (e.g. write_image 80) wins.
+  return resolveSteps('deploy', node, [...agentSteps, ...allDriverSteps(driver, 'deploy')], storedSources(node), true);
 }
 
 /**
@@ -141,7 +142,9 @@ export function deployStepsWithAgent(node: Node, driver: Driver, agentSteps: rea
  * priority; manual = the requested steps, in the order given, each of which must exist.
  */
 export function cleanStepsWithAgent(flow: FlowName, node: Node, driver: Driver, agentSteps: readonly Step[]): Step[] {
-  const available = [...allDriverSteps(driver, flow), ...agentSteps];
+  // One step per name; the driver's wins over the agent's.
+  const byName = new Map([...agentSteps, ...allDriverSteps(driver, flow)].map((s) => [stepName(s), s] as const));
+  const available = [...byName.values()];
   const requested = node.driver_internal_info[REQUESTED_KEY[flow]] as RequestedStep[] | undefined;
   if (!Array.isArray(requested)) return sortSteps(flow, available.filter((s) => s.priority > 0));
   return requested.map((r) => {
