@@ -256,7 +256,12 @@ const DEPLOY_STEPS_SCHEMA: JsonSchema = {
     properties: {
       args: { type: 'object' },
       interface: { type: 'string', enum: ['power', 'management', 'deploy', 'bios', 'raid', 'boot', 'rescue', 'storage', 'firmware'] },
-      priority: { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', minLength: 1, pattern: '^[0-9]+$' }] },
+      priority: {
+        anyOf: [
+          { type: 'integer', minimum: 0 },
+          { type: 'string', minLength: 1, pattern: '^[0-9]+$' },
+        ],
+      },
       step: { type: 'string', minLength: 1 },
     },
     required: ['interface', 'step', 'args', 'priority'],

@@ -113,7 +113,11 @@ export async function lookup(req: ApiRequest, ctx: ApiContext): Promise<ApiRespo
     throw new ResourceNotFound();
   }
   const token = atLeast(req.version, 62) ? await issueToken(ctx, node) : null;
-  const view = nodeView(node, { baseUrl: req.baseUrl, version: req.version, fields: ['uuid', 'properties', 'instance_info', 'driver_internal_info'] });
+  const view = nodeView(node, {
+    baseUrl: req.baseUrl,
+    version: req.version,
+    fields: ['uuid', 'properties', 'instance_info', 'driver_internal_info'],
+  });
   return json(200, { node: view, config: config(ctx, token) });
 }
 
@@ -132,7 +136,8 @@ export async function heartbeat(req: ApiRequest, ctx: ApiContext, params: { iden
   if ((agentStatus || statusMessage) && !atLeast(req.version, 72)) {
     throw new InvalidParameterValue('Fields "agent_status" and "agent_status_message" not recognised.');
   }
-  if (verifyCa !== undefined && !atLeast(req.version, 68)) throw new InvalidParameterValue('Field "agent_verify_ca" not recognised in this version');
+  if (verifyCa !== undefined && !atLeast(req.version, 68))
+    throw new InvalidParameterValue('Field "agent_verify_ca" not recognised in this version');
   const node = await findNode(req, ctx, params.ident, true);
   const known = node.driver_internal_info.agent_url;
   if (known !== undefined && known !== null && known !== callbackUrl) {
@@ -153,7 +158,13 @@ export async function heartbeat(req: ApiRequest, ctx: ApiContext, params: { iden
   }
   const message = ctx.rpc.message(
     'heartbeat',
-    { node_id: node.uuid, callback_url: callbackUrl, agent_version: agentVersion ?? null, agent_verify_ca: verifyCa ?? null, agent_status: agentStatus ?? null },
+    {
+      node_id: node.uuid,
+      callback_url: callbackUrl,
+      agent_version: agentVersion ?? null,
+      agent_verify_ca: verifyCa ?? null,
+      agent_status: agentStatus ?? null,
+    },
     { request_id: req.requestId },
     newUuid(),
   );

@@ -35,7 +35,13 @@ export async function handleStepsTask(ctx: ConductorContext, event: StepsTaskEve
         return { ok: true };
       case 'start':
         if (event.token === undefined) throw new InvalidParameterValue('steps task "start" needs a task token');
-        return await startAsyncStep(ctx, { flow: event.flow, node: event.node, owner: event.owner, step: event.step ?? null, token: event.token });
+        return await startAsyncStep(ctx, {
+          flow: event.flow,
+          node: event.node,
+          owner: event.owner,
+          step: event.step ?? null,
+          token: event.token,
+        });
       default:
         throw new InvalidParameterValue(`Unknown steps task action "${(event as { action: string }).action}"`);
     }

@@ -64,4 +64,3 @@ export const EXECUTION_KEYS: readonly string[] = [
   'requested_clean_steps',
   'requested_service_steps',
 ];
-

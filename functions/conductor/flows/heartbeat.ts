@@ -38,7 +38,11 @@ export interface HeartbeatArgs {
 
 const WAIT_FLOWS: Readonly<Record<string, FlowName>> = { [DEPLOYWAIT]: 'deploy', [CLEANWAIT]: 'clean', [SERVICEWAIT]: 'service' };
 
-const REBOOT_KEY: Readonly<Record<FlowName, string>> = { deploy: 'deployment_reboot', clean: 'cleaning_reboot', service: 'servicing_reboot' };
+const REBOOT_KEY: Readonly<Record<FlowName, string>> = {
+  deploy: 'deployment_reboot',
+  clean: 'cleaning_reboot',
+  service: 'servicing_reboot',
+};
 
 /** Ironic's messages for a heartbeat that could not be processed, by flow. */
 const FAILURE_PREFIX: Readonly<Record<FlowName, string>> = {
@@ -117,7 +121,14 @@ export async function doHeartbeat(ctx: ConductorContext, args: HeartbeatArgs): P
   }
 }
 
-async function process(ctx: ConductorContext, task: Task, flow: FlowName, token: string, args: HeartbeatArgs, versionBefore: unknown): Promise<void> {
+async function process(
+  ctx: ConductorContext,
+  task: Task,
+  flow: FlowName,
+  token: string,
+  args: HeartbeatArgs,
+  versionBefore: unknown,
+): Promise<void> {
   const node = task.node;
   const driver = loadDriver(node);
   const { steps, index } = storedSteps(node, flow);

@@ -75,7 +75,6 @@ export async function resumeStart(ctx: ConductorContext, node: Node, flow: FlowN
 export const BOOT_AGENT: Decision = { mode: 'async', step: null };
 const DONE: Decision = { mode: 'done', step: null };
 
-
 /** The flow's last step is done: move the node to where the flow leads and release it. */
 export async function finishFlow(ctx: ConductorContext, node: Node, flow: FlowName): Promise<void> {
   const event: ProvisionEvent = flow === 'clean' && node.driver_internal_info.manual_cleaning === true ? 'manage' : 'done';
@@ -107,7 +106,10 @@ export async function reserveForStep(
   const node = await ctx.nodes.reserve(input.node, lockOwner(ctx, input.owner));
   const { steps, index } = storedSteps(node, input.flow);
   const current = steps[index];
-  const where = step === null ? index === -1 && node.driver_internal_info.steps_boot_agent === true : current !== undefined && stepName(current) === stepName(step);
+  const where =
+    step === null
+      ? index === -1 && node.driver_internal_info.steps_boot_agent === true
+      : current !== undefined && stepName(current) === stepName(step);
   if (node.provision_state !== RUNNING_STATE[input.flow] || !where) {
     await ctx.nodes.release(node);
     throw new InvalidState(
@@ -137,7 +139,12 @@ export async function runStep(
 }
 
 /** The current step is done: move to the next (saving the node, still locked) or finish the flow. */
-export async function nextStep(ctx: ConductorContext, node: Node, flow: FlowName, options: { lockFor?: LockOwner } = {}): Promise<Decision> {
+export async function nextStep(
+  ctx: ConductorContext,
+  node: Node,
+  flow: FlowName,
+  options: { lockFor?: LockOwner } = {},
+): Promise<Decision> {
   const { index } = storedSteps(node, flow);
   const decision = advanceTo(node, flow, index + 1);
   if (decision.mode === 'done') {

@@ -41,7 +41,14 @@ export async function templateSteps(ctx: ConductorContext, node: Node): Promise<
   if (!Array.isArray(traits) || traits.length === 0) return undefined;
   const templates = await ctx.stores.deployTemplates.getByNames(traits.map(String));
   if (templates.length === 0) return undefined;
-  const steps = templates.flatMap((t) => (t.steps as unknown as RequestedStep[]).map((s) => ({ interface: s.interface, step: s.step, args: s.args ?? {}, priority: s.priority })));
+  const steps = templates.flatMap((t) =>
+    (t.steps as unknown as RequestedStep[]).map((s) => ({
+      interface: s.interface,
+      step: s.step,
+      args: s.args ?? {},
+      priority: s.priority,
+    })),
+  );
   const seen = new Set<string>();
   const duplicates = new Set<string>();
   for (const s of steps) {
@@ -146,11 +153,17 @@ export function cleanStepsWithAgent(flow: FlowName, node: Node, driver: Driver, 
   const byName = new Map([...agentSteps, ...allDriverSteps(driver, flow)].map((s) => [stepName(s), s] as const));
   const available = [...byName.values()];
   const requested = node.driver_internal_info[REQUESTED_KEY[flow]] as RequestedStep[] | undefined;
-  if (!Array.isArray(requested)) return sortSteps(flow, available.filter((s) => s.priority > 0));
+  if (!Array.isArray(requested))
+    return sortSteps(
+      flow,
+      available.filter((s) => s.priority > 0),
+    );
   return requested.map((r) => {
     const known = available.find((s) => s.interface === r.interface && s.step === r.step);
     if (known === undefined) {
-      throw new InvalidParameterValue(`node does not support this ${flow} step: ${pyRepr({ interface: r.interface, step: r.step, args: r.args ?? {} })}`);
+      throw new InvalidParameterValue(
+        `node does not support this ${flow} step: ${pyRepr({ interface: r.interface, step: r.step, args: r.args ?? {} })}`,
+      );
     }
     return { ...known, interface: r.interface as InterfaceType, args: r.args ?? {} };
   });

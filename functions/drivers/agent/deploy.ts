@@ -88,7 +88,10 @@ export function createDirectDeploy(driverOf: DriverOf, options: { heartbeatTimeo
     async: true,
     async execute(task) {
       const node = task.node;
-      const url = typeof node.instance_info.image_url === 'string' ? node.instance_info.image_url : await imageUrl(String(node.instance_info.image_source));
+      const url =
+        typeof node.instance_info.image_url === 'string'
+          ? node.instance_info.image_url
+          : await imageUrl(String(node.instance_info.image_source));
       const info = imageInfo(node, url);
       await executeInbandStep(task, 'deploy', {
         interface: 'deploy',
@@ -108,7 +111,9 @@ export function createDirectDeploy(driverOf: DriverOf, options: { heartbeatTimeo
       if (!isWholeDiskImage(task.node)) {
         // Partition images need the agent to install a bootloader (image.install_bootloader), which
         // needs the partition UUIDs; Ironless deploys whole-disk images only for now.
-        throw new InstanceDeployFailure(`Node ${task.node.uuid}: partition images are not supported by Ironless yet; use a whole-disk image`);
+        throw new InstanceDeployFailure(
+          `Node ${task.node.uuid}: partition images are not supported by Ironless yet; use a whole-disk image`,
+        );
       }
       await driver.boot.prepareInstance(task);
       return done;

@@ -90,7 +90,17 @@ export function imageInfo(node: Node, url: string): Record<string, unknown> {
     out.os_hash_value = info.image_os_hash_value;
   }
   if (!isWholeDiskImage(node)) {
-    for (const label of ['kernel', 'ramdisk', 'root_gb', 'root_mb', 'swap_mb', 'ephemeral_mb', 'ephemeral_format', 'configdrive', 'preserve_ephemeral']) {
+    for (const label of [
+      'kernel',
+      'ramdisk',
+      'root_gb',
+      'root_mb',
+      'swap_mb',
+      'ephemeral_mb',
+      'ephemeral_format',
+      'configdrive',
+      'preserve_ephemeral',
+    ]) {
       out[label] = info[label] ?? null;
     }
     out.boot_option = 'local';

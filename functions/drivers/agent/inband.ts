@@ -15,7 +15,9 @@ let client: AgentClient | undefined;
 /** Agent command timeouts from the environment (Ironic's `[agent]` options), read once. */
 function optionsFromEnv(): AgentClientOptions {
   const seconds = Number(process.env.AGENT_COMMAND_TIMEOUT ?? '');
-  return Number.isFinite(seconds) && seconds > 0 ? { ...DEFAULT_AGENT_CLIENT_OPTIONS, commandTimeoutMs: seconds * 1000 } : DEFAULT_AGENT_CLIENT_OPTIONS;
+  return Number.isFinite(seconds) && seconds > 0
+    ? { ...DEFAULT_AGENT_CLIENT_OPTIONS, commandTimeoutMs: seconds * 1000 }
+    : DEFAULT_AGENT_CLIENT_OPTIONS;
 }
 
 /** The process-wide agent client. */
@@ -52,8 +54,19 @@ export async function executeInbandStep(task: Task, flow: AgentFlow, step: Step)
   const kind = agentKind(flow);
   const node = task.node;
   const params: Record<string, unknown> = {
-    step: { interface: step.interface, step: step.step, priority: step.priority, args: step.args, reboot_requested: step.reboot_requested ?? false },
-    node: { uuid: node.uuid, properties: node.properties, instance_info: node.instance_info, driver_internal_info: node.driver_internal_info },
+    step: {
+      interface: step.interface,
+      step: step.step,
+      priority: step.priority,
+      args: step.args,
+      reboot_requested: step.reboot_requested ?? false,
+    },
+    node: {
+      uuid: node.uuid,
+      properties: node.properties,
+      instance_info: node.instance_info,
+      driver_internal_info: node.driver_internal_info,
+    },
     ports: [],
     [`${kind}_version`]: node.driver_internal_info.hardware_manager_version ?? null,
   };

@@ -74,7 +74,10 @@ describe('direct deploy with the agent', () => {
       { interface: 'deploy', step: 'write_image', priority: 0, reboot_requested: false },
       { interface: 'deploy', step: 'burn_in', priority: 0, reboot_requested: false },
     ];
-    const template = new DeployTemplate({ name: 'CUSTOM_BURN', steps: [{ interface: 'deploy', step: 'burn_in', priority: 90, args: { minutes: 1 } }] });
+    const template = new DeployTemplate({
+      name: 'CUSTOM_BURN',
+      steps: [{ interface: 'deploy', step: 'burn_in', priority: 90, args: { minutes: 1 } }],
+    });
     const ctx = context([template]);
     const node = await deployingNode(ctx, { traits: ['CUSTOM_BURN'] });
     await doNodeDeploy(ctx, { node_id: node.uuid, lock_token: 'rpc:m1', message_id: 'm1' });
@@ -90,7 +93,11 @@ describe('direct deploy with the agent', () => {
     // First heartbeat: the agent's steps join the list; the template enables burn_in at 90.
     await agentLookedUp(ctx, node.uuid);
     await heartbeat(ctx, node.uuid);
-    expect(lastCall(ctx)).toMatchObject({ call: 'succeed', token: 't1', decision: { mode: 'async', step: { step: 'burn_in', priority: 90, args: { minutes: 1 } } } });
+    expect(lastCall(ctx)).toMatchObject({
+      call: 'succeed',
+      token: 't1',
+      decision: { mode: 'async', step: { step: 'burn_in', priority: 90, args: { minutes: 1 } } },
+    });
     stored = await ctx.nodes.get(node.uuid);
     expect(stored.provision_state).toBe('deploying');
     expect(stepNames(stored.driver_internal_info.deploy_steps as Step[])).toEqual([
@@ -106,7 +113,10 @@ describe('direct deploy with the agent', () => {
 
     // burn_in runs on the agent; a heartbeat while it runs only keeps the task alive.
     await start(ctx, node.uuid, (lastCall(ctx)?.decision as Decision).step, 't2');
-    expect(ipa.requests.at(-1)).toMatchObject({ name: 'deploy.execute_deploy_step', params: { step: { step: 'burn_in', args: { minutes: 1 } } } });
+    expect(ipa.requests.at(-1)).toMatchObject({
+      name: 'deploy.execute_deploy_step',
+      params: { step: { step: 'burn_in', args: { minutes: 1 } } },
+    });
     await heartbeat(ctx, node.uuid);
     expect(lastCall(ctx)).toEqual({ call: 'heartbeat', token: 't2' });
     ipa.finish('SUCCEEDED');
@@ -126,11 +136,24 @@ describe('direct deploy with the agent', () => {
 
     // The out-of-band rest runs synchronously.
     while (decision.mode === 'sync') {
-      decision = (await handleStepsTask(ctx, { entry: 'steps', action: 'run', flow: 'deploy', node: node.uuid, owner: 'rpc:m1', step: decision.step })) as Decision;
+      decision = (await handleStepsTask(ctx, {
+        entry: 'steps',
+        action: 'run',
+        flow: 'deploy',
+        node: node.uuid,
+        owner: 'rpc:m1',
+        step: decision.step,
+      })) as Decision;
     }
     expect(decision.mode).toBe('done');
     stored = await ctx.nodes.get(node.uuid);
-    expect(stored).toMatchObject({ provision_state: 'active', power_state: 'power on', reservation: null, deploy_step: null, last_error: null });
+    expect(stored).toMatchObject({
+      provision_state: 'active',
+      power_state: 'power on',
+      reservation: null,
+      deploy_step: null,
+      last_error: null,
+    });
     expect(stored.driver_internal_info.agent_secret_token).toBeUndefined();
     expect(stored.driver_internal_info.steps_task_token).toBeUndefined();
   });
@@ -200,7 +223,10 @@ describe('direct deploy with the agent', () => {
 
   it('refuses an in-band step outside 41-99 from a deploy template', async () => {
     ipa.deploySteps = [{ interface: 'deploy', step: 'burn_in', priority: 0 }];
-    const template = new DeployTemplate({ name: 'CUSTOM_EARLY', steps: [{ interface: 'deploy', step: 'burn_in', priority: 120, args: {} }] });
+    const template = new DeployTemplate({
+      name: 'CUSTOM_EARLY',
+      steps: [{ interface: 'deploy', step: 'burn_in', priority: 120, args: {} }],
+    });
     const ctx = context([template]);
     const node = await deployingNode(ctx, { traits: ['CUSTOM_EARLY'] });
     await doNodeDeploy(ctx, { node_id: node.uuid, lock_token: 'rpc:m1', message_id: 'm1' });
@@ -208,6 +234,8 @@ describe('direct deploy with the agent', () => {
     await agentLookedUp(ctx, node.uuid);
     await heartbeat(ctx, node.uuid);
     expect(lastCall(ctx)).toMatchObject({ call: 'fail', token: 't1' });
-    expect(lastCall(ctx)?.cause).toMatch(/^Failed to process the next deploy step: .*in-band deploy steps must have a priority between 41 and 99/);
+    expect(lastCall(ctx)?.cause).toMatch(
+      /^Failed to process the next deploy step: .*in-band deploy steps must have a priority between 41 and 99/,
+    );
   });
 });

@@ -38,7 +38,8 @@ export class RecordingStepsRunner implements StepsRunner {
     this.stopped.push(name);
   }
   /** Task-token calls in order; tokens in `gone` answer as Step Functions does for a finished task. */
-  readonly tokenCalls: { call: 'succeed' | 'fail' | 'heartbeat'; token: string; decision?: Decision; error?: string; cause?: string }[] = [];
+  readonly tokenCalls: { call: 'succeed' | 'fail' | 'heartbeat'; token: string; decision?: Decision; error?: string; cause?: string }[] =
+    [];
   readonly gone = new Set<string>();
   async succeed(token: string, decision: Decision): Promise<boolean> {
     this.tokenCalls.push({ call: 'succeed', token, decision });

@@ -81,24 +81,30 @@ export class FakeIpa {
       return send(409, { faultcode: 'Client', faultstring: 'Agent is busy' });
     }
     const [, command] = name.split('.') as [string, string];
-    const result = this.run(command, params);
+    const result = this.runCommand(command, params);
     const entry: FakeCommand = { id: `c${this.commands.length}`, command_name: command, command_error: null, params, ...result };
     this.commands.push(entry);
     const { params: _params, ...reply } = entry;
     return send(200, reply);
   }
 
-  private run(command: string, params: Record<string, unknown>): Pick<FakeCommand, 'command_status' | 'command_result'> {
+  private runCommand(command: string, params: Record<string, unknown>): Pick<FakeCommand, 'command_status' | 'command_result'> {
     switch (command) {
       case 'get_deploy_steps':
         return {
           command_status: 'SUCCEEDED',
-          command_result: { deploy_steps: { GenericHardwareManager: this.deploySteps }, hardware_manager_version: this.hardwareManagerVersion },
+          command_result: {
+            deploy_steps: { GenericHardwareManager: this.deploySteps },
+            hardware_manager_version: this.hardwareManagerVersion,
+          },
         };
       case 'get_clean_steps':
         return {
           command_status: 'SUCCEEDED',
-          command_result: { clean_steps: { GenericHardwareManager: this.cleanSteps }, hardware_manager_version: this.hardwareManagerVersion },
+          command_result: {
+            clean_steps: { GenericHardwareManager: this.cleanSteps },
+            hardware_manager_version: this.hardwareManagerVersion,
+          },
         };
       case 'execute_deploy_step':
         return { command_status: 'RUNNING', command_result: { deploy_step: params.step } };
