@@ -1,14 +1,14 @@
 /**
  * Direct (agent) deploys through the whole local stack, each node with an IPA-protocol test agent
- * heartbeating every 1.5 s: deploys/s, and per deploy the Step Functions state transitions (budget:
+ * heartbeating every 3 s: deploys/s, and per deploy the Step Functions state transitions (budget:
  * 4 per step plus 4), Lambda invocations, DynamoDB reads and writes, SQS messages (the deploy's
- * cast and one per heartbeat). `BENCH_AGENT_NODES` sets the number of nodes (default 50).
+ * cast and one per heartbeat). `BENCH_AGENT_NODES` sets the number of nodes (default 10).
  */
 import { LocalStack } from '../../local/stack';
 import { TestAgent } from '../integration/helpers/test-agent';
 import type { Bench } from './bench';
 
-const NODES = Number(process.env.BENCH_AGENT_NODES ?? 50);
+const NODES = Number(process.env.BENCH_AGENT_NODES ?? 10);
 const READS = ['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems'];
 const WRITES = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'];
 /** deploy, write_image, prepare_instance_boot, tear_down_agent, switch_to_tenant_network, boot_instance. */
@@ -23,7 +23,7 @@ const bench: Bench = {
       buildDir,
       schedules: false,
       countDynamoDbRequests: true,
-      settings: { heartbeatTimeoutSeconds: 30, callbackTimeoutSeconds: 600 },
+      settings: { heartbeatTimeoutSeconds: 60, callbackTimeoutSeconds: 600 },
     }).start();
     const agents: TestAgent[] = [];
     try {
@@ -60,7 +60,7 @@ const bench: Bench = {
         await api('PATCH', `/v1/nodes/${uuid}`, [
           { op: 'add', path: '/instance_info', value: { image_source: 'http://images.example/disk.raw', image_checksum: 'f00d' } },
         ]);
-        const agent = await new TestAgent({ api: stack.url, node: uuid, heartbeatMs: 1500, stepMs: 100 }).run();
+        const agent = await new TestAgent({ api: stack.url, node: uuid, heartbeatMs: 3000, stepMs: 100 }).run();
         agent.deploySteps = [{ interface: 'deploy', step: 'write_image', priority: 0 }];
         agents.push(agent);
       }
@@ -96,7 +96,7 @@ const bench: Bench = {
           dynamodbWrites: stack.dynamoRequests ? per(count(WRITES)) : null,
           sqsMessages: per(NODES + heartbeats),
         },
-        note: 'Agents heartbeat every 1.5 s and finish a step in 100 ms (a real agent: every 30-60 % of the heartbeat timeout). Reads exclude the benchmark\'s own polling GETs; lookups include the failed ones before the ramdisk "boots".',
+        note: 'Agents heartbeat every 3 s and finish a step in 100 ms (a real agent: every 30-60 % of the heartbeat timeout). Reads exclude the benchmark\'s own polling GETs; lookups include the failed ones before the ramdisk "boots".',
       };
     } finally {
       await Promise.all(agents.map((a) => a.stop()));
