@@ -28,6 +28,7 @@ import { NODE_ALLOCATION_ROUTES } from './controllers/node-allocation';
 import { CONDUCTOR_ROUTES } from './controllers/conductors';
 import { DRIVER_ROUTES } from './controllers/drivers';
 import { NODE_HISTORY_ROUTES } from './controllers/node-history';
+import { RAMDISK_ROUTES } from './controllers/ramdisk';
 import { getRoot, getV1 } from './controllers/root';
 import type { ApiRequest, ApiResponse } from './http';
 import type { Route } from './route';
@@ -54,6 +55,7 @@ const ROUTES: readonly Route[] = [
   ...CONDUCTOR_ROUTES,
   ...DRIVER_ROUTES,
   ...NODE_HISTORY_ROUTES,
+  ...RAMDISK_ROUTES,
 ];
 
 function match(route: Route, segments: readonly string[]): Record<string, string> | undefined {

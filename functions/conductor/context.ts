@@ -17,6 +17,15 @@ export interface StepsRunner {
   start(name: string, input: StepsInput): Promise<string>;
   /** Stop a running execution (abort); stopping one that already ended is a no-op. */
   stop(name: string, cause: string): Promise<void>;
+  /**
+   * Complete the waiting (asynchronous) task holding `token` with the next decision. False when the
+   * token is no longer valid (the task timed out or the execution was stopped).
+   */
+  succeed(token: string, decision: Decision): Promise<boolean>;
+  /** Fail the waiting task: the execution's Catch runs the failure path with this error. */
+  fail(token: string, error: string, cause: string): Promise<boolean>;
+  /** Keep the waiting task alive (resets its HeartbeatSeconds clock). */
+  heartbeat(token: string): Promise<boolean>;
 }
 
 /** Input of a steps-machine execution; also what each of its tasks receives. */

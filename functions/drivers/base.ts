@@ -24,6 +24,10 @@ export interface Step {
   readonly args: Record<string, unknown>;
   /** Run by the agent: continues asynchronously until the agent reports the command finished. */
   readonly async?: boolean;
+  /** An in-band step of the ramdisk agent (executed with `execute_<flow>_step`). */
+  readonly inband?: boolean;
+  /** Reboot the node (back into the ramdisk) once the step has finished. */
+  readonly reboot_requested?: boolean;
 }
 
 /** What a step's implementation returns: done, or wait for the agent (async). */
@@ -34,6 +38,8 @@ export interface StepDefinition {
   /** Default priority; 0 = not run unless asked for. */
   readonly priority: number;
   readonly argsinfo?: Readonly<Record<string, { readonly description: string; readonly required?: boolean }>>;
+  /** Finishes asynchronously (the steps machine waits for agent heartbeats): run by RunStepAsync. */
+  readonly async?: boolean;
   execute(task: Task, args: Record<string, unknown>): Promise<StepOutcome>;
 }
 
@@ -63,6 +69,15 @@ export interface PowerInterface extends HardwareInterface {
 export interface DeployInterface extends HardwareInterface {
   /** Undo a deployment (power off, clean up); part of `deleted`/`undeploy`. */
   tearDown(task: Task): Promise<void>;
+  /** Agent-based interfaces (`direct`): steps also come from the ramdisk agent. */
+  readonly usesAgent?: boolean;
+  /**
+   * Before cleaning/servicing: boot the ramdisk. True when the flow must wait for the agent's
+   * first heartbeat (its in-band steps are known only then).
+   */
+  prepareCleaning?(task: Task): Promise<boolean>;
+  /** After cleaning/servicing: power off and take the ramdisk away. */
+  tearDownCleaning?(task: Task): Promise<void>;
 }
 
 /** Boot devices (Ironic's `ironic/common/boot_devices.py`). */

@@ -17,6 +17,7 @@ import {
   type Task,
 } from './base';
 import { flatNetwork } from './flat';
+import { directDeploy } from './agent/deploy';
 import { noBios, noConsole, noFirmware, noInspect, noRaid, noRescue, noVendor, noopNetwork, noopStorage } from './noop';
 
 const done = { wait: false } as const;
@@ -126,7 +127,7 @@ export const FAKE_INTERFACES = {
   bios: [passive('fake'), noBios],
   boot: [fakeBoot],
   console: [passive('fake'), noConsole],
-  deploy: [fakeDeploy],
+  deploy: [fakeDeploy, directDeploy],
   firmware: [passive('fake'), noFirmware],
   inspect: [fakeInspect, noInspect],
   management: [fakeManagement],

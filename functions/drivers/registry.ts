@@ -16,6 +16,7 @@ import type {
   NetworkInterface,
   PowerInterface,
 } from './base';
+import { setDriverResolver } from './agent/deploy';
 import { FAKE_INTERFACES, fakeHardware } from './fake';
 import { hardwareTypeOf, redfishImplementations } from './redfish/index';
 
@@ -92,3 +93,5 @@ export function loadDriver(node: Node): Driver {
     network: interfaces.network as NetworkInterface,
   };
 }
+
+setDriverResolver((task) => loadDriver(task.node));

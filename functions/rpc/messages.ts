@@ -12,6 +12,7 @@
 //      Management: change_node_boot_mode, change_node_secure_boot (casts); set_boot_device,
 //      get_boot_device, get_supported_boot_devices, inject_nmi, vif_list, vif_attach, vif_detach (calls).
 //      Allocations: create_allocation (cast).
+//      Agent: heartbeat (cast; the API has checked the agent's token); do_node_deploy's deploy_steps.
 export const RPC_API_VERSION = '1.0';
 
 export interface RequestContext {
@@ -21,7 +22,13 @@ export interface RequestContext {
 
 export interface RpcMethods {
   /** Deploy (or rebuild) a node the API has moved to `deploying` and locked for this message. */
-  do_node_deploy: { node_id: string; rebuild: boolean; lock_token: string };
+  do_node_deploy: {
+    node_id: string;
+    rebuild: boolean;
+    lock_token: string;
+    /** The user's deploy_steps (API 1.69), validated against Ironic's schema by the API. */
+    deploy_steps?: { interface: string; step: string; args: Record<string, unknown>; priority: number | string }[];
+  };
   /** Tear down a node the API has moved to `deleting`. */
   do_node_tear_down: { node_id: string; lock_token: string };
   /** manage, provide, inspect, adopt, rescue, unrescue: the API has moved the node to the verb's first state. */
@@ -36,6 +43,14 @@ export interface RpcMethods {
   change_node_power_state: { node_id: string; lock_token: string; target: string; timeout?: number };
   /** Find and reserve a node for an allocation the API created in state `allocating`. */
   create_allocation: { allocation_id: string };
+  /** An agent heartbeat whose token the API has checked (Ironic's heartbeat RPC). */
+  heartbeat: {
+    node_id: string;
+    callback_url: string;
+    agent_version: string | null;
+    agent_verify_ca?: string | null;
+    agent_status?: string | null;
+  };
   /** Call: validate every interface of the node's driver (GET /v1/nodes/{id}/validate). */
   validate_driver_interfaces: { node_id: string };
   /** Boot mode / secure boot change: the API has cleared last_error and locked the node for this message. */
@@ -96,6 +111,7 @@ export const METHOD_VERSIONS: Readonly<Record<RpcMethod, string>> = {
   vif_attach: '1.0',
   vif_detach: '1.0',
   create_allocation: '1.0',
+  heartbeat: '1.0',
 };
 
 export interface RpcMessage<M extends RpcMethod = RpcMethod> {

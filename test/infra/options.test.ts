@@ -1,7 +1,10 @@
 /** Stack options: conductor groups, the conductor in a VPC, and least-privilege IAM per function. */
 import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { IronlessStack } from '../../lib/ironless-stack';
+
+/** The stack's own functions (not the custom-resource provider CDK adds). */
+const IRONLESS_FUNCTION = { Properties: { Description: Match.stringLikeRegexp('^Ironless ') } };
 
 const app = new App();
 const stack = new IronlessStack(app, 'Options', {
@@ -26,7 +29,9 @@ const actions = (statements: Statement[]) => new Set(statements.flatMap((s) => [
 it('gives each conductor group its own queue and DLQ, both mapped to the conductor alias, and tells the API their URLs', () => {
   template.resourceCountIs('AWS::SQS::Queue', 4);
   template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
-  const api = Object.values(template.findResources('AWS::Lambda::Function')).find((f) => JSON.stringify(f).includes('Ironless api')) as {
+  const api = Object.values(template.findResources('AWS::Lambda::Function', IRONLESS_FUNCTION)).find((f) =>
+    JSON.stringify(f).includes('Ironless api'),
+  ) as {
     Properties: { Environment: { Variables: Record<string, unknown> } };
   };
   const queues = JSON.stringify(api.Properties.Environment.Variables.CONDUCTOR_QUEUES);
@@ -35,7 +40,7 @@ it('gives each conductor group its own queue and DLQ, both mapped to the conduct
 });
 
 it('places the conductor (only) in the given VPC subnets and security groups', () => {
-  const functions = Object.values(template.findResources('AWS::Lambda::Function')) as {
+  const functions = Object.values(template.findResources('AWS::Lambda::Function', IRONLESS_FUNCTION)) as {
     Properties: { Description: string; VpcConfig?: unknown };
   }[];
   const conductor = functions.find((f) => f.Properties.Description.includes('conductor'));

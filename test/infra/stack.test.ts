@@ -18,19 +18,37 @@ const resources = (type: string) => template.findResources(type);
 const logicalIdOf = (type: string, match: (props: Record<string, unknown>) => boolean) =>
   Object.entries(resources(type)).find(([, r]) => match((r as { Properties: Record<string, unknown> }).Properties))?.[0];
 
+/** The stack's own functions (not the custom-resource provider CDK adds). */
+const IRONLESS_FUNCTION = { Properties: { Description: Match.stringLikeRegexp('^Ironless ') } };
+
 describe('IronlessStack', () => {
   it('runs the three functions (api, conductor, dbsync) on Node 22, arm64, each reached through an alias "live"', () => {
     // The fourth, the http_basic authorizer, is deployed only with that strategy (auth.test.ts).
-    template.resourceCountIs('AWS::Lambda::Function', Object.keys(FUNCTIONS).length - 1);
+    const ours = Object.values(template.findResources('AWS::Lambda::Function', IRONLESS_FUNCTION)) as { Properties: unknown }[];
+    expect(ours).toHaveLength(Object.keys(FUNCTIONS).length - 1);
     expect(Object.keys(FUNCTIONS).sort()).toEqual(['api', 'authorizer', 'conductor', 'dbsync']);
-    template.allResourcesProperties('AWS::Lambda::Function', { Runtime: 'nodejs22.x', Architectures: ['arm64'] });
+    for (const fn of ours) expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'] });
     template.resourceCountIs('AWS::Lambda::Alias', Object.keys(FUNCTIONS).length - 1);
     template.allResourcesProperties('AWS::Lambda::Alias', { Name: 'live' });
   });
 
+  it('beats the conductor version once at deploy time, its id changing with the version, allowed to invoke only that alias', () => {
+    const [register] = Object.values(template.findResources('Custom::AWS')) as { Properties: { Create: unknown; Update: unknown } }[];
+    const create = JSON.stringify(register?.Properties.Create);
+    expect(create).toContain('\\"action\\":\\"invoke\\"');
+    expect(create).toContain('conductor_heartbeat');
+    expect(create).toContain('conductor-');
+    expect(register?.Properties.Update).toEqual(register?.Properties.Create);
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')).map((p) => JSON.stringify(p));
+    const grant = policies.find((p) => p.includes('RegisterConductor')) ?? '';
+    expect(grant).toContain('lambda:InvokeFunction');
+    expect(grant).toContain('ConductorLive');
+    expect(grant).not.toContain('"Resource":"*"');
+  });
+
   it('gives the dbsync function every table, the release pin, 15 minutes, and names it and the tables in outputs', () => {
     const dbsync = Object.values(resources('AWS::Lambda::Function')).find((f) =>
-      JSON.stringify((f as { Properties: { Description?: string } }).Properties.Description).includes('functions/dbsync/'),
+      String((f as { Properties: { Description?: string } }).Properties.Description).includes('functions/dbsync/'),
     ) as { Properties: { Timeout: number; Environment: { Variables: Record<string, unknown> } } } | undefined;
     expect(dbsync).toBeDefined();
     expect(dbsync?.Properties.Timeout).toBe(900);

@@ -132,6 +132,7 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
   if (body.clean_steps !== undefined && body.clean_steps !== null && event !== 'clean') {
     throw new ClientSideError('"clean_steps" is only valid when setting target provision state to clean');
   }
+  const deploySteps = checkDeploySteps(req, target, body.deploy_steps);
   if (body.rescue_password !== undefined && event !== 'rescue') {
     throw new ClientSideError('"rescue_password" is only valid when setting target provision state to rescue');
   }
@@ -160,7 +161,7 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
   switch (event) {
     case 'deploy':
     case 'rebuild':
-      await cast('do_node_deploy', { rebuild: event === 'rebuild' }, (n) => {
+      await cast('do_node_deploy', { rebuild: event === 'rebuild', ...(deploySteps ? { deploy_steps: deploySteps } : {}) }, (n) => {
         if (body.configdrive !== undefined && body.configdrive !== null)
           n.instance_info = { ...n.instance_info, configdrive: body.configdrive };
       });
@@ -249,6 +250,42 @@ const CLEAN_STEPS_SCHEMA: JsonSchema = {
     additionalProperties: false,
   },
 };
+
+/** Ironic's DEPLOY_STEP_SCHEMA: interfaces that have deploy steps, a priority, args. */
+const DEPLOY_STEPS_SCHEMA: JsonSchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: {
+      args: { type: 'object' },
+      interface: { type: 'string', enum: ['power', 'management', 'deploy', 'bios', 'raid', 'boot', 'rescue', 'storage', 'firmware'] },
+      priority: {
+        anyOf: [
+          { type: 'integer', minimum: 0 },
+          { type: 'string', minLength: 1, pattern: '^[0-9]+$' },
+        ],
+      },
+      step: { type: 'string', minLength: 1 },
+    },
+    required: ['interface', 'step', 'args', 'priority'],
+    additionalProperties: false,
+  },
+};
+
+/** deploy_steps (1.69, deploy/rebuild only), Ironic's check_allow_deploy_steps and schema. */
+function checkDeploySteps(req: ApiRequest, target: string, steps: unknown): RpcMethods['do_node_deploy']['deploy_steps'] {
+  if (steps === undefined || steps === null || (Array.isArray(steps) && steps.length === 0)) return undefined;
+  if (!atLeast(req.version, 69)) throw new NotAcceptable('Request not acceptable. The minimal required API version should be 1.69');
+  if (target !== st.ACTIVE && target !== 'rebuild' && target !== 'deploy') {
+    throw new ClientSideError(`"deploy_steps" is only valid when setting target provision state to ${st.ACTIVE} or rebuild`);
+  }
+  try {
+    validateSchema('deploy_steps', DEPLOY_STEPS_SCHEMA, steps);
+  } catch (err) {
+    throw new InvalidParameterValue(`Invalid deploy_steps: ${(err as Error).message.replace(/^Schema error for deploy_steps: /, '')}`);
+  }
+  return steps as RpcMethods['do_node_deploy']['deploy_steps'];
+}
 
 /** clean_steps: required for `clean`, Ironic's schema (interfaces that have clean steps). */
 function checkCleanSteps(steps: unknown): RpcMethods['do_node_clean']['clean_steps'] {

@@ -15,6 +15,7 @@ import { doAbort } from '../flows/abort';
 import { doAllocate } from '../flows/allocate';
 import { doDirectAction, isDirectAction } from '../flows/actions';
 import { doNodeDeploy } from '../flows/deploy';
+import { doHeartbeat } from '../flows/heartbeat';
 import { changeNodePowerState } from '../flows/power';
 import { doManualClean, doNodeTearDown, doProvide } from '../flows/provision';
 import {
@@ -51,6 +52,8 @@ export async function handleMessage(ctx: ConductorContext, message: RpcMessage):
         return await doNodeTearDown(ctx, { ...(message.args as RpcMethods['do_node_tear_down']), message_id: id });
       case 'do_node_clean':
         return await doManualClean(ctx, { ...(message.args as RpcMethods['do_node_clean']), message_id: id });
+      case 'heartbeat':
+        return await doHeartbeat(ctx, { ...(message.args as RpcMethods['heartbeat']), message_id: id });
       case 'change_node_power_state':
         return await changeNodePowerState(ctx, { ...(message.args as RpcMethods['change_node_power_state']), message_id: id });
       case 'change_node_boot_mode':

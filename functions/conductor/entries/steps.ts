@@ -5,6 +5,7 @@
 import { InvalidParameterValue } from '#common/errors';
 import type { Step } from '#drivers/base';
 import type { ConductorContext, Decision, FlowName } from '../context';
+import { startAsyncStep } from '../flows/async-steps';
 import { failSteps, runStep } from '../flows/run-steps';
 
 export interface StepsTaskEvent {
@@ -13,7 +14,7 @@ export interface StepsTaskEvent {
   readonly flow: FlowName;
   readonly node: string;
   readonly owner: string;
-  readonly step?: Step;
+  readonly step?: Step | null;
   readonly token?: string;
   readonly error?: { Error?: string; Cause?: string };
 }
@@ -27,13 +28,20 @@ export async function handleStepsTask(ctx: ConductorContext, event: StepsTaskEve
   try {
     switch (event.action) {
       case 'run':
-        if (event.step === undefined) throw new InvalidParameterValue('steps task "run" needs a step');
+        if (event.step === undefined || event.step === null) throw new InvalidParameterValue('steps task "run" needs a step');
         return await runStep(ctx, { flow: event.flow, node: event.node, owner: event.owner, step: event.step });
       case 'fail':
         await failSteps(ctx, { flow: event.flow, node: event.node, owner: event.owner, error: event.error ?? {} });
         return { ok: true };
       case 'start':
-        throw new InvalidParameterValue('Asynchronous (agent) steps are not supported by this conductor yet');
+        if (event.token === undefined) throw new InvalidParameterValue('steps task "start" needs a task token');
+        return await startAsyncStep(ctx, {
+          flow: event.flow,
+          node: event.node,
+          owner: event.owner,
+          step: event.step ?? null,
+          token: event.token,
+        });
       default:
         throw new InvalidParameterValue(`Unknown steps task action "${(event as { action: string }).action}"`);
     }

@@ -5,7 +5,10 @@
  */
 import type { ConductorContext } from '../context';
 import type { MessageArgs } from '../claim';
-import { FLOWS } from './flow-kinds';
+import { DEPLOYFAIL } from '#common/states';
+import { loadDriver } from '#drivers/registry';
+import type { Node } from '#objects/node';
+import { EXECUTION_KEYS, FLOWS } from './flow-kinds';
 import { lockOwner } from '../lock';
 
 export async function doAbort(ctx: ConductorContext, args: MessageArgs): Promise<void> {
@@ -23,10 +26,20 @@ export async function doAbort(ctx: ConductorContext, args: MessageArgs): Promise
     delete info[flow.indexKey];
     node[flow.stepField] = null;
   }
-  delete info.steps_execution;
-  delete info.steps_task_token;
-  delete info.manual_cleaning;
+  const bootedAgent = info.steps_boot_agent === true;
+  for (const key of EXECUTION_KEYS) delete info[key];
   node.driver_internal_info = info;
+  // The ramdisk the aborted flow booted is powered off (Ironic tears cleaning down on abort).
+  if (bootedAgent || node.provision_state === DEPLOYFAIL) await powerOffAgent(ctx, node);
   await ctx.nodes.save(node, { release: true });
   ctx.log.info('Aborted', { node: node.uuid, state: node.provision_state, execution });
+}
+
+async function powerOffAgent(ctx: ConductorContext, node: Node): Promise<void> {
+  try {
+    const deploy = loadDriver(node).deploy;
+    if (deploy.usesAgent) await deploy.tearDownCleaning?.({ node, log: ctx.log });
+  } catch (err) {
+    ctx.log.warn('Could not power off the ramdisk of an aborted flow', { node: node.uuid, error: String(err) });
+  }
 }

@@ -15,14 +15,17 @@ import { driverSteps, setSteps } from './steps';
 export async function startAutomatedClean(ctx: ConductorContext, node: Node, owner: string, messageId: string): Promise<void> {
   if (node.provision_state !== CLEANING) throw new Error(`startAutomatedClean: node ${node.uuid} is in ${node.provision_state}`);
   const enabled = node.automated_clean ?? ctx.config.automatedClean;
+  let bootAgent = false;
   try {
     const driver = loadDriver(node);
     await driver.power.validate({ node, log: ctx.log });
     setSteps(node, 'clean', enabled ? driverSteps(driver, 'clean') : []);
+    // An agent deploy interface cleans in-band too: boot the ramdisk first, its steps join then.
+    bootAgent = enabled && driver.deploy.usesAgent === true;
   } catch (err) {
     await failFlow(ctx, node, 'clean', `Failed to prepare node ${node.uuid} for cleaning: ${(err as Error).message}`);
     return;
   }
   if (!enabled) ctx.log.info('Automated cleaning is disabled, node is available', { node: node.uuid });
-  await startSteps(ctx, node, 'clean', owner, messageId);
+  await startSteps(ctx, node, 'clean', owner, messageId, { bootAgent });
 }

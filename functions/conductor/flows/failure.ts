@@ -7,7 +7,7 @@ import { POWER_OFF } from '#common/states';
 import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext, FlowName } from '../context';
-import { FLOWS } from './flow-kinds';
+import { EXECUTION_KEYS, FLOWS } from './flow-kinds';
 import { clearSteps } from './steps';
 
 export async function failFlow(ctx: ConductorContext, node: Node, flow: FlowName, message: string): Promise<void> {
@@ -22,11 +22,22 @@ export async function failFlow(ctx: ConductorContext, node: Node, flow: FlowName
     try {
       const driver = loadDriver(node);
       await driver.power.setPowerState({ node, log: ctx.log }, POWER_OFF);
+      node.power_state = POWER_OFF;
     } catch (err) {
       ctx.log.warn('Could not power off node after failed deploy', { node: node.uuid, error: String(err) });
     }
+  } else if (node.driver_internal_info.steps_boot_agent === true) {
+    // Ironic's cleaning_error_handler tears cleaning down: the ramdisk is powered off.
+    try {
+      await loadDriver(node).deploy.tearDownCleaning?.({ node, log: ctx.log });
+    } catch (err) {
+      ctx.log.warn('Could not tear down the ramdisk after a failed flow', { node: node.uuid, error: String(err) });
+    }
   }
   clearSteps(node, flow);
+  const info = { ...node.driver_internal_info };
+  for (const key of EXECUTION_KEYS) delete info[key];
+  node.driver_internal_info = info;
   node.last_error = message;
   node.processEvent('fail');
   await ctx.nodes.save(node, { release: true });

@@ -49,3 +49,18 @@ export const FLOWS: Readonly<Record<FlowName, FlowKind>> = {
     label: 'Service',
   },
 };
+
+/** Keys of `driver_internal_info` that live only as long as a steps execution. */
+export const EXECUTION_KEYS: readonly string[] = [
+  'steps_execution',
+  'steps_owner',
+  'steps_task_token',
+  'steps_boot_agent',
+  'manual_cleaning',
+  'deployment_reboot',
+  'cleaning_reboot',
+  'servicing_reboot',
+  'requested_deploy_steps',
+  'requested_clean_steps',
+  'requested_service_steps',
+];

@@ -14,6 +14,7 @@ import { destroyReleasedAllocation } from './allocate';
 import { startAutomatedClean } from './clean';
 import { failFlow } from './failure';
 import { startSteps } from './run-steps';
+import { REQUESTED_KEY } from './step-lists';
 import { findStep, setSteps, stepName } from './steps';
 
 /** provide: clean the node (automated cleaning) and make it available. */
@@ -59,12 +60,15 @@ export async function doManualClean(
   const node = await claimForMessage(ctx, args, [CLEANING], 'clean');
   if (node === undefined) return;
   let steps: Step[];
+  let bootAgent = false;
   try {
     const driver = loadDriver(node);
     await driver.power.validate({ node, log: ctx.log });
+    bootAgent = driver.deploy.usesAgent === true;
     steps = args.clean_steps.map((requested) => {
       const step: Step = { interface: requested.interface as InterfaceType, step: requested.step, priority: 0, args: requested.args ?? {} };
-      if (findStep(driver, 'clean', step) === undefined) {
+      // With an agent, a step the driver lacks may be in-band: checked once the agent is up.
+      if (!bootAgent && findStep(driver, 'clean', step) === undefined) {
         throw new InvalidParameterValue(`node does not support this clean step: ${stepName(step)}`);
       }
       return step;
@@ -73,7 +77,11 @@ export async function doManualClean(
     await failFlow(ctx, node, 'clean', `Failed to prepare node ${node.uuid} for cleaning: ${(err as Error).message}`);
     return;
   }
-  setSteps(node, 'clean', steps);
-  node.driver_internal_info = { ...node.driver_internal_info, manual_cleaning: true };
-  await startSteps(ctx, node, 'clean', runToken(args), args.message_id);
+  setSteps(node, 'clean', bootAgent ? [] : steps);
+  node.driver_internal_info = {
+    ...node.driver_internal_info,
+    manual_cleaning: true,
+    ...(bootAgent ? { [REQUESTED_KEY.clean]: steps } : {}),
+  };
+  await startSteps(ctx, node, 'clean', runToken(args), args.message_id, { bootAgent });
 }

@@ -9,10 +9,14 @@ import type { Step } from '#drivers/base';
 import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext, Decision, FlowName } from '../context';
+import type { LockOwner } from '#db/nodes';
 import { lockOwner } from '../lock';
 import { failFlow } from './failure';
-import { FLOWS } from './flow-kinds';
+import { EXECUTION_KEYS, FLOWS } from './flow-kinds';
 import { advanceTo, findStep, stepName, storedSteps } from './steps';
+
+/** Error name of a failed in-band step, sent with SendTaskFailure. */
+export const AGENT_STEP_FAILED = 'AgentStepFailed';
 
 /** Execution names: unique per message, so a redelivered message starts nothing new. */
 export function executionName(flow: FlowName, node: Node, messageId: string): string {
@@ -23,14 +27,27 @@ export function executionName(flow: FlowName, node: Node, messageId: string): st
  * Start the steps machine for a node whose step list is stored and whose lock `owner` holds. With
  * no steps at all the flow finishes here, without an execution.
  */
-export async function startSteps(ctx: ConductorContext, node: Node, flow: FlowName, owner: string, messageId: string): Promise<void> {
-  const decision = advanceTo(node, flow, 0);
+export async function startSteps(
+  ctx: ConductorContext,
+  node: Node,
+  flow: FlowName,
+  owner: string,
+  messageId: string,
+  options: { bootAgent?: boolean } = {},
+): Promise<void> {
+  // With an agent to boot first (cleaning, servicing), the steps are known only once it is up.
+  const decision: Decision = options.bootAgent ? BOOT_AGENT : advanceTo(node, flow, 0);
   if (decision.mode === 'done') {
     await finishFlow(ctx, node, flow);
     return;
   }
   const name = executionName(flow, node, messageId);
-  node.driver_internal_info = { ...node.driver_internal_info, steps_execution: name };
+  node.driver_internal_info = {
+    ...node.driver_internal_info,
+    steps_execution: name,
+    steps_owner: owner,
+    ...(options.bootAgent ? { steps_boot_agent: true } : {}),
+  };
   await ctx.nodes.save(node);
   await ctx.steps.start(name, { flow, node: node.uuid, owner, decision });
   ctx.log.info('Steps machine started', { node: node.uuid, flow, execution: name, steps: storedSteps(node, flow).steps.map(stepName) });
@@ -48,16 +65,26 @@ export async function resumeStart(ctx: ConductorContext, node: Node, flow: FlowN
   }
   const { steps } = storedSteps(node, flow);
   const first = steps[0];
-  if (first === undefined) return;
-  await ctx.steps.start(name, { flow, node: node.uuid, owner, decision: { mode: first.async ? 'async' : 'sync', step: first } });
+  const decision: Decision =
+    node.driver_internal_info.steps_boot_agent === true ? BOOT_AGENT : first ? { mode: first.async ? 'async' : 'sync', step: first } : DONE;
+  if (decision.mode === 'done') return;
+  await ctx.steps.start(name, { flow, node: node.uuid, owner, decision });
 }
 
+/** The first decision of a flow that boots the agent before its steps are known. */
+export const BOOT_AGENT: Decision = { mode: 'async', step: null };
+const DONE: Decision = { mode: 'done', step: null };
+
 /** The flow's last step is done: move the node to where the flow leads and release it. */
-async function finishFlow(ctx: ConductorContext, node: Node, flow: FlowName): Promise<void> {
+export async function finishFlow(ctx: ConductorContext, node: Node, flow: FlowName): Promise<void> {
   const event: ProvisionEvent = flow === 'clean' && node.driver_internal_info.manual_cleaning === true ? 'manage' : 'done';
+  if (flow !== 'deploy' && node.driver_internal_info.steps_boot_agent === true) {
+    // Ironic's tear_down_cleaning / tear_down_service: the ramdisk is powered off and removed.
+    const deploy = loadDriver(node).deploy;
+    await deploy.tearDownCleaning?.({ node, log: ctx.log });
+  }
   const info = { ...node.driver_internal_info };
-  delete info.manual_cleaning;
-  delete info.steps_execution;
+  for (const key of EXECUTION_KEYS) delete info[key];
   node.driver_internal_info = info;
   node.processEvent(event);
   node.last_error = null;
@@ -67,14 +94,26 @@ async function finishFlow(ctx: ConductorContext, node: Node, flow: FlowName): Pr
 
 const RUNNING_STATE: Readonly<Record<FlowName, string>> = { deploy: DEPLOYING, clean: CLEANING, service: SERVICING };
 
-/** Lock the node for the execution and check it is still at `step` of this flow. */
-async function reserveForStep(ctx: ConductorContext, input: { flow: FlowName; node: string; owner: string }, step: Step): Promise<Node> {
+/**
+ * Lock the node for the execution and check it is still at `step` of this flow (null: booting the
+ * agent, before the first step).
+ */
+export async function reserveForStep(
+  ctx: ConductorContext,
+  input: { flow: FlowName; node: string; owner: string },
+  step: Step | null,
+): Promise<Node> {
   const node = await ctx.nodes.reserve(input.node, lockOwner(ctx, input.owner));
   const { steps, index } = storedSteps(node, input.flow);
   const current = steps[index];
-  if (node.provision_state !== RUNNING_STATE[input.flow] || current === undefined || stepName(current) !== stepName(step)) {
+  const where =
+    step === null
+      ? index === -1 && node.driver_internal_info.steps_boot_agent === true
+      : current !== undefined && stepName(current) === stepName(step);
+  if (node.provision_state !== RUNNING_STATE[input.flow] || !where) {
+    await ctx.nodes.release(node);
     throw new InvalidState(
-      `Node ${node.uuid} is not running ${input.flow} step ${stepName(step)} (state "${node.provision_state}", step ${current ? stepName(current) : 'none'})`,
+      `Node ${node.uuid} is not running ${input.flow} step ${step ? stepName(step) : '(agent boot)'} (state "${node.provision_state}", step ${current ? stepName(current) : 'none'})`,
     );
   }
   return node;
@@ -96,12 +135,23 @@ export async function runStep(
   if (outcome.wait) {
     throw new InvalidState(`Step ${stepName(input.step)} asked to wait but was run synchronously`);
   }
-  const { index } = storedSteps(node, input.flow);
-  const decision = advanceTo(node, input.flow, index + 1);
+  return nextStep(ctx, node, input.flow);
+}
+
+/** The current step is done: move to the next (saving the node, still locked) or finish the flow. */
+export async function nextStep(
+  ctx: ConductorContext,
+  node: Node,
+  flow: FlowName,
+  options: { lockFor?: LockOwner } = {},
+): Promise<Decision> {
+  const { index } = storedSteps(node, flow);
+  const decision = advanceTo(node, flow, index + 1);
   if (decision.mode === 'done') {
-    await finishFlow(ctx, node, input.flow);
+    await finishFlow(ctx, node, flow);
   } else {
-    await ctx.nodes.save(node);
+    // The execution's next task takes the node with its own token; hand the lock over if held by another.
+    await ctx.nodes.save(node, options.lockFor ? { lockFor: options.lockFor } : {});
   }
   return decision;
 }
@@ -116,9 +166,13 @@ export async function failSteps(
   const step = steps[index];
   const reason = describeError(input.error);
   const label = FLOWS[input.flow].label;
-  const message = step
-    ? `${label} step ${stepName(step)} failed on node ${node.uuid}. ${reason}`
-    : `${label} failed on node ${node.uuid}. ${reason}`;
+  // An agent failure arrives with Ironic's whole last_error as its cause.
+  const message =
+    input.error.Error === AGENT_STEP_FAILED
+      ? reason
+      : step
+        ? `${label} step ${stepName(step)} failed on node ${node.uuid}. ${reason}`
+        : `${label} failed on node ${node.uuid}. ${reason}`;
   await failFlow(ctx, node, input.flow, message);
 }
 
@@ -127,6 +181,8 @@ export function describeError(error: { Error?: string; Cause?: string }): string
   const name = error.Error ?? 'Error';
   if (name === 'States.Timeout') return 'Timed out waiting for the step to finish.';
   if (name === 'States.HeartbeatTimeout') return 'Timed out waiting for a heartbeat from the agent.';
+  // The agent's own words (Ironic: "Deploy step deploy.write_image failed on node X. <agent error>").
+  if (name === AGENT_STEP_FAILED) return error.Cause ?? '';
   let message = error.Cause ?? '';
   try {
     const cause = JSON.parse(message) as { errorMessage?: string; errorType?: string };

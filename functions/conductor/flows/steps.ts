@@ -30,12 +30,23 @@ export function sortSteps(flow: FlowName, steps: Step[]): Step[] {
   return [...steps].sort((a, b) => b.priority - a.priority || (rank[b.interface] ?? 0) - (rank[a.interface] ?? 0));
 }
 
+/** Every step a driver defines for a flow, with its default priority (0 = disabled by default). */
+export function allDriverSteps(driver: Driver, flow: FlowName): Step[] {
+  return definitions(driver, flow).map(({ iface, def }) => ({
+    interface: iface,
+    step: def.step,
+    priority: def.priority,
+    args: {},
+    ...(def.async ? { async: true } : {}),
+  }));
+}
+
 /** The enabled steps a driver defines for a flow (priority > 0), in execution order. */
 export function driverSteps(driver: Driver, flow: FlowName): Step[] {
-  const steps = definitions(driver, flow)
-    .filter(({ def }) => def.priority > 0)
-    .map(({ iface, def }) => ({ interface: iface, step: def.step, priority: def.priority, args: {} }));
-  return sortSteps(flow, steps);
+  return sortSteps(
+    flow,
+    allDriverSteps(driver, flow).filter((s) => s.priority > 0),
+  );
 }
 
 /** The implementation of a stored step; undefined when the driver no longer has it. */

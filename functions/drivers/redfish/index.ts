@@ -3,6 +3,7 @@
  * Ironless has. Interface lists keep Ironic's order, so defaults are Ironic's defaults among them.
  */
 import type { AnyInterface, HardwareType } from '../base';
+import { directDeploy } from '../agent/deploy';
 import { fakeDeploy } from '../fake';
 import { flatNetwork } from '../flat';
 import { noBios, noConsole, noFirmware, noInspect, noRaid, noRescue, noVendor, noopNetwork, noopStorage } from '../noop';
@@ -24,8 +25,9 @@ export function createRedfishInterfaces(config: RedfishConfig) {
 }
 
 /**
- * Implementations by interface type for the registry. NOTE: `deploy` lists `fake` until the agent
- * (`direct`) deploy interface exists; Ironic's redfish type has no fake deploy.
+ * Implementations by interface type for the registry. `direct` (the agent) is the default deploy
+ * interface, as in Ironic. NOTE: `fake` deploy stays available (Ironic's redfish type has none) so
+ * a redfish node can be walked through deploy without a ramdisk.
  */
 export function redfishImplementations(config: RedfishConfig = loadRedfishConfig()): Record<string, readonly AnyInterface[]> {
   const redfish = createRedfishInterfaces(config);
@@ -33,7 +35,7 @@ export function redfishImplementations(config: RedfishConfig = loadRedfishConfig
     bios: [noBios],
     boot: [redfish.boot],
     console: [noConsole],
-    deploy: [fakeDeploy],
+    deploy: [directDeploy, fakeDeploy],
     firmware: [noFirmware],
     inspect: [redfish.inspect, noInspect],
     management: [redfish.management],

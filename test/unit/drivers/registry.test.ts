@@ -11,7 +11,7 @@ describe('the redfish hardware type', () => {
       bios: ['no-bios'],
       boot: ['redfish-virtual-media'],
       console: ['no-console'],
-      deploy: ['fake'],
+      deploy: ['direct', 'fake'],
       firmware: ['no-firmware'],
       inspect: ['redfish', 'no-inspect'],
       management: ['redfish'],
@@ -45,7 +45,7 @@ describe('the redfish hardware type', () => {
       'redfish',
       'redfish-virtual-media',
       'redfish',
-      'fake',
+      'direct',
     ]);
     // A fake-hardware interface name is not a redfish one.
     node.power_interface = 'fake';

@@ -4,7 +4,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Node, type NodeData } from '../../../functions/objects/node';
 import type { NodeStore } from '../../../functions/db/nodes';
 import type { Stores } from '../../../functions/db/stores';
-import type { ConductorContext, StepsInput, StepsRunner } from '../../../functions/conductor/context';
+import type { ConductorContext, Decision, StepsInput, StepsRunner } from '../../../functions/conductor/context';
 import type { ConductorConfig } from '../../../functions/common/config';
 import { MemoryNodeStore } from './memory-node-store';
 
@@ -36,6 +36,22 @@ export class RecordingStepsRunner implements StepsRunner {
   readonly stopped: string[] = [];
   async stop(name: string): Promise<void> {
     this.stopped.push(name);
+  }
+  /** Task-token calls in order; tokens in `gone` answer as Step Functions does for a finished task. */
+  readonly tokenCalls: { call: 'succeed' | 'fail' | 'heartbeat'; token: string; decision?: Decision; error?: string; cause?: string }[] =
+    [];
+  readonly gone = new Set<string>();
+  async succeed(token: string, decision: Decision): Promise<boolean> {
+    this.tokenCalls.push({ call: 'succeed', token, decision });
+    return !this.gone.has(token);
+  }
+  async fail(token: string, error: string, cause: string): Promise<boolean> {
+    this.tokenCalls.push({ call: 'fail', token, error, cause });
+    return !this.gone.has(token);
+  }
+  async heartbeat(token: string): Promise<boolean> {
+    this.tokenCalls.push({ call: 'heartbeat', token });
+    return !this.gone.has(token);
   }
 }
 

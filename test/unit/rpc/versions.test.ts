@@ -64,14 +64,19 @@ describe('the conductor', () => {
           { node_id: 'missing', lock_token: 't', action: 'manage', target: 'power on', rebuild: false, clean_steps: [] } as never,
           { request_id: 'r' },
         );
-        // The node does not exist: the message is understood, and fails for that reason only.
+        // The node does not exist: the message is understood, and fails (if at all) for that reason only.
         if (CALL_METHODS.has(method)) {
           expect([method, ((await handleCall(ctx, message)) as { error?: { message: string } }).error?.message]).toEqual([
             method,
             'Node missing could not be found.',
           ]);
         } else {
-          await expect(handleMessage(ctx, message)).rejects.not.toThrow(/RPC version|cannot be cast|unknown action/);
+          // Some handlers (a heartbeat) only log a node that is gone; none may refuse the message itself.
+          const outcome: unknown = await handleMessage(ctx, message).then(
+            () => 'handled',
+            (err: Error) => err.message,
+          );
+          expect([method, outcome]).not.toEqual([method, expect.stringMatching(/RPC version|cannot be cast|unknown action/)]);
         }
       }
     }

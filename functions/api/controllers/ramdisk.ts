@@ -1,0 +1,175 @@
+/**
+ * The ramdisk endpoints (Ironic's `api/controllers/v1/ramdisk.py`): `GET /v1/lookup`, by which a
+ * booted agent finds its node and gets its one-time token, and `POST /v1/heartbeat/{node_ident}`.
+ *
+ * Ironic asks the conductor for the token (`get_node_with_token`) and to check a heartbeat's token
+ * (a synchronous call); here the API does both itself on the node item — issuing the token is one
+ * conditional write, so two lookups racing never both get it — and casts the heartbeat's work to
+ * the conductor over SQS.
+ */
+import { randomBytes } from 'node:crypto';
+import { InvalidParameterValue, IronicError, MissingParameterValue, NotFound, ResourceNotFound } from '#common/errors';
+import { newUuid } from '#common/ids';
+import * as st from '#common/states';
+import type { Node } from '#objects/node';
+import { argString, argUuid, collectArgs, rejectUnexpected } from '../args';
+import { parseBody } from '../body';
+import type { ApiContext } from '../context';
+import { type ApiRequest, type ApiResponse, json } from '../http';
+import { findNode } from '../lookup';
+import { atLeast } from '../microversion';
+import { route } from '../route';
+import { nodeView } from '../views/node';
+import { MASK } from '../views/sanitize';
+
+class IncompleteLookup extends IronicError {
+  static override readonly code: number = 400;
+  constructor() {
+    super("At least one of 'addresses' and 'node_uuid' parameters is required");
+  }
+}
+
+/** States in which a ramdisk may look its node up (Ironic's LOOKUP_ALLOWED_STATES, with servicing). */
+const LOOKUP_ALLOWED = [
+  st.DEPLOYING,
+  st.DEPLOYWAIT,
+  st.CLEANING,
+  st.CLEANWAIT,
+  st.INSPECTING,
+  st.INSPECTWAIT,
+  st.RESCUING,
+  st.RESCUEWAIT,
+  st.SERVICING,
+  st.SERVICEWAIT,
+];
+const AGENT_VALID_STATES = ['start', 'end', 'error'];
+const MAC = /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$/i;
+
+/** 1.22: the ramdisk endpoints exist; below, they are "not found". */
+function checkRamdiskVersion(req: ApiRequest): void {
+  if (!atLeast(req.version, 22)) throw new ResourceNotFound();
+}
+
+function config(ctx: ApiContext, token: string | null): Record<string, unknown> {
+  return {
+    metrics: { backend: 'noop', prepend_host: false, prepend_uuid: false, prepend_host_reverse: true, global_prefix: null },
+    metrics_statsd: { statsd_host: 'localhost', statsd_port: 8125 },
+    heartbeat_timeout: ctx.config.heartbeatTimeoutSeconds,
+    agent_token: token,
+    agent_token_required: true,
+    disable_deep_image_inspection: false,
+    permitted_image_formats: ['raw', 'qcow2', 'iso'],
+  };
+}
+
+async function nodeByAddresses(ctx: ApiContext, addresses: readonly string[]): Promise<Node> {
+  const owners = new Set<string>();
+  for (const address of addresses) {
+    try {
+      owners.add((await ctx.stores.ports.getByAddress(address)).node_uuid);
+    } catch (err) {
+      if (!(err instanceof NotFound)) throw err;
+    }
+  }
+  // No port, or ports of different nodes: Ironic's get_by_port_addresses finds no single node.
+  const [only] = owners;
+  if (owners.size !== 1 || only === undefined) throw new ResourceNotFound();
+  return ctx.nodes.get(only);
+}
+
+/** The token for this lookup: issued once (one conditional write), "******" for every later lookup. */
+async function issueToken(ctx: ApiContext, node: Node): Promise<string> {
+  if (typeof node.driver_internal_info.agent_secret_token === 'string') return MASK;
+  const token = randomBytes(32).toString('base64url');
+  node.driver_internal_info = { ...node.driver_internal_info, agent_secret_token: token };
+  const info = { ...node.driver_internal_info };
+  delete info.agent_secret_token_pregenerated;
+  node.driver_internal_info = info;
+  await ctx.nodes.save(node);
+  return token;
+}
+
+export async function lookup(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
+  checkRamdiskVersion(req);
+  const args = collectArgs(req);
+  rejectUnexpected(args, ['addresses', 'node_uuid']);
+  const rawAddresses = argString('addresses', args.get('addresses'));
+  const nodeUuid = argUuid('node_uuid', args.get('node_uuid'));
+  const addresses = (rawAddresses ?? '')
+    .split(',')
+    .map((a) => a.trim().toLowerCase().replace(/-/g, ':'))
+    .filter((a) => a !== '' && MAC.test(a));
+  if (addresses.length === 0 && nodeUuid === undefined) throw new IncompleteLookup();
+  let node: Node;
+  try {
+    node = nodeUuid !== undefined ? await ctx.nodes.get(nodeUuid) : await nodeByAddresses(ctx, addresses);
+  } catch (err) {
+    // The same answer whether the node does not exist or may not be looked up (Ironic hides which).
+    if (err instanceof NotFound) throw new ResourceNotFound();
+    throw err;
+  }
+  if (!LOOKUP_ALLOWED.includes(node.provision_state)) {
+    ctx.log.warn('Lookup is not allowed for the node in its state', { node: node.uuid, state: node.provision_state });
+    throw new ResourceNotFound();
+  }
+  const token = atLeast(req.version, 62) ? await issueToken(ctx, node) : null;
+  const view = nodeView(node, {
+    baseUrl: req.baseUrl,
+    version: req.version,
+    fields: ['uuid', 'properties', 'instance_info', 'driver_internal_info'],
+  });
+  return json(200, { node: view, config: config(ctx, token) });
+}
+
+export async function heartbeat(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
+  checkRamdiskVersion(req);
+  const args = collectArgs(req, parseBody(req));
+  rejectUnexpected(args, ['callback_url', 'agent_version', 'agent_token', 'agent_verify_ca', 'agent_status', 'agent_status_message']);
+  const callbackUrl = argString('callback_url', args.get('callback_url'));
+  if (callbackUrl === undefined) throw new MissingParameterValue('Missing mandatory parameter: callback_url');
+  const agentVersion = argString('agent_version', args.get('agent_version'));
+  const agentToken = argString('agent_token', args.get('agent_token'));
+  const verifyCa = argString('agent_verify_ca', args.get('agent_verify_ca'));
+  const agentStatus = argString('agent_status', args.get('agent_status'));
+  const statusMessage = argString('agent_status_message', args.get('agent_status_message'));
+  if (agentVersion && !atLeast(req.version, 36)) throw new InvalidParameterValue('Field "agent_version" not recognised');
+  if ((agentStatus || statusMessage) && !atLeast(req.version, 72)) {
+    throw new InvalidParameterValue('Fields "agent_status" and "agent_status_message" not recognised.');
+  }
+  if (verifyCa !== undefined && !atLeast(req.version, 68))
+    throw new InvalidParameterValue('Field "agent_verify_ca" not recognised in this version');
+  const node = await findNode(req, ctx, params.ident, true);
+  const known = node.driver_internal_info.agent_url;
+  if (known !== undefined && known !== null && known !== callbackUrl) {
+    ctx.log.error('Heartbeat with a different callback URL', { node: node.uuid, url: callbackUrl });
+    throw new InvalidParameterValue('Detected change in ramdisk provided "callback_url"');
+  }
+  if (agentToken === undefined) throw new InvalidParameterValue('Agent token is required for heartbeat processing.');
+  if (agentStatus !== undefined && !AGENT_VALID_STATES.includes(agentStatus)) {
+    throw new InvalidParameterValue(`Agent status is invalid. Valid states are ${AGENT_VALID_STATES.join(',')}.`);
+  }
+  // The conductor's synchronous checks of Ironic's heartbeat call, done here.
+  if (agentVersion === undefined && agentStatus === undefined) {
+    throw new InvalidParameterValue('Agent did not transmit a version, and a version is required. Please update the agent being used.');
+  }
+  if (agentToken !== node.driver_internal_info.agent_secret_token) {
+    ctx.log.error('Invalid or missing agent_token received', { node: node.uuid });
+    throw new InvalidParameterValue('Invalid or missing agent token received.');
+  }
+  const message = ctx.rpc.message(
+    'heartbeat',
+    {
+      node_id: node.uuid,
+      callback_url: callbackUrl,
+      agent_version: agentVersion ?? null,
+      agent_verify_ca: verifyCa ?? null,
+      agent_status: agentStatus ?? null,
+    },
+    { request_id: req.requestId },
+    newUuid(),
+  );
+  await ctx.rpc.cast(node.conductor_group, message);
+  return { status: 202, headers: {} };
+}
+
+export const RAMDISK_ROUTES = [route('GET', '/v1/lookup', lookup), route('POST', '/v1/heartbeat/:ident', heartbeat)];

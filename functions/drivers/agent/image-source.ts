@@ -1,0 +1,111 @@
+/**
+ * Where the agent downloads the instance image from. `instance_info.image_source` is an http(s)
+ * URL (used as is) or `s3://bucket/key`, which becomes a presigned GET URL so the ramdisk needs no
+ * AWS credentials and Ironless no image service. The checksum travels with it (`image_checksum`,
+ * or `image_os_hash_algo` + `image_os_hash_value`) and the agent verifies it, as in Ironic.
+ */
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { InvalidParameterValue, MissingParameterValue } from '#common/errors';
+import type { Node } from '#objects/node';
+
+/** How long a presigned image URL stays valid: long enough for a slow download of a large image. */
+export const PRESIGN_SECONDS = 6 * 3600;
+
+const VALID_IMAGE_TYPES = ['partition', 'whole-disk'];
+
+let s3: S3Client | undefined;
+
+function present(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== '';
+}
+
+/** Ironic's AgentDeploy.validate for the image: a source, a known type, and a checksum for URLs. */
+export function validateImageSource(node: Node): void {
+  const info = node.instance_info;
+  const source = info.image_source;
+  if (!present(source)) {
+    throw new MissingParameterValue(
+      `Node ${node.uuid} failed to validate deploy image info. Some parameters were missing. Missing are: ['instance_info.image_source']`,
+    );
+  }
+  if (typeof source !== 'string') throw new InvalidParameterValue(`Node ${node.uuid}: instance_info.image_source must be a string`);
+  const type = info.image_type;
+  if (present(type) && !VALID_IMAGE_TYPES.includes(String(type))) {
+    throw new InvalidParameterValue(`Invalid image_type "${String(type)}", valid are ${VALID_IMAGE_TYPES.join(', ')}`);
+  }
+  if (!/^(https?|s3):\/\//.test(source)) {
+    throw new InvalidParameterValue(
+      `Node ${node.uuid}: image_source "${source}" is not supported: Ironless deploys images from http(s):// and s3:// URLs only`,
+    );
+  }
+  if (source.startsWith('s3://') && parseS3(source) === undefined) {
+    throw new InvalidParameterValue(`Node ${node.uuid}: image_source "${source}" is not of the form s3://bucket/key`);
+  }
+  const algo = info.image_os_hash_algo;
+  const value = info.image_os_hash_value;
+  if ((present(value) && !present(algo)) || (!present(value) && (present(algo) || !present(info.image_checksum)))) {
+    throw new MissingParameterValue(
+      `image_source's "image_checksum", or "image_os_hash_algo" and "image_os_hash_value" must be provided in instance_info for node ${node.uuid}`,
+    );
+  }
+}
+
+export function parseS3(source: string): { bucket: string; key: string } | undefined {
+  const match = /^s3:\/\/([^/]+)\/(.+)$/.exec(source);
+  return match ? { bucket: match[1] as string, key: match[2] as string } : undefined;
+}
+
+/** The URL the agent downloads from: the source itself, or an S3 object's presigned URL. */
+export async function imageUrl(source: string, client?: S3Client): Promise<string> {
+  const s3Source = parseS3(source);
+  if (s3Source === undefined) return source;
+  s3 ??= new S3Client({});
+  return getSignedUrl(client ?? s3, new GetObjectCommand({ Bucket: s3Source.bucket, Key: s3Source.key }), { expiresIn: PRESIGN_SECONDS });
+}
+
+/** A whole-disk image unless a kernel and ramdisk are given (partition images boot those). */
+export function isWholeDiskImage(node: Node): boolean {
+  const info = node.instance_info;
+  if (info.image_type === 'partition') return false;
+  if (info.image_type === 'whole-disk') return true;
+  return !(present(info.kernel) && present(info.ramdisk));
+}
+
+/** The `image_info` of the agent's in-band `deploy.write_image` (Ironic's AgentDeploy.write_image). */
+export function imageInfo(node: Node, url: string): Record<string, unknown> {
+  const info = node.instance_info;
+  const source = String(info.image_source);
+  const out: Record<string, unknown> = {
+    id: source.split('/').pop(),
+    urls: [url],
+    disk_format: info.image_disk_format ?? null,
+    container_format: info.image_container_format ?? null,
+    stream_raw_images: true,
+    node_uuid: node.uuid,
+  };
+  if (present(info.image_checksum)) out.checksum = info.image_checksum;
+  if (present(info.image_os_hash_algo) && present(info.image_os_hash_value)) {
+    out.os_hash_algo = info.image_os_hash_algo;
+    out.os_hash_value = info.image_os_hash_value;
+  }
+  if (!isWholeDiskImage(node)) {
+    for (const label of [
+      'kernel',
+      'ramdisk',
+      'root_gb',
+      'root_mb',
+      'swap_mb',
+      'ephemeral_mb',
+      'ephemeral_format',
+      'configdrive',
+      'preserve_ephemeral',
+    ]) {
+      out[label] = info[label] ?? null;
+    }
+    out.boot_option = 'local';
+  }
+  const configdrive = info.configdrive;
+  if (present(configdrive)) out.configdrive = configdrive;
+  return out;
+}

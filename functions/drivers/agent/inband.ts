@@ -1,0 +1,124 @@
+/**
+ * In-band steps: the ones the ramdisk agent runs. Fetching the agent's step lists, starting a step
+ * with `execute_deploy_step` / `execute_clean_step`, and forgetting an agent that is gone (its URL
+ * and one-time token), after Ironic's `agent_base.py`.
+ */
+import { InstanceDeployFailure, InvalidParameterValue } from '#common/errors';
+import type { InterfaceType, Node } from '#objects/node';
+import { AgentClient, DEFAULT_AGENT_CLIENT_OPTIONS, type AgentClientOptions } from '../agent-client';
+import type { Step, Task } from '../base';
+
+export type AgentFlow = 'deploy' | 'clean' | 'service';
+
+let client: AgentClient | undefined;
+
+/** Agent command timeouts from the environment (Ironic's `[agent]` options), read once. */
+function optionsFromEnv(): AgentClientOptions {
+  const seconds = Number(process.env.AGENT_COMMAND_TIMEOUT ?? '');
+  return Number.isFinite(seconds) && seconds > 0
+    ? { ...DEFAULT_AGENT_CLIENT_OPTIONS, commandTimeoutMs: seconds * 1000 }
+    : DEFAULT_AGENT_CLIENT_OPTIONS;
+}
+
+/** The process-wide agent client. */
+export function agentClient(): AgentClient {
+  client ??= new AgentClient(optionsFromEnv());
+  return client;
+}
+
+/** Replace the agent client (unit tests: short timeouts). */
+export function setAgentClient(replacement: AgentClient | undefined): void {
+  client = replacement;
+}
+
+/** Forget the agent: a new ramdisk boot looks up again and gets a new token (Ironic's wipe_token_and_url). */
+export function wipeAgentToken(node: Node): void {
+  const info = { ...node.driver_internal_info };
+  for (const key of ['agent_url', 'agent_secret_token', 'agent_secret_token_pregenerated', 'agent_last_heartbeat', 'agent_verify_ca']) {
+    delete info[key];
+  }
+  node.driver_internal_info = info;
+}
+
+/** The agent's command for a flow's steps ('service' steps run as deploy steps in the agent, as Ironic does). */
+function agentKind(flow: AgentFlow): 'deploy' | 'clean' {
+  return flow === 'clean' ? 'clean' : 'deploy';
+}
+
+export function executeCommandName(flow: AgentFlow): string {
+  return `${agentKind(flow)}.execute_${agentKind(flow)}_step`;
+}
+
+/** Start an in-band step on the agent without waiting; its completion is seen on a later heartbeat. */
+export async function executeInbandStep(task: Task, flow: AgentFlow, step: Step): Promise<void> {
+  const kind = agentKind(flow);
+  const node = task.node;
+  const params: Record<string, unknown> = {
+    step: {
+      interface: step.interface,
+      step: step.step,
+      priority: step.priority,
+      args: step.args,
+      reboot_requested: step.reboot_requested ?? false,
+    },
+    node: {
+      uuid: node.uuid,
+      properties: node.properties,
+      instance_info: node.instance_info,
+      driver_internal_info: node.driver_internal_info,
+    },
+    ports: [],
+    [`${kind}_version`]: node.driver_internal_info.hardware_manager_version ?? null,
+  };
+  const result = await agentClient().command(node, executeCommandName(flow), params, false);
+  if (!result.command_status) {
+    throw new InstanceDeployFailure(`Agent on node ${node.uuid} returned bad command result: ${JSON.stringify(result)}`);
+  }
+  task.log.info('In-band step started on the agent', { node: node.uuid, step: `${step.interface}.${step.step}` });
+}
+
+/** What `get_<kind>_steps` answers, as stored steps (in-band, async); Ironic's checks of the result. */
+export function parseAgentSteps(node: Node, flow: AgentFlow, result: Record<string, unknown> | null): { steps: Step[]; version: unknown } {
+  const kind = agentKind(flow);
+  const missing = [`${kind}_steps`, 'hardware_manager_version'].filter((key) => !(result !== null && key in result));
+  if (result === null || missing.length > 0) {
+    throw new InvalidParameterValue(
+      `agent get_${kind}_steps for node ${node.uuid} returned an invalid result. Keys: ${missing.join(', ')} are missing from result: ${JSON.stringify(result)}.`,
+    );
+  }
+  const byManager = result[`${kind}_steps`] as Record<string, unknown[]>;
+  const steps: Step[] = [];
+  for (const list of Object.values(byManager ?? {})) {
+    for (const raw of list as Record<string, unknown>[]) {
+      const absent = ['interface', 'step', 'priority'].filter((key) => !(key in raw));
+      if (absent.length > 0) {
+        throw new InvalidParameterValue(
+          `agent get_${kind}_steps for node ${node.uuid} returned an invalid ${kind} step. Keys: ${absent.join(', ')} are missing from step: ${JSON.stringify(raw)}.`,
+        );
+      }
+      steps.push({
+        interface: raw.interface as InterfaceType,
+        step: String(raw.step),
+        priority: Number(raw.priority),
+        args: {},
+        async: true,
+        inband: true,
+        reboot_requested: raw.reboot_requested === true,
+      });
+    }
+  }
+  return { steps, version: result.hardware_manager_version };
+}
+
+/** Ask the agent for its steps of a flow (waits for the answer). */
+export async function fetchAgentSteps(task: Task, flow: AgentFlow): Promise<{ steps: Step[]; version: unknown }> {
+  const kind = agentKind(flow);
+  const node = task.node;
+  const result = await agentClient().command(
+    node,
+    `${kind}.get_${kind}_steps`,
+    { node: { uuid: node.uuid, properties: node.properties, instance_info: node.instance_info }, ports: [] },
+    true,
+  );
+  return parseAgentSteps(node, flow, result.command_result);
+}
