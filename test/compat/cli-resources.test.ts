@@ -1,6 +1,7 @@
 /**
  * The real `openstack baremetal` client against a local stack for ports, port groups, chassis and
- * deploy templates: create, list, show, set, unset and delete as an operator types them. Needs
+ * deploy templates: create, list, show, set, unset and delete as an operator types them. (The client
+ * reads `key=value` values as JSON: `row=3` is the number 3.) Needs
  * the client installed (`.ci/run` installs it); this suite is not part of `npm test`.
  */
 import { execFile } from 'node:child_process';
@@ -34,7 +35,7 @@ const json = async (...args: string[]) => JSON.parse(await baremetal(...args, '-
 beforeAll(async () => {
   stack = await startStack();
   node = await baremetal('node', 'create', '--driver', 'fake-hardware', '--name', 'cli-res', '-f', 'value', '-c', 'uuid');
-}, 60_000);
+}, 240_000);
 
 afterAll(async () => {
   await stack?.stop();
@@ -44,9 +45,9 @@ it('chassis create, list, show, set, unset, delete', async () => {
   const uuid = await baremetal('chassis', 'create', '--description', 'rack 1', '--extra', 'row=3', '-f', 'value', '-c', 'uuid');
   expect(await baremetal('chassis', 'list', '-f', 'value', '-c', 'Description')).toBe('rack 1');
   await baremetal('chassis', 'set', uuid, '--description', 'rack 2', '--extra', 'col=4');
-  expect(await json('chassis', 'show', uuid)).toMatchObject({ description: 'rack 2', extra: { row: '3', col: '4' } });
+  expect(await json('chassis', 'show', uuid)).toMatchObject({ description: 'rack 2', extra: { row: 3, col: 4 } });
   await baremetal('chassis', 'unset', uuid, '--extra', 'row');
-  expect((await json('chassis', 'show', uuid)).extra).toEqual({ col: '4' });
+  expect((await json('chassis', 'show', uuid)).extra).toEqual({ col: 4 });
   await baremetal('chassis', 'delete', uuid);
   expect(await baremetal('chassis', 'list', '-f', 'value')).toBe('');
 }, 180_000);
@@ -67,11 +68,11 @@ it('port group and port create, list, show, set, unset, delete', async () => {
     '--property',
     'miimon=100',
   );
-  expect(pg).toMatchObject({ name: 'bond-cli', mode: '802.3ad', properties: { miimon: '100' } });
+  expect(pg).toMatchObject({ name: 'bond-cli', mode: '802.3ad', properties: { miimon: 100 } });
   expect(await baremetal('port', 'group', 'list', '-f', 'value', '-c', 'Name')).toBe('bond-cli');
   await baremetal('port', 'group', 'set', 'bond-cli', '--extra', 'a=1');
   await baremetal('port', 'group', 'unset', 'bond-cli', '--property', 'miimon');
-  expect(await json('port', 'group', 'show', 'bond-cli')).toMatchObject({ extra: { a: '1' }, properties: {} });
+  expect(await json('port', 'group', 'show', 'bond-cli')).toMatchObject({ extra: { a: 1 }, properties: {} });
 
   const port = await json(
     'port',
@@ -108,13 +109,13 @@ it('port group and port create, list, show, set, unset, delete', async () => {
 it('deploy template create, list, show, set, unset, delete', async () => {
   const steps = JSON.stringify([{ interface: 'bios', step: 'apply_configuration', args: { settings: [] }, priority: 10 }]);
   const created = await json('deploy', 'template', 'create', 'CUSTOM_CLI', '--steps', steps, '--extra', 'a=1');
-  expect(created).toMatchObject({ name: 'CUSTOM_CLI', extra: { a: '1' } });
+  expect(created).toMatchObject({ name: 'CUSTOM_CLI', extra: { a: 1 } });
   expect(await baremetal('deploy', 'template', 'list', '-f', 'value', '-c', 'Name')).toBe('CUSTOM_CLI');
   await baremetal('deploy', 'template', 'set', 'CUSTOM_CLI', '--name', 'CUSTOM_CLI2', '--extra', 'b=2');
   await baremetal('deploy', 'template', 'unset', 'CUSTOM_CLI2', '--extra', 'a');
   expect(await json('deploy', 'template', 'show', 'CUSTOM_CLI2')).toMatchObject({
     uuid: created.uuid,
-    extra: { b: '2' },
+    extra: { b: 2 },
     steps: [{ interface: 'bios', step: 'apply_configuration', args: { settings: [] }, priority: 10 }],
   });
   await expect(baremetal('deploy', 'template', 'create', 'not-a-trait', '--steps', steps)).rejects.toThrow('Schema error for template');
