@@ -10,6 +10,7 @@
  * The event type follows Ironic's per path ("deploying", "cleaning", "introspection", …), read
  * from the state the failure left the node in; a path whose type does not follow from the state
  * (stuck nodes: "transition", wait timeouts: "provisioning") names it with `historyEventType()`.
+ * Each step a deploy, clean or service flow starts is recorded too, as an INFO event.
  * A node keeps its newest NODE_HISTORY_MAX_ENTRIES events (Ironic `[conductor]node_history_max_entries`).
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
@@ -91,6 +92,61 @@ export async function recordFailure(node: Node, options: HistoryRecorderOptions)
   }
 }
 
+/** The step fields and the history event type of their flows. */
+const STEP_FIELDS = [
+  ['deploy_step', 'deploy_step_index', 'deploying', 'Deploy'],
+  ['clean_step', 'clean_step_index', 'cleaning', 'Clean'],
+  ['service_step', 'service_step_index', 'servicing', 'Service'],
+] as const;
+
+interface StepStart {
+  readonly eventType: string;
+  readonly text: string;
+  /** The flow's first step: the time to prune the node's oldest events. */
+  readonly first: boolean;
+}
+
+/** The step a save is about to start (a step field changed to a step), if any. */
+function stepStarted(node: Node): StepStart | undefined {
+  const changed = node.whatChanged();
+  for (const [field, indexKey, eventType, label] of STEP_FIELDS) {
+    if (!changed.has(field)) continue;
+    const step = node[field] as Record<string, unknown> | null;
+    if (step === null || typeof step.step !== 'string') continue;
+    return {
+      eventType,
+      text: `${label} step ${String(step.interface)}.${step.step} (priority ${String(step.priority)}) started`,
+      first: node.driver_internal_info[indexKey] === 0,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Write an INFO event for a step that starts, so the node's history shows its steps in the order
+ * they ran (the Step Functions execution history has them too, but operators read the node's).
+ * Pruning runs when a flow's first step starts rather than at every step: one query per flow.
+ */
+async function recordStep(node: Node, started: StepStart, options: HistoryRecorderOptions): Promise<void> {
+  try {
+    await options.history.create(
+      new NodeHistory({
+        uuid: newUuid(),
+        node_uuid: node.uuid,
+        conductor: options.conductor,
+        event: started.text,
+        user: null,
+        event_type: started.eventType,
+        severity: 'INFO',
+        created_at: new Date().toISOString(),
+      }),
+    );
+    if (started.first) await options.history.prune(node.uuid, options.maxEntries ?? NODE_HISTORY_MAX_ENTRIES);
+  } catch (err) {
+    options.log.error('Could not record node history', { node: node.uuid, error: String(err) });
+  }
+}
+
 /**
  * The conductor's node store: the given one, whose `save` records a history event whenever the
  * saved node carries a newly set, non-empty `last_error`.
@@ -102,11 +158,13 @@ export function recordingFailures(nodes: NodeStore, options: HistoryRecorderOpti
         return async (node: Node, saveOptions?: SaveOptions): Promise<Node> => {
           const failed = node.whatChanged().has('last_error') && node.last_error !== null && node.last_error !== '';
           const eventType = failed ? eventTypeOf(node) : undefined;
+          const started = stepStarted(node);
           const saved = await target.save(node, saveOptions);
           if (failed && eventType !== undefined) {
             hints.set(saved, eventType);
             await recordFailure(saved, options);
           }
+          if (started !== undefined) await recordStep(saved, started, options);
           return saved;
         };
       }

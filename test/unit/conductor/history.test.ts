@@ -1,6 +1,7 @@
 /** Every last_error the conductor saves becomes an ERROR event in the node's history, typed as Ironic types it. */
 import { recordingFailures } from '../../../functions/conductor/history';
 import { failFlow } from '../../../functions/conductor/flows/failure';
+import { advanceTo, setSteps } from '../../../functions/conductor/flows/steps';
 import { changeNodePowerState } from '../../../functions/conductor/flows/power';
 import { failStuckNodes } from '../../../functions/conductor/flows/stuck';
 import { fakePower } from '../../../functions/drivers/fake';
@@ -15,6 +16,40 @@ function setup(maxEntries?: number) {
 }
 
 describe('recordingFailures', () => {
+  it('records each step a flow starts as an INFO event, in the order they run, pruning when a flow begins', async () => {
+    const { ctx, memory, history } = setup(3);
+    const node = await memory.create(makeNode({ provision_state: 'deploying', target_provision_state: 'active' }));
+    const steps = [
+      { interface: 'deploy', step: 'deploy', priority: 100, args: {} },
+      { interface: 'deploy', step: 'write_image', priority: 80, args: {} },
+      { interface: 'deploy', step: 'burnin_cpu', priority: 70, args: {} },
+      { interface: 'deploy', step: 'boot_instance', priority: 20, args: {} },
+    ];
+    let current = await memory.get(node.uuid);
+    setSteps(current, 'deploy', steps);
+    current = await ctx.nodes.save(current);
+    expect(history.items).toEqual([]);
+    for (let i = 0; i <= steps.length; i++) {
+      advanceTo(current, 'deploy', i);
+      current = await ctx.nodes.save(current);
+    }
+    expect(history.items.map((r) => [r.severity, r.event_type, r.event])).toEqual([
+      ['INFO', 'deploying', 'Deploy step deploy.deploy (priority 100) started'],
+      ['INFO', 'deploying', 'Deploy step deploy.write_image (priority 80) started'],
+      ['INFO', 'deploying', 'Deploy step deploy.burnin_cpu (priority 70) started'],
+      ['INFO', 'deploying', 'Deploy step deploy.boot_instance (priority 20) started'],
+    ]);
+    // A second flow prunes to the newest 3 before it adds its own.
+    setSteps(current, 'deploy', steps.slice(0, 1));
+    advanceTo(current, 'deploy', 0);
+    await ctx.nodes.save(current);
+    expect(history.items.map((r) => r.event)).toEqual([
+      'Deploy step deploy.burnin_cpu (priority 70) started',
+      'Deploy step deploy.boot_instance (priority 20) started',
+      'Deploy step deploy.deploy (priority 100) started',
+    ]);
+  });
+
   it('records a failed deploy as a "deploying" ERROR event of this conductor', async () => {
     const { ctx, memory, history } = setup();
     const node = await memory.create(makeNode({ provision_state: 'deploying', target_provision_state: 'active' }));

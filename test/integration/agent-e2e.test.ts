@@ -1,0 +1,90 @@
+/**
+ * The whole path of issue 6 on the local stack, with nothing faked but the hardware: a redfish node
+ * on a virtual machine of the fleet, the virtual IPA agent booted from virtual media, the steps
+ * machine waiting on the agent's heartbeats. Automated cleaning on provide, a direct deploy from an
+ * image URL with a deploy template enabling an in-band step, every step in priority order in the
+ * node's history, the image on the machine's disk, and undeploy cleaning it back to available.
+ */
+import { createHash } from 'node:crypto';
+import type { LocalStack } from '../../local/stack';
+import { ImageServer } from '../unit/fleet/helpers/fake-ironic';
+import { ApiClient, startStack } from './helpers/stack';
+
+let stack: LocalStack;
+let api: ApiClient;
+let images: ImageServer;
+const IMAGE = Buffer.from('a whole-disk image\n'.repeat(500));
+
+beforeAll(async () => {
+  stack = await startStack({
+    fleet: { count: 1, prefix: 'e2e' },
+    settings: { heartbeatTimeoutSeconds: 20, callbackTimeoutSeconds: 300 },
+  });
+  api = new ApiClient(stack.url, '1.82');
+  images = await new ImageServer().start();
+  images.images.set('/disk.img', IMAGE);
+}, 120_000);
+
+afterAll(async () => {
+  await images?.stop();
+  await stack?.stop();
+});
+
+async function settle(uuid: string, states: readonly string[], timeoutMs: number): Promise<Record<string, unknown>> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const node = (await api.get(`/v1/nodes/${uuid}`)).body as Record<string, unknown>;
+    if (states.includes(String(node.provision_state))) return node;
+    if (Date.now() > until) throw new Error(`node still ${String(node.provision_state)} (last_error: ${String(node.last_error)})`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+it('cleans, deploys with a template-enabled in-band step in priority order, and undeploys through the virtual agent', async () => {
+  const node = (await api.get('/v1/nodes/e2e-0')).body;
+  expect(node.deploy_interface).toBe('direct');
+  const uuid = node.uuid as string;
+
+  await api.provision(uuid, 'manage');
+  await settle(uuid, ['manageable'], 60_000);
+  await api.provision(uuid, 'provide');
+  expect(await settle(uuid, ['available', 'clean failed'], 150_000)).toMatchObject({ provision_state: 'available', last_error: null });
+
+  // burnin_cpu is an in-band deploy step the agent offers disabled (priority 0); the template enables it.
+  const template = await api.request('POST', '/v1/deploy_templates', {
+    name: 'CUSTOM_BURNIN',
+    steps: [{ interface: 'deploy', step: 'burnin_cpu', priority: 90, args: {} }],
+  });
+  expect(template.status).toBe(201);
+  const md5 = createHash('md5').update(IMAGE).digest('hex');
+  const patched = await api.request('PATCH', `/v1/nodes/${uuid}`, [
+    {
+      op: 'add',
+      path: '/instance_info',
+      value: { image_source: `${images.url}/disk.img`, image_checksum: md5, traits: ['CUSTOM_BURNIN'] },
+    },
+  ]);
+  expect(patched.status).toBe(200);
+  await api.provision(uuid, 'active');
+  expect(await settle(uuid, ['active', 'deploy failed'], 300_000)).toMatchObject({
+    provision_state: 'active',
+    last_error: null,
+    power_state: 'power on',
+  });
+  expect(stack.fleet?.machine('e2e-0').disk).toMatchObject({ imageId: 'disk.img', size: IMAGE.length });
+
+  const history = (await api.get(`/v1/nodes/${uuid}/history?detail=true`)).body.history as { event: string; event_type: string }[];
+  const deploySteps = history.filter((e) => e.event_type === 'deploying').map((e) => e.event.replace(/ \(priority \d+\) started$/, ''));
+  expect(deploySteps).toEqual([
+    'Deploy step deploy.deploy',
+    'Deploy step deploy.burnin_cpu',
+    'Deploy step deploy.write_image',
+    'Deploy step deploy.prepare_instance_boot',
+    'Deploy step deploy.tear_down_agent',
+    'Deploy step deploy.switch_to_tenant_network',
+    'Deploy step deploy.boot_instance',
+  ]);
+
+  await api.provision(uuid, 'deleted');
+  expect(await settle(uuid, ['available', 'clean failed'], 150_000)).toMatchObject({ provision_state: 'available', last_error: null });
+}, 600_000);
