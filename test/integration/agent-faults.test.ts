@@ -1,0 +1,81 @@
+/**
+ * Agent faults end to end: redfish nodes on the fleet, the virtual IPA agent misbehaving as the
+ * fleet is told to, the steps machine waiting on it. Each fault must end the deploy in
+ * `deploy failed` with a clear last_error within the heartbeat timeout — never a hung execution,
+ * never a node left locked.
+ */
+import { createHash } from 'node:crypto';
+import type { AgentFaults } from '../../local/fleet/machine';
+import type { LocalStack } from '../../local/stack';
+import { ImageServer } from '../unit/fleet/helpers/fake-ironic';
+import { ApiClient, startStack } from './helpers/stack';
+
+const HEARTBEAT_TIMEOUT_S = 8;
+let stack: LocalStack;
+let api: ApiClient;
+let images: ImageServer;
+const IMAGE = Buffer.from('a whole-disk image\n'.repeat(200));
+const MD5 = createHash('md5').update(IMAGE).digest('hex');
+
+beforeAll(async () => {
+  stack = await startStack({
+    fleet: { count: 3, prefix: 'flt' },
+    // No automated cleaning: each case is about the deploy; cleaning with the agent has its own test.
+    settings: { heartbeatTimeoutSeconds: HEARTBEAT_TIMEOUT_S, callbackTimeoutSeconds: 300, automatedClean: false },
+  });
+  api = new ApiClient(stack.url, '1.82');
+  images = await new ImageServer().start();
+  images.images.set('/disk.img', IMAGE);
+}, 120_000);
+
+afterAll(async () => {
+  await images?.stop();
+  await stack?.stop();
+});
+
+async function settle(uuid: string, states: readonly string[], timeoutMs: number): Promise<Record<string, unknown>> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const node = (await api.get(`/v1/nodes/${uuid}`)).body as Record<string, unknown>;
+    if (states.includes(String(node.provision_state))) return node;
+    if (Date.now() > until) throw new Error(`node still ${String(node.provision_state)} (last_error: ${String(node.last_error)})`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Deploy machine `id` with `faults` injected into its agent; the node as the deploy left it. */
+async function deployWith(id: string, faults: AgentFaults): Promise<Record<string, unknown>> {
+  const uuid = (await api.get(`/v1/nodes/${id}`)).body.uuid as string;
+  await api.provision(uuid, 'manage');
+  await settle(uuid, ['manageable'], 60_000);
+  await api.provision(uuid, 'provide');
+  await settle(uuid, ['available'], 60_000);
+  stack.fleet?.setAgentFaults(id, faults);
+  const patched = await api.request('PATCH', `/v1/nodes/${uuid}`, [
+    { op: 'add', path: '/instance_info', value: { image_source: `${images.url}/disk.img`, image_checksum: MD5 } },
+  ]);
+  expect(patched.status).toBe(200);
+  const started = Date.now();
+  await api.provision(uuid, 'active');
+  const node = await settle(uuid, ['active', 'deploy failed'], 120_000);
+  return { ...node, seconds: (Date.now() - started) / 1000 };
+}
+
+it('a checksum that does not match fails write_image with the agent error', async () => {
+  const node = await deployWith('flt-0', { badChecksum: true });
+  expect(node).toMatchObject({ provision_state: 'deploy failed', reservation: null });
+  expect(String(node.last_error)).toMatch(/write_image/);
+  expect(String(node.last_error)).toMatch(/checksum/i);
+}, 240_000);
+
+it('an agent that stops heartbeating fails the deploy within the heartbeat timeout', async () => {
+  const node = await deployWith('flt-1', { hang: true });
+  expect(node).toMatchObject({ provision_state: 'deploy failed', reservation: null });
+  expect(String(node.last_error)).toContain('Timed out waiting for a heartbeat from the agent.');
+}, 240_000);
+
+it('a failing in-band step fails the deploy naming the step', async () => {
+  const node = await deployWith('flt-2', { failStep: 'write_image' });
+  expect(node).toMatchObject({ provision_state: 'deploy failed', reservation: null });
+  expect(String(node.last_error)).toMatch(/write_image/);
+}, 240_000);
