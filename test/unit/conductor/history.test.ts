@@ -1,6 +1,7 @@
 /** Every last_error the conductor saves becomes an ERROR event in the node's history, typed as Ironic types it. */
 import { recordingFailures } from '../../../functions/conductor/history';
 import { failFlow } from '../../../functions/conductor/flows/failure';
+import type { Step } from '../../../functions/drivers/base';
 import { advanceTo, setSteps } from '../../../functions/conductor/flows/steps';
 import { changeNodePowerState } from '../../../functions/conductor/flows/power';
 import { failStuckNodes } from '../../../functions/conductor/flows/stuck';
@@ -19,7 +20,7 @@ describe('recordingFailures', () => {
   it('records each step a flow starts as an INFO event, in the order they run, pruning when a flow begins', async () => {
     const { ctx, memory, history } = setup(3);
     const node = await memory.create(makeNode({ provision_state: 'deploying', target_provision_state: 'active' }));
-    const steps = [
+    const steps: Step[] = [
       { interface: 'deploy', step: 'deploy', priority: 100, args: {} },
       { interface: 'deploy', step: 'write_image', priority: 80, args: {} },
       { interface: 'deploy', step: 'burnin_cpu', priority: 70, args: {} },
