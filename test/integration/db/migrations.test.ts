@@ -131,9 +131,11 @@ describe('online data migrations', () => {
     await Promise.all(writers);
     expect(outcome.exitCode).toBe(0);
     const [result] = outcome.data!.migrations!;
-    // Nodes the service rewrote first (at 1.1) were left to it; everything ends at 1.1.
-    expect(result!.total).toBe(2_000);
-    expect(result!.migrated).toBeLessThanOrEqual(2_000);
+    // Nodes the service rewrote first (at 1.1) were left to it; everything ends at 1.1. The writers
+    // start before the run counts, so a hot node they rewrote already is not in its total.
+    expect(result!.total).toBeGreaterThanOrEqual(2_000 - hot.length);
+    expect(result!.total).toBeLessThanOrEqual(2_000);
+    expect(result!.migrated).toBeLessThanOrEqual(result!.total);
     expect(await countToMigrate(db.client, ctx.tables[0]!.table, '1.1')).toBe(0);
     for (const uuid of hot) {
       const node = (await service.get(uuid)) as VersionedObject & { meta: Record<string, number> };
