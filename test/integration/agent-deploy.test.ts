@@ -13,6 +13,16 @@ import type { LocalStack } from '../../local/stack';
 import { ApiClient, faultOf, startStack } from './helpers/stack';
 import { TestAgent } from './helpers/test-agent';
 
+/**
+ * The executions still running once they have had time to end: the Failed task saves the node
+ * first, then the execution finishes its last states, so a test reading the node can be earlier.
+ */
+async function executionsEnded(timeoutMs = 10_000): Promise<string[]> {
+  const until = Date.now() + timeoutMs;
+  while (stack.sfn.running().length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  return stack.sfn.running().map((e) => e.name);
+}
+
 let stack: LocalStack;
 let api: ApiClient;
 const agents: TestAgent[] = [];
@@ -145,7 +155,7 @@ describe('direct deploy with an agent', () => {
     expect(failed.last_error).toBe(
       `Deploy step deploy.write_image failed on node ${uuid}. Timed out waiting for a heartbeat from the agent.`,
     );
-    expect(stack.sfn.running()).toHaveLength(0);
+    expect(await executionsEnded()).toEqual([]);
   }, 60_000);
 
   it('aborts a deploy waiting for the agent', async () => {
@@ -167,6 +177,6 @@ describe('direct deploy with an agent', () => {
     for (let i = 0; i < 100 && (await api.get(`/v1/nodes/${uuid}`)).body.reservation !== null; i++)
       await new Promise((r) => setTimeout(r, 50));
     expect((await api.get(`/v1/nodes/${uuid}`)).body.reservation).toBeNull();
-    expect(stack.sfn.running()).toHaveLength(0);
+    expect(await executionsEnded()).toEqual([]);
   }, 60_000);
 });
