@@ -11,20 +11,26 @@ const common = {
 /** @type {import('jest').Config} */
 export default {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+      // Some unit tests talk HTTP on loopback (the virtual agent, the fake IPA): 5 s is not enough under load.
+      setupFilesAfterEnv: ['<rootDir>/test/jest-timeout.ts'],
+    },
     { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
     {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
-      setupFilesAfterEnv: ['<rootDir>/test/integration/helpers/timeout.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/jest-timeout.ts'],
       globalSetup: '<rootDir>/test/integration/global-setup.mjs',
     },
     {
       ...common,
       displayName: 'compat',
       testMatch: ['<rootDir>/test/compat/**/*.test.ts'],
-      setupFilesAfterEnv: ['<rootDir>/test/integration/helpers/timeout.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/jest-timeout.ts'],
       globalSetup: '<rootDir>/test/integration/global-setup.mjs',
     },
   ],
