@@ -73,7 +73,7 @@ const CREATE: Step[] = [
   post('create with an unknown driver', { driver: 'ipmi' }),
   post('create with an unknown conductor group', { ...FD, conductor_group: 'ABC' }),
   post('create with an unknown boot interface', { ...FD, boot_interface: 'pxe' }),
-  post('create with an unknown interface in instance_info', { ...FD, instance_info: { deploy_interface: 'direct' } }),
+  post('create with an unknown interface in instance_info', { ...FD, instance_info: { deploy_interface: 'ansible' } }),
   post('create with bad integer properties', { ...FD, properties: { cpus: 'x', memory_mb: -1, local_gb: '12' } }),
   post('create with a too long description', { ...FD, description: 'd'.repeat(4097) }),
   post('create with a too long resource class', { ...FD, resource_class: 'r'.repeat(81) }),

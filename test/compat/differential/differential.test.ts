@@ -30,7 +30,7 @@ it('finds no difference from Ironic 21.4 other than the documented ones', () => 
 });
 
 it('still sees every documented difference (so the table stays true)', () => {
-  const unseen = KNOWN_DIFFERENCES.filter((k) => !result.explained.has(k)).map((k) => k.id);
+  const unseen = KNOWN_DIFFERENCES.filter((k) => !k.occasional && !result.explained.has(k)).map((k) => k.id);
   expect(unseen).toEqual([]);
 });
 
