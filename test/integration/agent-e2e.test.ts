@@ -30,25 +30,15 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function settle(uuid: string, states: readonly string[], timeoutMs: number): Promise<Record<string, unknown>> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const node = (await api.get(`/v1/nodes/${uuid}`)).body as Record<string, unknown>;
-    if (states.includes(String(node.provision_state))) return node;
-    if (Date.now() > until) throw new Error(`node still ${String(node.provision_state)} (last_error: ${String(node.last_error)})`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 it('cleans, deploys with a template-enabled in-band step in priority order, and undeploys through the virtual agent', async () => {
   const node = (await api.get('/v1/nodes/e2e-0')).body;
   expect(node.deploy_interface).toBe('direct');
   const uuid = node.uuid as string;
 
   await api.provision(uuid, 'manage');
-  await settle(uuid, ['manageable'], 60_000);
+  await api.settle(uuid, ['manageable'], 60_000);
   await api.provision(uuid, 'provide');
-  expect(await settle(uuid, ['available', 'clean failed'], 150_000)).toMatchObject({ provision_state: 'available', last_error: null });
+  expect(await api.settle(uuid, ['available', 'clean failed'], 150_000)).toMatchObject({ provision_state: 'available', last_error: null });
 
   // burnin_cpu is an in-band deploy step the agent offers disabled (priority 0); the template enables it.
   const template = await api.request('POST', '/v1/deploy_templates', {
@@ -66,7 +56,7 @@ it('cleans, deploys with a template-enabled in-band step in priority order, and 
   ]);
   expect(patched.status).toBe(200);
   await api.provision(uuid, 'active');
-  expect(await settle(uuid, ['active', 'deploy failed'], 300_000)).toMatchObject({
+  expect(await api.settle(uuid, ['active', 'deploy failed'], 300_000)).toMatchObject({
     provision_state: 'active',
     last_error: null,
     power_state: 'power on',
@@ -86,5 +76,5 @@ it('cleans, deploys with a template-enabled in-band step in priority order, and 
   ]);
 
   await api.provision(uuid, 'deleted');
-  expect(await settle(uuid, ['available', 'clean failed'], 150_000)).toMatchObject({ provision_state: 'available', last_error: null });
+  expect(await api.settle(uuid, ['available', 'clean failed'], 150_000)).toMatchObject({ provision_state: 'available', last_error: null });
 }, 600_000);

@@ -33,23 +33,13 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function settle(uuid: string, states: readonly string[], timeoutMs: number): Promise<Record<string, unknown>> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const node = (await api.get(`/v1/nodes/${uuid}`)).body as Record<string, unknown>;
-    if (states.includes(String(node.provision_state))) return node;
-    if (Date.now() > until) throw new Error(`node still ${String(node.provision_state)} (last_error: ${String(node.last_error)})`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 /** Deploy machine `id` with `faults` injected into its agent; the node as the deploy left it. */
 async function deployWith(id: string, faults: AgentFaults): Promise<Record<string, unknown>> {
   const uuid = (await api.get(`/v1/nodes/${id}`)).body.uuid as string;
   await api.provision(uuid, 'manage');
-  await settle(uuid, ['manageable'], 60_000);
+  await api.settle(uuid, ['manageable'], 60_000);
   await api.provision(uuid, 'provide');
-  await settle(uuid, ['available'], 60_000);
+  await api.settle(uuid, ['available'], 60_000);
   stack.fleet?.setAgentFaults(id, faults);
   const patched = await api.request('PATCH', `/v1/nodes/${uuid}`, [
     { op: 'add', path: '/instance_info', value: { image_source: `${images.url}/disk.img`, image_checksum: MD5 } },
@@ -57,7 +47,7 @@ async function deployWith(id: string, faults: AgentFaults): Promise<Record<strin
   expect(patched.status).toBe(200);
   const started = Date.now();
   await api.provision(uuid, 'active');
-  const node = await settle(uuid, ['active', 'deploy failed'], 120_000);
+  const node = await api.settle(uuid, ['active', 'deploy failed'], 120_000);
   return { ...node, seconds: (Date.now() - started) / 1000 };
 }
 

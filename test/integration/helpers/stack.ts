@@ -67,6 +67,18 @@ export class ApiClient {
       `node ${node} did not reach ${state}: ${JSON.stringify({ state: last.provision_state, target: last.target_provision_state, last_error: last.last_error })}`,
     );
   }
+
+  /** Poll the node until it is in one of `states` (e.g. the success and the failure of a flow). */
+  async settle(node: string, states: readonly string[], timeoutMs = 20_000): Promise<Record<string, Json>> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const last = (await this.get(`/v1/nodes/${node}`)).body as Record<string, unknown>;
+      if (states.includes(String(last.provision_state))) return last;
+      if (Date.now() > deadline)
+        throw new Error(`node ${node} still ${String(last.provision_state)} (last_error: ${String(last.last_error)})`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }
 
 /** Ironic's error body, decoded: `{"error_message": "<json>"}`. */
