@@ -3,7 +3,16 @@
  * and extra (1.57), delete. Creation is in `allocation-create.ts`, the node's own allocation in
  * `node-allocation.ts`. Every request is Ironic's admin (noauth or http_basic): no owner scoping.
  */
-import { ClientSideError, Invalid, InvalidParameterValue, NodeNotFound, NotAcceptable, httpErrors, withStatus } from '#common/errors';
+import {
+  ClientSideError,
+  ConcurrentUpdate,
+  Invalid,
+  InvalidParameterValue,
+  NodeNotFound,
+  NotAcceptable,
+  httpErrors,
+  withStatus,
+} from '#common/errors';
 import type { Allocation } from '#objects/allocation';
 import type { AllocationFilter } from '#db/allocations';
 import { argInteger, argString, argStringList, argUuid, collectArgs, pyStr, rejectUnexpected } from '../args';
@@ -155,7 +164,21 @@ async function patchAllocation(req: ApiRequest, ctx: ApiContext, params: { ident
   validateSchema('patch', PATCH_SCHEMA, parsed ?? {});
   if (!atLeast(req.version, 57)) throw new ClientSideError('The API version does not allow updating allocations', 405);
   const patch = parsed as PatchOperation[];
-  const allocation = await findAllocation(req, ctx, params.ident);
+  // The conductor writes the allocation while it allocates; a patch of name or extra that loses
+  // that race is applied again to what the conductor wrote, as Ironic's unconditional save would.
+  for (let attempt = 1; ; attempt++) {
+    const allocation = await findAllocation(req, ctx, params.ident);
+    try {
+      await applyAllocationPatch(req, ctx, allocation, patch);
+      ctx.log.info('Allocation updated', { allocation: allocation.uuid });
+      return json(200, showAllocation(req, allocation));
+    } catch (err) {
+      if (!(err instanceof ConcurrentUpdate) || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function applyAllocationPatch(req: ApiRequest, ctx: ApiContext, allocation: Allocation, patch: PatchOperation[]): Promise<void> {
   for (const p of patch) {
     if (!PATCH_ALLOWED_FIELDS.includes(p.path.split('/')[1] as string)) {
       throw new Invalid(`Cannot patch ${p.path}. Only the following can be updated: ${PATCH_ALLOWED_FIELDS.join(', ')}`);
@@ -179,8 +202,6 @@ async function patchAllocation(req: ApiRequest, ctx: ApiContext, params: { ident
     allocation.updated_at = new Date().toISOString();
     await ctx.stores.allocations.save(allocation);
   }
-  ctx.log.info('Allocation updated', { allocation: allocation.uuid });
-  return json(200, showAllocation(req, allocation));
 }
 
 async function deleteAllocation(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
