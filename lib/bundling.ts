@@ -19,6 +19,12 @@ export type FunctionName = keyof typeof FUNCTIONS;
 
 /** File name of a bundle inside its asset directory; the Lambda handler is `index.handler`. */
 export const BUNDLE_FILE = 'index.mjs';
+/**
+ * NODE_OPTIONS of every function: stack traces in logs point into the TypeScript sources through
+ * the bundle's linked source map. The local Lambda host starts its workers with the same options.
+ */
+export const FUNCTION_NODE_OPTIONS = '--enable-source-maps';
+
 export const HANDLER = 'index.handler';
 
 /** esbuild options for one entry. ESM for Node 22, everything bundled (SDK included), names kept. */

@@ -10,7 +10,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { build, stop as stopEsbuild } from 'esbuild';
 import type { FauxqsServer } from 'fauxqs';
-import { BUNDLE_FILE, type FunctionName, HANDLER, PROJECT_ROOT, bundleAll } from '../lib/bundling';
+import { BUNDLE_FILE, FUNCTION_NODE_OPTIONS, type FunctionName, HANDLER, PROJECT_ROOT, bundleAll } from '../lib/bundling';
 import { DEFAULT_SETTINGS, type IronlessSettings, settingsEnvironment, validateSettings } from '../lib/settings';
 import { ENV } from '../functions/common/config';
 import { parseHtpasswd } from '../functions/authorizer/basic';
@@ -279,6 +279,7 @@ export class LocalStack {
       AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
       POWERTOOLS_DEV: 'false',
+      NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
       ...(this.options.functionEnv ?? {}),
     };
     for (const name of Object.keys(TABLES) as TableName[]) env[TABLES[name].envVar] = this.tables[name];

@@ -11,7 +11,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
-import { FUNCTIONS, type FunctionName, HANDLER, PROJECT_ROOT, bundleFunctionSync } from '../bundling';
+import { FUNCTIONS, FUNCTION_NODE_OPTIONS, type FunctionName, HANDLER, PROJECT_ROOT, bundleFunctionSync } from '../bundling';
 
 export interface IronlessFunctionProps {
   readonly name: FunctionName;
@@ -56,7 +56,7 @@ export class IronlessFunction extends Construct {
       }),
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout,
-      environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+      environment: { ...props.environment, NODE_OPTIONS: FUNCTION_NODE_OPTIONS },
       logGroup,
       tracing: Tracing.ACTIVE,
       description: `Ironless ${props.name} (${FUNCTIONS[props.name]})`,
