@@ -78,7 +78,12 @@ export class AgentClient {
     const body = JSON.stringify({ name: method, params });
     for (let attempt = 1; ; attempt++) {
       try {
-        const reply = await this.request(node, url, { method: 'POST', body, headers: { 'Content-Type': 'application/json' } });
+        const reply = await this.request(
+          node,
+          url,
+          { method: 'POST', body, headers: { 'Content-Type': 'application/json' } },
+          `for invoking command ${method}`,
+        );
         if (reply.status >= 400) {
           const fault = faultOf(reply.body);
           if (reply.status === 409 || fault.toLowerCase().includes('agent is busy')) throw new AgentInProgress(node.uuid, method, fault);
@@ -104,7 +109,7 @@ export class AgentClient {
   async commandsStatus(node: Node): Promise<AgentCommand[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const reply = await this.request(node, this.url(node, {}), { method: 'GET' });
+        const reply = await this.request(node, this.url(node, {}), { method: 'GET' }, 'to collect commands status');
         if (reply.status >= 400) throw new AgentAPIError(node.uuid, reply.status, faultOf(reply.body));
         const commands = (reply.body as { commands?: unknown })?.commands;
         if (!Array.isArray(commands)) throw new AgentAPIError(node.uuid, reply.status, 'Invalid agent response: no commands');
@@ -138,7 +143,8 @@ export class AgentClient {
     return `${base.replace(/\/+$/, '')}/v1/commands/${qs ? `?${qs}` : ''}`;
   }
 
-  private async request(node: Node, url: string, init: RequestInit): Promise<{ status: number; body: unknown }> {
+  /** `purpose` completes Ironic's message: "… running on node X for invoking command M. Error: …". */
+  private async request(node: Node, url: string, init: RequestInit, purpose: string): Promise<{ status: number; body: unknown }> {
     let response: Response;
     let text: string;
     try {
@@ -146,7 +152,7 @@ export class AgentClient {
       text = await response.text();
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
-      throw new AgentConnectionFailed(`Failed to connect to the agent running on node ${node.uuid}: ${cause}`);
+      throw new AgentConnectionFailed(`Failed to connect to the agent running on node ${node.uuid} ${purpose}. Error: ${cause}`);
     }
     try {
       return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as unknown) };

@@ -19,7 +19,7 @@ const MD5 = createHash('md5').update(IMAGE).digest('hex');
 
 beforeAll(async () => {
   stack = await startStack({
-    fleet: { count: 3, prefix: 'flt' },
+    fleet: { count: 4, prefix: 'flt' },
     // No automated cleaning: each case is about the deploy; cleaning with the agent has its own test.
     settings: { heartbeatTimeoutSeconds: HEARTBEAT_TIMEOUT_S, callbackTimeoutSeconds: 300, automatedClean: false },
   });
@@ -68,4 +68,13 @@ it('a failing in-band step fails the deploy naming the step', async () => {
   const node = await deployWith('flt-2', { failStep: 'write_image' });
   expect(node).toMatchObject({ provision_state: 'deploy failed', reservation: null });
   expect(String(node.last_error)).toMatch(/write_image/);
+}, 240_000);
+
+it('an agent that dies as write_image reaches it fails the deploy: the command cannot be delivered', async () => {
+  const node = await deployWith('flt-3', { crash: 'write_image' });
+  expect(node).toMatchObject({ provision_state: 'deploy failed', reservation: null });
+  expect(String(node.last_error)).toMatch(
+    /^Deploy step deploy\.write_image failed on node .*Connection to agent failed: Failed to connect to the agent running on node \S+ for invoking command deploy\.execute_deploy_step\. Error: ECONNREFUSED$/,
+  );
+  expect(stack.fleet?.machine('flt-3').disk).toBeUndefined(); // it died before writing anything
 }, 240_000);
