@@ -37,6 +37,17 @@ export interface IronlessSettings {
   readonly conductorHeartbeatTimeoutSeconds: number;
   /** Ironic `[DEFAULT]enabled_hardware_types`: the hardware types conductors serve. @default every one Ironless has */
   readonly enabledHardwareTypes?: readonly string[];
+  /**
+   * Ironic `[deploy]fast_track`: an agent that heartbeated within `fastTrackTimeoutSeconds` (e.g.
+   * left running after cleaning) deploys without a reboot. A node's `driver_info.fast_track` wins.
+   */
+  readonly fastTrack: boolean;
+  /** Ironic `[deploy]fast_track_timeout` (at most 300). */
+  readonly fastTrackTimeoutSeconds: number;
+  /** Ironic `[agent]post_deploy_get_power_state_retries`: polls for the agent's soft power off. */
+  readonly postDeployPowerStateRetries: number;
+  /** Ironic `[agent]post_deploy_get_power_state_retry_interval`. */
+  readonly postDeployPowerStateRetryIntervalSeconds: number;
 }
 
 export const DEFAULT_SETTINGS: IronlessSettings = {
@@ -51,6 +62,10 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   pinReleaseVersion: '',
   authStrategy: 'noauth',
   conductorHeartbeatTimeoutSeconds: 150,
+  fastTrack: false,
+  fastTrackTimeoutSeconds: 300,
+  postDeployPowerStateRetries: 6,
+  postDeployPowerStateRetryIntervalSeconds: 5,
 };
 
 /** Check settings that must fit together; the message names the bad value. */
@@ -68,6 +83,15 @@ export function validateSettings(s: IronlessSettings): void {
   if (s.heartbeatTimeoutSeconds >= s.callbackTimeoutSeconds) {
     throw new Error(
       `heartbeatTimeoutSeconds (${s.heartbeatTimeoutSeconds}) must be less than callbackTimeoutSeconds (${s.callbackTimeoutSeconds})`,
+    );
+  }
+  if (s.fastTrackTimeoutSeconds < 0 || s.fastTrackTimeoutSeconds > 300) {
+    throw new Error(`fastTrackTimeoutSeconds (${s.fastTrackTimeoutSeconds}) must be between 0 and 300`);
+  }
+  const softPowerOff = s.postDeployPowerStateRetries * s.postDeployPowerStateRetryIntervalSeconds;
+  if (softPowerOff >= s.stepTimeoutSeconds) {
+    throw new Error(
+      `postDeployPowerStateRetries × postDeployPowerStateRetryIntervalSeconds (${softPowerOff} s) must be less than stepTimeoutSeconds (${s.stepTimeoutSeconds}): tear_down_agent waits that long in one step`,
     );
   }
   if (s.authStrategy !== 'noauth' && s.authStrategy !== 'http_basic') {
@@ -101,5 +125,9 @@ export function settingsEnvironment(s: IronlessSettings): Record<string, string>
     [ENV.authStrategy]: s.authStrategy,
     [ENV.conductorHeartbeatTimeout]: String(s.conductorHeartbeatTimeoutSeconds),
     ...(s.enabledHardwareTypes ? { [ENV.enabledHardwareTypes]: s.enabledHardwareTypes.join(',') } : {}),
+    [ENV.fastTrack]: String(s.fastTrack),
+    [ENV.fastTrackTimeout]: String(s.fastTrackTimeoutSeconds),
+    [ENV.postDeployPowerStateRetries]: String(s.postDeployPowerStateRetries),
+    [ENV.postDeployPowerStateRetryInterval]: String(s.postDeployPowerStateRetryIntervalSeconds),
   };
 }

@@ -31,6 +31,11 @@ export const ENV = {
   powerStateChangeTimeout: 'POWER_STATE_CHANGE_TIMEOUT',
   conductorHeartbeatTimeout: 'CONDUCTOR_HEARTBEAT_TIMEOUT',
   enabledHardwareTypes: 'ENABLED_HARDWARE_TYPES',
+  fastTrack: 'FAST_TRACK',
+  fastTrackTimeout: 'FAST_TRACK_TIMEOUT',
+  postDeployPowerStateRetries: 'POST_DEPLOY_POWER_STATE_RETRIES',
+  postDeployPowerStateRetryInterval: 'POST_DEPLOY_POWER_STATE_RETRY_INTERVAL',
+  agentCommandTimeout: 'AGENT_COMMAND_TIMEOUT',
 } as const;
 
 export class ConfigError extends Error {
@@ -165,5 +170,34 @@ export function loadConductorConfig(env: Env = process.env): ConductorConfig {
           .map((t) => t.trim())
           .filter((t) => t !== '')
       : undefined,
+  };
+}
+
+/** What the `direct` deploy interface needs to know about the deployment (Ironic's `[deploy]`, `[agent]`). */
+export interface AgentConfig {
+  /** Ironic `[deploy]fast_track`; a node's `driver_info.fast_track` overrides it. */
+  readonly fastTrack: boolean;
+  /** Ironic `[deploy]fast_track_timeout`: how recent a heartbeat must be for the agent to count as up. */
+  readonly fastTrackTimeoutSeconds: number;
+  /** Ironic `[agent]post_deploy_get_power_state_retries`: polls for the agent's soft power off. */
+  readonly postDeployPowerStateRetries: number;
+  /** Ironic `[agent]post_deploy_get_power_state_retry_interval`. */
+  readonly postDeployPowerStateRetryIntervalSeconds: number;
+  /** Ironic `[agent]command_timeout`; undefined = the agent client's default. */
+  readonly commandTimeoutSeconds: number | undefined;
+}
+
+export function loadAgentConfig(env: Env = process.env): AgentConfig {
+  const fastTrackTimeoutSeconds = integer(env, ENV.fastTrackTimeout, 300, 0);
+  if (fastTrackTimeoutSeconds > 300) {
+    throw new ConfigError(`Environment variable ${ENV.fastTrackTimeout} must be at most 300, got "${fastTrackTimeoutSeconds}"`);
+  }
+  const commandTimeout = integer(env, ENV.agentCommandTimeout, 0, 0);
+  return {
+    fastTrack: boolean(env, ENV.fastTrack, false),
+    fastTrackTimeoutSeconds,
+    postDeployPowerStateRetries: integer(env, ENV.postDeployPowerStateRetries, 6, 0),
+    postDeployPowerStateRetryIntervalSeconds: integer(env, ENV.postDeployPowerStateRetryInterval, 5, 0),
+    commandTimeoutSeconds: commandTimeout > 0 ? commandTimeout : undefined,
   };
 }

@@ -8,7 +8,7 @@ const IRONLESS_FUNCTION = { Properties: { Description: Match.stringLikeRegexp('^
 
 const app = new App();
 const stack = new IronlessStack(app, 'Options', {
-  settings: { conductorGroups: ['', 'rack-a'] },
+  settings: { conductorGroups: ['', 'rack-a'], fastTrack: true, postDeployPowerStateRetryIntervalSeconds: 2 },
   conductorNetwork: {
     vpcId: 'vpc-0abc',
     availabilityZones: ['us-east-1a', 'us-east-1b'],
@@ -68,4 +68,25 @@ it('limits each function to what it uses', () => {
 
 it('refuses a conductor group name that cannot name resources', () => {
   expect(() => new IronlessStack(new App(), 'BadGroup', { settings: { conductorGroups: ['Rack A'] } })).toThrow('conductor group "Rack A"');
+});
+
+it('hands the deploy settings (fast track, the soft power off polls) to the conductor', () => {
+  const conductor = Object.values(template.findResources('AWS::Lambda::Function', IRONLESS_FUNCTION)).find((f) =>
+    JSON.stringify(f).includes('Ironless conductor'),
+  ) as { Properties: { Environment: { Variables: Record<string, unknown> } } };
+  expect(conductor.Properties.Environment.Variables).toMatchObject({
+    FAST_TRACK: 'true',
+    FAST_TRACK_TIMEOUT: '300',
+    POST_DEPLOY_POWER_STATE_RETRIES: '6',
+    POST_DEPLOY_POWER_STATE_RETRY_INTERVAL: '2',
+  });
+});
+
+it('refuses soft power off polls that would not fit in one step', () => {
+  expect(
+    () =>
+      new IronlessStack(new App(), 'TooLong', {
+        settings: { postDeployPowerStateRetries: 20, postDeployPowerStateRetryIntervalSeconds: 10 },
+      }),
+  ).toThrow(/must be less than stepTimeoutSeconds \(100\)/);
 });

@@ -28,7 +28,9 @@ let api: ApiClient;
 const agents: TestAgent[] = [];
 
 beforeAll(async () => {
-  stack = await startStack({ settings: { heartbeatTimeoutSeconds: 5, callbackTimeoutSeconds: 60 } });
+  stack = await startStack({
+    settings: { heartbeatTimeoutSeconds: 5, callbackTimeoutSeconds: 60, postDeployPowerStateRetryIntervalSeconds: 1 },
+  });
   api = new ApiClient(stack.url);
 }, 60_000);
 

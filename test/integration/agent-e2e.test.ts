@@ -18,7 +18,7 @@ const IMAGE = Buffer.from('a whole-disk image\n'.repeat(500));
 beforeAll(async () => {
   stack = await startStack({
     fleet: { count: 1, prefix: 'e2e' },
-    settings: { heartbeatTimeoutSeconds: 20, callbackTimeoutSeconds: 300 },
+    settings: { heartbeatTimeoutSeconds: 20, callbackTimeoutSeconds: 300, postDeployPowerStateRetryIntervalSeconds: 1 },
   });
   api = new ApiClient(stack.url, '1.82');
   images = await new ImageServer().start();

@@ -21,7 +21,12 @@ beforeAll(async () => {
   stack = await startStack({
     fleet: { count: 4, prefix: 'flt' },
     // No automated cleaning: each case is about the deploy; cleaning with the agent has its own test.
-    settings: { heartbeatTimeoutSeconds: HEARTBEAT_TIMEOUT_S, callbackTimeoutSeconds: 300, automatedClean: false },
+    settings: {
+      heartbeatTimeoutSeconds: HEARTBEAT_TIMEOUT_S,
+      callbackTimeoutSeconds: 300,
+      automatedClean: false,
+      postDeployPowerStateRetryIntervalSeconds: 1,
+    },
   });
   api = new ApiClient(stack.url, '1.82');
   images = await new ImageServer().start();

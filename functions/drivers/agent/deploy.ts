@@ -13,7 +13,8 @@
  * Steps the agent offers (`deploy.get_deploy_steps`) are merged in by the conductor after the first
  * heartbeat; they run with `deploy.execute_deploy_step` (see `inband.ts`).
  */
-import { InstanceDeployFailure } from '#common/errors';
+import { type AgentConfig, loadAgentConfig } from '#common/config';
+import { InstanceDeployFailure, InvalidParameterValue } from '#common/errors';
 import { POWER_OFF, POWER_ON } from '#common/states';
 import type { DeployInterface, StepDefinition, Task } from '../base';
 import type { Driver } from '../base';
@@ -21,18 +22,52 @@ import { validateImageSource, imageInfo, imageUrl, isWholeDiskImage } from './im
 import { agentClient, executeInbandStep, wipeAgentToken } from './inband';
 
 const done = { wait: false } as const;
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const wait = { wait: true } as const;
 
 /** The node's driver, resolved lazily (the registry imports this module). */
 type DriverOf = (task: Task) => Driver;
 
-/** Whether the agent on this node has heartbeaten recently enough to reuse (Ironic's fast track). */
-export function agentAlive(task: Task, heartbeatTimeoutSeconds: number): boolean {
-  const info = task.node.driver_internal_info;
-  const last = info.agent_last_heartbeat;
-  // Ironic's [deploy]fast_track, here FAST_TRACK=true in the conductor's environment.
-  if (process.env.FAST_TRACK !== 'true' || typeof info.agent_url !== 'string' || typeof last !== 'string') return false;
-  return Date.now() - Date.parse(last) < heartbeatTimeoutSeconds * 1000 && task.node.power_state === POWER_ON;
+/** Ironic's `fast_track_enabled`: the node's `driver_info.fast_track`, else the deployment's setting. */
+export function fastTrackEnabled(node: Task['node'], config: AgentConfig): boolean {
+  const value = node.driver_info.fast_track;
+  if (value === undefined || value === null) return config.fastTrack;
+  const parsed = strictBoolean(value);
+  if (parsed === undefined) {
+    const acceptable = [...TRUE_STRINGS, ...FALSE_STRINGS]
+      .sort()
+      .map((v) => `'${v}'`)
+      .join(', ');
+    throw new InvalidParameterValue(
+      `Invalid value of fast_track: Unrecognized value '${String(value)}', acceptable values are: ${acceptable}`,
+    );
+  }
+  return parsed;
+}
+
+/**
+ * Ironic's `is_fast_track`: fast track is on, the node has no error, the BMC says it is on and its
+ * agent heartbeated within the fast-track timeout — so the running agent is used, not rebooted.
+ */
+export async function isFastTrack(task: Task, driver: Driver, config: AgentConfig): Promise<boolean> {
+  const node = task.node;
+  if (!fastTrackEnabled(node, config) || node.last_error !== null) return false;
+  const info = node.driver_internal_info;
+  if (typeof info.agent_url !== 'string' || info.agent_url === '' || typeof info.agent_last_heartbeat !== 'string') return false;
+  if (Date.now() - Date.parse(info.agent_last_heartbeat) > config.fastTrackTimeoutSeconds * 1000) return false;
+  return (await driver.power.getPowerState(task)) === POWER_ON;
+}
+
+const TRUE_STRINGS = ['1', 't', 'true', 'on', 'y', 'yes'];
+const FALSE_STRINGS = ['0', 'f', 'false', 'off', 'n', 'no'];
+
+/** oslo's strict bool_from_string: undefined for a value that is no boolean. */
+function strictBoolean(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  const text = String(value).trim().toLowerCase();
+  if (TRUE_STRINGS.includes(text)) return true;
+  if (FALSE_STRINGS.includes(text)) return false;
+  return undefined;
 }
 
 /** Boot the deploy ramdisk: wipe the old agent's token, prepare the boot device, reboot. */
@@ -50,9 +85,11 @@ export function setDriverResolver(resolve: DriverOf): void {
   resolver = resolve;
 }
 
-function heartbeatTimeoutFromEnv(): number {
-  const value = Number(process.env.HEARTBEAT_TIMEOUT ?? '');
-  return Number.isInteger(value) && value > 0 ? value : 300;
+let config: AgentConfig | undefined;
+
+/** Replace the deployment's agent settings (unit tests: no waits between power polls). */
+export function setAgentConfig(replacement: AgentConfig | undefined): void {
+  config = replacement;
 }
 
 /** The one `direct` implementation the hardware types offer. */
@@ -61,10 +98,10 @@ export const directDeploy: DeployInterface = createDirectDeploy(
     if (resolver === undefined) throw new Error('direct deploy: no driver resolver registered');
     return resolver(task);
   },
-  { heartbeatTimeoutSeconds: heartbeatTimeoutFromEnv },
+  () => (config ??= loadAgentConfig()),
 );
 
-export function createDirectDeploy(driverOf: DriverOf, options: { heartbeatTimeoutSeconds: () => number }): DeployInterface {
+export function createDirectDeploy(driverOf: DriverOf, agentConfig: () => AgentConfig, sleep = defaultSleep): DeployInterface {
   const deployStep: StepDefinition = {
     step: 'deploy',
     priority: 100,
@@ -74,7 +111,7 @@ export function createDirectDeploy(driverOf: DriverOf, options: { heartbeatTimeo
       const url = await imageUrl(String(node.instance_info.image_source));
       node.instance_info = { ...node.instance_info, image_url: url };
       node.driver_internal_info = { ...node.driver_internal_info, is_whole_disk_image: isWholeDiskImage(node) };
-      if (agentAlive(task, options.heartbeatTimeoutSeconds())) {
+      if (await isFastTrack(task, driverOf(task), agentConfig())) {
         task.log.info('Fast track: the agent is already running, not rebooting', { node: node.uuid });
         return done;
       }
@@ -121,20 +158,58 @@ export function createDirectDeploy(driverOf: DriverOf, options: { heartbeatTimeo
     },
   };
 
+  /** Poll the BMC until the node is off, Ironic's post-deploy retries; false if it never is. */
+  async function poweredOff(task: Task, driver: Driver): Promise<boolean> {
+    const { postDeployPowerStateRetries: retries, postDeployPowerStateRetryIntervalSeconds: interval } = agentConfig();
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      if (attempt > 0) await sleep(interval * 1000);
+      try {
+        if ((await driver.power.getPowerState(task)) === POWER_OFF) return true;
+      } catch (err) {
+        task.log.warn('Could not read the power state after the soft power off', { node: task.node.uuid, error: String(err) });
+      }
+    }
+    return false;
+  }
+
   const tearDownAgent: StepDefinition = {
     step: 'tear_down_agent',
     priority: 40,
     async execute(task) {
       const driver = driverOf(task);
+      const node = task.node;
       try {
-        // Let the ramdisk flush its disks; a failure here is no reason to fail the deploy.
-        await agentClient().command(task.node, 'standby.sync', {}, true);
+        if (strictBoolean(node.driver_info.deploy_forces_oob_reboot ?? false) === true) {
+          // Out of band by request: flush the disks first, then cut the power.
+          try {
+            await agentClient().command(node, 'standby.sync', {}, true);
+          } catch (err) {
+            task.log.warn('Failed to flush the file system prior to hard rebooting the node', { node: node.uuid, error: String(err) });
+          }
+          await driver.power.setPowerState(task, POWER_OFF);
+        } else {
+          // Ironic's soft power off: the agent shuts the machine down itself (its disks flushed);
+          // the BMC forces it only if the machine is not off within the retries.
+          try {
+            await agentClient().command(node, 'standby.power_off', {});
+          } catch (err) {
+            task.log.warn(`Failed to soft power off node ${node.uuid}. ${(err as Error).name}: ${(err as Error).message}`);
+          }
+          if (!(await poweredOff(task, driver))) {
+            const { postDeployPowerStateRetries: retries, postDeployPowerStateRetryIntervalSeconds: interval } = agentConfig();
+            task.log.warn(
+              `Failed to soft power off node ${node.uuid} in at least ${retries * interval} seconds. Forcing hard power off and proceeding.`,
+            );
+            await driver.power.setPowerState(task, POWER_OFF);
+          }
+        }
       } catch (err) {
-        task.log.warn('Could not sync the agent before powering off', { node: task.node.uuid, error: String(err) });
+        throw new InstanceDeployFailure(
+          `Error rebooting node ${node.uuid} after deploy. ${(err as Error).name}: ${(err as Error).message}`,
+        );
       }
-      await driver.power.setPowerState(task, POWER_OFF);
-      task.node.power_state = POWER_OFF;
-      wipeAgentToken(task.node);
+      node.power_state = POWER_OFF;
+      wipeAgentToken(node);
       await driver.boot.cleanUpRamdisk(task);
       return done;
     },
@@ -174,15 +249,20 @@ export function createDirectDeploy(driverOf: DriverOf, options: { heartbeatTimeo
       await driver.boot.cleanUpInstance(task);
     },
     async prepareCleaning(task) {
-      if (agentAlive(task, options.heartbeatTimeoutSeconds())) return false;
+      if (await isFastTrack(task, driverOf(task), agentConfig())) return false;
       await bootRamdisk(task, driverOf(task));
       return true;
     },
     async tearDownCleaning(task) {
+      // Ironic's tear_down_inband_cleaning: with fast track (or after a cleaning failure) the
+      // agent stays up for what comes next; otherwise the node is powered off and forgets it.
       const driver = driverOf(task);
-      await driver.power.setPowerState(task, POWER_OFF);
-      task.node.power_state = POWER_OFF;
-      wipeAgentToken(task.node);
+      const keepAgent = task.node.fault === 'clean failure' || (await isFastTrack(task, driver, agentConfig()));
+      if (!keepAgent) {
+        await driver.power.setPowerState(task, POWER_OFF);
+        task.node.power_state = POWER_OFF;
+        wipeAgentToken(task.node);
+      }
       await driver.boot.cleanUpRamdisk(task);
     },
   };

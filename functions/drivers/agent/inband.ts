@@ -3,6 +3,7 @@
  * with `execute_deploy_step` / `execute_clean_step`, and forgetting an agent that is gone (its URL
  * and one-time token), after Ironic's `agent_base.py`.
  */
+import { loadAgentConfig } from '#common/config';
 import { InstanceDeployFailure, InvalidParameterValue } from '#common/errors';
 import type { InterfaceType, Node } from '#objects/node';
 import { AgentClient, DEFAULT_AGENT_CLIENT_OPTIONS, type AgentClientOptions } from '../agent-client';
@@ -12,12 +13,10 @@ export type AgentFlow = 'deploy' | 'clean' | 'service';
 
 let client: AgentClient | undefined;
 
-/** Agent command timeouts from the environment (Ironic's `[agent]` options), read once. */
+/** Agent command timeouts from the environment (Ironic's `[agent]command_timeout`), read once. */
 function optionsFromEnv(): AgentClientOptions {
-  const seconds = Number(process.env.AGENT_COMMAND_TIMEOUT ?? '');
-  return Number.isFinite(seconds) && seconds > 0
-    ? { ...DEFAULT_AGENT_CLIENT_OPTIONS, commandTimeoutMs: seconds * 1000 }
-    : DEFAULT_AGENT_CLIENT_OPTIONS;
+  const seconds = loadAgentConfig().commandTimeoutSeconds;
+  return seconds === undefined ? DEFAULT_AGENT_CLIENT_OPTIONS : { ...DEFAULT_AGENT_CLIENT_OPTIONS, commandTimeoutMs: seconds * 1000 };
 }
 
 /** The process-wide agent client. */

@@ -9,6 +9,8 @@ import { doHeartbeat } from '../../../functions/conductor/flows/heartbeat';
 import type { Decision } from '../../../functions/conductor/context';
 import { AgentClient } from '../../../functions/drivers/agent-client';
 import { setAgentClient } from '../../../functions/drivers/agent/inband';
+import { setAgentConfig } from '../../../functions/drivers/agent/deploy';
+import { loadAgentConfig } from '../../../functions/common/config';
 import type { Step } from '../../../functions/drivers/base';
 import { DeployTemplate } from '../../../functions/objects/deploy-template';
 import type { DeployTemplateStore } from '../../../functions/db/deploy-templates';
@@ -19,9 +21,11 @@ let ipa: FakeIpa;
 beforeEach(async () => {
   ipa = await new FakeIpa().start();
   setAgentClient(new AgentClient({ commandTimeoutMs: 2000, attempts: 3, retryIntervalMs: 1 }));
+  setAgentConfig({ ...loadAgentConfig({}), postDeployPowerStateRetryIntervalSeconds: 0 });
 });
 afterEach(async () => {
   setAgentClient(undefined);
+  setAgentConfig(undefined);
   await ipa.stop();
 });
 
