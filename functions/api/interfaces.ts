@@ -12,8 +12,8 @@ import { NODE_INTERFACES, type InterfaceType } from '#objects/node';
 import type { ApiContext } from './context';
 import { pyRepr } from './pyrepr';
 
-/** The interfaces the API shows and accepts at its versions (Ironic 21.4 has no firmware interface). */
-export const API_INTERFACES = NODE_INTERFACES.filter((i) => i !== 'firmware');
+/** The interfaces the API shows and accepts (firmware from 1.86; see NODE_FIELD_VERSIONS). */
+export const API_INTERFACES = NODE_INTERFACES;
 
 function enabled(iface: InterfaceType): string[] {
   const names: string[] = [];

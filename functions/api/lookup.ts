@@ -1,5 +1,5 @@
 /** Finding the resource a path names (Ironic's `_lookup`, `get_rpc_node` and `get_rpc_node_with_suffix`). */
-import { ChassisNotFound, InvalidUuidOrName, NodeNotFound, httpErrors, withStatus } from '#common/errors';
+import { ChassisNotFound, Invalid, InvalidUuidOrName, NodeNotFound, httpErrors, isIronicError, withStatus } from '#common/errors';
 import { isOsloUuidLike } from '#common/ids';
 import type { Node } from '#objects/node';
 import type { ApiContext } from './context';
@@ -36,6 +36,19 @@ export async function findNode(req: ApiRequest, ctx: ApiContext, ident: string, 
   } catch (err) {
     if (!(err instanceof NodeNotFound) || !withSuffix || !req.jsonSuffix) throw err;
     return getRpcNode(req, ctx, `${ident}.json`);
+  }
+}
+
+/**
+ * The node another node links to (`parent_node`, 1.83), by UUID or name, as its UUID (Ironic's
+ * `authorize_node_link`): one message whether the node is missing or not the caller's to link to.
+ */
+export async function resolveParentNode(req: ApiRequest, ctx: ApiContext, ident: string): Promise<string> {
+  try {
+    return (await findNode(req, ctx, ident)).uuid;
+  } catch (err) {
+    if (!isIronicError(err) || err.code >= 500) throw err;
+    throw new Invalid(`Unable to apply the requested parent_node '${ident}'. Requested value was invalid.`);
   }
 }
 

@@ -108,6 +108,8 @@ const SORT_COLUMNS: Readonly<Record<string, string>> = {
       'boot_mode',
       'secure_boot',
       'shard',
+      'parent_node',
+      'firmware_interface',
       'created_at',
       'updated_at',
     ].map((c) => [c, c]),
@@ -129,6 +131,8 @@ const FILTER_VERSIONS: readonly [name: string, minor: number][] = [
   ['lessee', 65],
   ['shard', 82],
   ['sharded', 82],
+  ['include_children', 83],
+  ['parent_node', 83],
 ];
 
 /** Each argument of the list and its validator, in the order of Ironic's signature. */
@@ -156,6 +160,8 @@ const LIST_ARGS: readonly [string, (name: string, value: RawArg) => unknown][] =
   ['project', argString],
   ['shard', argStringList],
   ['sharded', argBoolean],
+  ['include_children', argBoolean],
+  ['parent_node', argString],
 ];
 
 export interface NodeListQuery {
@@ -246,6 +252,8 @@ export function readListQuery(req: ApiRequest, ctx: ApiContext, detailPath: bool
     retired: v.retired,
     instanceUuid: str('instance_uuid'),
     sharded: v.sharded,
+    // Child nodes (1.83) are listed only on request or by their parent (Ironic's node query).
+    parentNode: v.include_children === true ? undefined : (str('parent_node') ?? null),
   };
   for (const key of Object.keys(filter)) if (filter[key] === undefined) delete filter[key];
 

@@ -28,6 +28,7 @@ import { NODE_ALLOCATION_ROUTES } from './controllers/node-allocation';
 import { CONDUCTOR_ROUTES } from './controllers/conductors';
 import { DRIVER_ROUTES } from './controllers/drivers';
 import { NODE_HISTORY_ROUTES } from './controllers/node-history';
+import { NODE_CHILDREN_ROUTES } from './controllers/node-children';
 import { RAMDISK_ROUTES } from './controllers/ramdisk';
 import { getRoot, getV1 } from './controllers/root';
 import type { ApiRequest, ApiResponse } from './http';
@@ -55,6 +56,7 @@ const ROUTES: readonly Route[] = [
   ...CONDUCTOR_ROUTES,
   ...DRIVER_ROUTES,
   ...NODE_HISTORY_ROUTES,
+  ...NODE_CHILDREN_ROUTES,
   ...RAMDISK_ROUTES,
 ];
 

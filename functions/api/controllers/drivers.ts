@@ -14,12 +14,13 @@ import { atLeast } from '../microversion';
 import { route } from '../route';
 import { selfAndBookmark } from '../views/links';
 
-/** Ironic 21.4's interface types (no firmware interface yet). */
+/** Ironic's interface types, in its order (firmware from 1.86). */
 const INTERFACES = [
   'bios',
   'boot',
   'console',
   'deploy',
+  'firmware',
   'inspect',
   'management',
   'network',
@@ -30,7 +31,7 @@ const INTERFACES = [
   'vendor',
 ];
 /** Interfaces whose fields appear from a version on (Ironic's hide_fields_in_newer_versions). */
-const INTERFACE_VERSIONS: Readonly<Record<string, number>> = { storage: 33, rescue: 38, bios: 40 };
+const INTERFACE_VERSIONS: Readonly<Record<string, number>> = { storage: 33, rescue: 38, bios: 40, firmware: 86 };
 
 function checkFieldsVersion(req: ApiRequest, fields: readonly string[] | undefined): void {
   if (fields !== undefined && !atLeast(req.version, 77)) throw new NotAcceptable('Request not acceptable.');

@@ -15,7 +15,7 @@ import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { API_INTERFACES, checkAndUpdateInterfaces, checkConductorFor } from '../interfaces';
-import { findNode, isLocked, requireChassis } from '../lookup';
+import { findNode, isLocked, requireChassis, resolveParentNode } from '../lookup';
 import { atLeast } from '../microversion';
 import { checkNodeName } from '../names';
 import { type PatchOperation, applyPatch } from '../patch';
@@ -26,7 +26,7 @@ import { fieldAllowed } from '../views/node';
 import { destroyAllocationOf } from '../allocation-ops';
 import { checkPropertyValues, conductorName, formatConductorGroup, showNode, validateExtra } from './nodes';
 
-/** Top-level fields a PATCH may touch (Ironic 21.4's PATCH_ALLOWED_FIELDS). */
+/** Top-level fields a PATCH may touch (Ironic's PATCH_ALLOWED_FIELDS, 2023.2: parent_node and firmware_interface last). */
 export const PATCH_ALLOWED_FIELDS = [
   'automated_clean',
   'bios_interface',
@@ -61,6 +61,8 @@ export const PATCH_ALLOWED_FIELDS = [
   'shard',
   'storage_interface',
   'vendor_interface',
+  'parent_node',
+  'firmware_interface',
 ];
 
 /** States in which interfaces and resource_class may change without maintenance mode. */
@@ -218,6 +220,9 @@ export async function patchNode(req: ApiRequest, ctx: ApiContext, params: { iden
   validateSchema('patch', NODE_PATCH_SCHEMA, patched);
   validateExtra(patched);
   if (patched.chassis_uuid) patched.chassis_uuid = await requireChassis(ctx, patched.chassis_uuid as string);
+  // Only a parent the patch names is checked (and stored as its UUID); one set before stays as it is.
+  const parents = patchValues(patch, '/parent_node');
+  if (parents.length > 0 && patched.parent_node) patched.parent_node = await resolveParentNode(req, ctx, String(patched.parent_node));
   if (patched.conductor_group === null || patched.conductor_group === undefined) patched.conductor_group = '';
   patched.conductor_group = String(patched.conductor_group).toLowerCase();
   if (patched.protected === null || patched.protected === undefined) patched.protected = false;

@@ -17,7 +17,7 @@ import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
 import { checkAndUpdateInterfaces, checkConductorFor } from '../interfaces';
-import { findNode, isLocked, requireChassis } from '../lookup';
+import { findNode, isLocked, requireChassis, resolveParentNode } from '../lookup';
 import { atLeast } from '../microversion';
 import { checkNodeName } from '../names';
 import { listNextLink, readListQuery, runListQuery } from '../node-list';
@@ -161,6 +161,7 @@ export async function createNode(req: ApiRequest, ctx: ApiContext): Promise<ApiR
   }
   if (body.owner) throw new Invalid('Cannot create a node as a project scoped admin with an owner other than your own project.');
   if (body.chassis_uuid) body.chassis_uuid = await requireChassis(ctx, body.chassis_uuid as string);
+  if (body.parent_node) body.parent_node = await resolveParentNode(req, ctx, body.parent_node as string);
   const driver = body.driver as string;
   await checkConductorFor(ctx, driver, group);
 

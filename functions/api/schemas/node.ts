@@ -1,5 +1,5 @@
 /**
- * JSON schemas of node requests, as Ironic 21.4 declares them (api/controllers/v1/node.py
+ * JSON schemas of node requests, as Ironic 2023.2 declares them (api/controllers/v1/node.py
  * `node_schema()`, `node_patch_schema()`, TRAITS_SCHEMA; ironic/common/args.py `patch`).
  */
 import { PYTHON_PATTERN, type JsonSchema } from '../validation';
@@ -40,6 +40,7 @@ const NODE_PROPERTIES = {
   driver: { type: 'string' },
   driver_info: objectOrNull,
   extra: objectOrNull,
+  firmware_interface: stringOrNull,
   inspect_interface: stringOrNull,
   instance_info: objectOrNull,
   instance_uuid: stringOrNull,
@@ -50,6 +51,7 @@ const NODE_PROPERTIES = {
   network_data: NETWORK_DATA_SCHEMA,
   network_interface: stringOrNull,
   owner: stringOrNull,
+  parent_node: { type: ['string', 'null'], maxLength: 36 },
   power_interface: stringOrNull,
   properties: objectOrNull,
   raid_interface: stringOrNull,

@@ -83,6 +83,7 @@ export const OBJECT_FIELDS = [
   'driver_internal_info',
   'extra',
   'fault',
+  'firmware_interface',
   'inspection_finished_at',
   'inspection_started_at',
   'inspect_interface',
@@ -97,6 +98,7 @@ export const OBJECT_FIELDS = [
   'network_data',
   'network_interface',
   'owner',
+  'parent_node',
   'power_interface',
   'power_state',
   'properties',
@@ -112,6 +114,7 @@ export const OBJECT_FIELDS = [
   'retired',
   'retired_reason',
   'secure_boot',
+  'service_step',
   'shard',
   'storage_interface',
   'target_power_state',
@@ -126,6 +129,7 @@ const API_FIELDS = ['allocation_uuid', 'chassis_uuid', 'conductor'] as const;
 
 const DICT_FIELDS = new Set([
   'clean_step',
+  'service_step',
   'deploy_step',
   'driver_info',
   'driver_internal_info',
