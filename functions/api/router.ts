@@ -29,6 +29,7 @@ import { CONDUCTOR_ROUTES } from './controllers/conductors';
 import { DRIVER_ROUTES } from './controllers/drivers';
 import { NODE_HISTORY_ROUTES } from './controllers/node-history';
 import { NODE_CHILDREN_ROUTES } from './controllers/node-children';
+import { CONTINUE_INSPECTION_ROUTES } from './controllers/continue-inspection';
 import { RAMDISK_ROUTES } from './controllers/ramdisk';
 import { getRoot, getV1 } from './controllers/root';
 import type { ApiRequest, ApiResponse } from './http';
@@ -57,6 +58,7 @@ const ROUTES: readonly Route[] = [
   ...DRIVER_ROUTES,
   ...NODE_HISTORY_ROUTES,
   ...NODE_CHILDREN_ROUTES,
+  ...CONTINUE_INSPECTION_ROUTES,
   ...RAMDISK_ROUTES,
 ];
 

@@ -14,7 +14,7 @@ import { BASIC_REALM } from './basic';
 /** Whether a request path is open (Ironic's AuthPublicRoutes: trailing "/" and ".json" ignored). */
 export function isPublicPath(path: string): boolean {
   const p = path.replace(/\/+$/, '').replace(/\.json$/, '');
-  return p === '' || p === '/v1' || p === '/v1/lookup' || /^\/v1\/heartbeat\/[^/]+$/.test(p);
+  return p === '' || p === '/v1' || p === '/v1/lookup' || p === '/v1/continue_inspection' || /^\/v1\/heartbeat\/[^/]+$/.test(p);
 }
 
 /** The header the authorizer's cache is keyed on (and which must be present). */

@@ -27,7 +27,8 @@ export interface NodeFilter {
   readonly retired?: boolean;
   readonly chassisUuid?: string;
   readonly descriptionContains?: string;
-  readonly parentNode?: string;
+  /** The parent a node names; null: nodes that are nobody's child. */
+  readonly parentNode?: string | null;
   /** Locked (`reservation` set) or not. */
   readonly reserved?: boolean;
   readonly reservedByAnyOf?: readonly string[];

@@ -98,3 +98,32 @@ describe('firmware_interface (1.86)', () => {
     expect((await v85.get('/v1/drivers/fake-hardware')).body).not.toHaveProperty('default_firmware_interface');
   });
 });
+
+describe('continue_inspection (1.84)', () => {
+  const inventory = (macs: string[], bmc?: string) => ({
+    inventory: { interfaces: macs.map((mac_address) => ({ name: 'eth0', mac_address })), ...(bmc ? { bmc_address: bmc } : {}) },
+  });
+
+  it('is there from 1.84 (and 1.1, for inspector ramdisks), validates the inventory and finds no node not waiting for inspection', async () => {
+    const v83 = new ApiClient(stack.url, '1.83');
+    const early = await v83.request('POST', '/v1/continue_inspection', inventory(['52:54:00:00:00:01']));
+    expect(early.status).toBe(404);
+    expect(faultOf(early).faultstring).toBe('API version 1.84 or newer is required');
+
+    const invalid = await api.request('POST', '/v1/continue_inspection', { inventory: { interfaces: [] } });
+    expect(invalid.status).toBe(400);
+    const noLookup = await api.request('POST', '/v1/continue_inspection', inventory(['not-a-mac']));
+    expect(faultOf(noLookup).faultstring).toBe('No lookup information provided');
+
+    // A node with that port exists but is not in inspect wait: the same 404 as no node at all.
+    const node = await create(api, {});
+    const port = await api.request('POST', '/v1/ports', { node_uuid: node.uuid, address: '52:54:00:aa:bb:01' });
+    expect(port.status).toBe(201);
+    for (const client of [api, new ApiClient(stack.url, '1.1')]) {
+      const reply = await client.request('POST', '/v1/continue_inspection', inventory(['52:54:00:AA:BB:01']));
+      expect(reply.status).toBe(404);
+      expect(faultOf(reply).faultstring).toBe('The resource could not be found.');
+    }
+    expect((await api.request('POST', '/v1/continue_inspection', inventory(['52:54:00:aa:bb:99'], '10.0.0.9'))).status).toBe(404);
+  });
+});

@@ -56,10 +56,19 @@ describe('htpasswd entries', () => {
 });
 
 describe('public routes', () => {
-  it('are Ironic’s: /, /v1, lookup and heartbeat (with a trailing slash or .json)', () => {
-    for (const p of ['/', '/v1', '/v1/', '/v1.json', '/v1/lookup', '/v1/heartbeat/abc-1', '/v1/heartbeat/x.json'])
+  it('are Ironic’s: /, /v1, lookup, heartbeat and continue_inspection (with a trailing slash or .json)', () => {
+    for (const p of [
+      '/',
+      '/v1',
+      '/v1/',
+      '/v1.json',
+      '/v1/lookup',
+      '/v1/heartbeat/abc-1',
+      '/v1/heartbeat/x.json',
+      '/v1/continue_inspection',
+    ])
       expect([p, isPublicPath(p)]).toEqual([p, true]);
-    for (const p of ['/v1/nodes', '/v1/heartbeat', '/v1/lookup/x', '/nodes', '/v1/heartbeat/a/b'])
+    for (const p of ['/v1/nodes', '/v1/heartbeat', '/v1/lookup/x', '/nodes', '/v1/heartbeat/a/b', '/v1/continue_inspection/x'])
       expect([p, isPublicPath(p)]).toEqual([p, false]);
   });
 });
