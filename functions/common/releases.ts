@@ -24,6 +24,22 @@ export interface ReleaseMapping {
 export type ReleaseMappings = Readonly<Record<string, ReleaseMapping>>;
 
 export const RELEASE_MAPPING: ReleaseMappings = {
+  // The first release: Ironic 21.4's API (1.82, shards). A deployment of it upgrades to master by
+  // pinning the new version to it, shifting the aliases, then unpinning.
+  '2026.2': {
+    api: '1.82',
+    rpc: '1.0',
+    objects: {
+      Node: ['1.0'],
+      Port: ['1.0'],
+      Portgroup: ['1.0'],
+      Chassis: ['1.0'],
+      Conductor: ['1.0'],
+      DeployTemplate: ['1.0'],
+      Allocation: ['1.0'],
+      NodeHistory: ['1.0'],
+    },
+  },
   master: {
     api: '1.82',
     rpc: '1.0',

@@ -68,8 +68,9 @@ export async function runSession(options: { ironicPort: number; buildDir?: strin
       port: 0,
       inMemory: true,
       schedules: false,
-      // As the reference Ironic's enabled_hardware_types.
-      settings: { enabledHardwareTypes: ['fake-hardware'] },
+      // As the reference Ironic's enabled_hardware_types, and pinned to the release that speaks its
+      // API (1.82): Ironless's own maximum is higher, as an upgrade's pinned new version would be.
+      settings: { enabledHardwareTypes: ['fake-hardware'], pinReleaseVersion: '2026.2' },
       ...(options.buildDir ? { buildDir: options.buildDir } : {}),
     }).start();
     // The conductor serving every node: version 1 of the conductor function, default group.

@@ -57,8 +57,9 @@ describe('RELEASE_MAPPING', () => {
     }
   });
 
-  it('ships no release before one is made: master only', () => {
-    expect(Object.keys(RELEASE_MAPPING)).toEqual(['master']);
+  it('has the releases shipped so far, the first at Ironic 21.4’s API', () => {
+    expect(Object.keys(RELEASE_MAPPING)).toEqual(['2026.2', 'master']);
+    expect(RELEASE_MAPPING['2026.2']).toMatchObject({ api: '1.82', rpc: '1.0' });
   });
 
   it("lists exactly the registered objects in master, each at its class's VERSION first", () => {
@@ -133,6 +134,9 @@ describe('selectRelease', () => {
       'PIN_RELEASE_VERSION "2025.2" is not a known release; use "" for the latest or one of: 2026.1, 2026.2',
     );
     expect(() => selectRelease('2025.2')).toThrow(
+      'PIN_RELEASE_VERSION "2025.2" is not a known release; use "" for the latest or one of: 2026.2',
+    );
+    expect(() => selectRelease('2025.2', { master: FIXTURE.master! })).toThrow(
       'PIN_RELEASE_VERSION "2025.2" is not a known release; use "" for the latest (no release has shipped yet)',
     );
   });
