@@ -25,7 +25,7 @@ export type ReleaseMappings = Readonly<Record<string, ReleaseMapping>>;
 
 export const RELEASE_MAPPING: ReleaseMappings = {
   master: {
-    api: '1.82',
+    api: '1.87',
     rpc: '1.0',
     objects: {
       Node: ['1.0'],
