@@ -13,6 +13,7 @@
 //      get_boot_device, get_supported_boot_devices, inject_nmi, vif_list, vif_attach, vif_detach (calls).
 //      Allocations: create_allocation (cast).
 //      Agent: heartbeat (cast; the API has checked the agent's token); do_node_deploy's deploy_steps.
+//      Servicing (API 1.87): do_node_service (cast); do_provisioning_action's `unhold` action.
 export const RPC_API_VERSION = '1.0';
 
 export interface RequestContext {
@@ -38,6 +39,13 @@ export interface RpcMethods {
     node_id: string;
     lock_token: string;
     clean_steps: { interface: string; step: string; args?: Record<string, unknown> }[];
+  };
+  /** Servicing of an active node with the given steps, from `servicing` (target active). */
+  do_node_service: {
+    node_id: string;
+    lock_token: string;
+    service_steps: { interface: string; step: string; args?: Record<string, unknown> }[];
+    disable_ramdisk?: boolean;
   };
   /** Power action: the API has set target_power_state and locked the node. */
   change_node_power_state: { node_id: string; lock_token: string; target: string; timeout?: number };
@@ -99,6 +107,7 @@ export const METHOD_VERSIONS: Readonly<Record<RpcMethod, string>> = {
   do_node_tear_down: '1.0',
   do_provisioning_action: '1.0',
   do_node_clean: '1.0',
+  do_node_service: '1.0',
   change_node_power_state: '1.0',
   validate_driver_interfaces: '1.0',
   change_node_boot_mode: '1.0',
