@@ -1,3 +1,4 @@
+import { doNodeDeploy } from '../../../functions/conductor/flows/deploy';
 import { doManualClean } from '../../../functions/conductor/flows/provision';
 import { runStep } from '../../../functions/conductor/flows/run-steps';
 import { doNodeService, doUnhold } from '../../../functions/conductor/flows/service';
@@ -19,7 +20,7 @@ async function begun(ctx: Ctx, state: string, event: 'service' | 'clean', id: st
 }
 
 /** Run the execution's synchronous steps as the machine would, until it is done. */
-async function runAll(ctx: Ctx, flow: 'service' | 'clean', uuid: string, owner: string, first: Step) {
+async function runAll(ctx: Ctx, flow: 'service' | 'clean' | 'deploy', uuid: string, owner: string, first: Step) {
   let step: Step | null = first;
   while (step !== null) {
     const decision = await runStep(ctx as ConductorContext, { flow, node: uuid, owner, step });
@@ -110,6 +111,34 @@ describe('reserved steps: hold and unhold', () => {
     // wait's 60 seconds are capped at the configured maximum (0 here), then the flow goes on.
     await runAll(ctx, 'clean', node.uuid, 'run:u1', second.input.decision.step!);
     expect(await ctx.nodes.get(node.uuid)).toMatchObject({ provision_state: 'manageable', power_state: 'power on', reservation: null });
+  });
+});
+
+describe('reserved steps in a deploy', () => {
+  it('a user hold step parks the deploy in deploy hold; unhold deploys on to active', async () => {
+    const ctx = makeConductorContext();
+    const node = await ctx.nodes.create(makeNode({ provision_state: 'available' }));
+    node.processEvent('deploy');
+    await ctx.nodes.save(node, { lockFor: { host: 'api', token: 'rpc:d1', ttlSeconds: 300 } });
+    await doNodeDeploy(ctx, {
+      node_id: node.uuid,
+      lock_token: 'rpc:d1',
+      message_id: 'd1',
+      deploy_steps: [{ interface: 'power', step: 'hold', priority: 150, args: {} }],
+    });
+    const first = ctx.steps.started[0]!.input.decision.step!;
+    expect(first).toMatchObject({ interface: 'power', step: 'hold', priority: 150 });
+    await runStep(ctx, { flow: 'deploy', node: node.uuid, owner: 'run:d1', step: first });
+    expect(await ctx.nodes.get(node.uuid)).toMatchObject({ provision_state: 'deploy hold', reservation: null });
+
+    const api = await ctx.nodes.get(node.uuid);
+    api.processEvent('unhold');
+    await ctx.nodes.save(api, { lockFor: { host: 'api', token: 'rpc:u2', ttlSeconds: 300 } });
+    await doUnhold(ctx, { node_id: node.uuid, lock_token: 'rpc:u2', message_id: 'u2' });
+    const next = ctx.steps.started[1]!.input.decision.step!;
+    expect(next).toMatchObject({ interface: 'deploy', step: 'deploy' });
+    await runAll(ctx, 'deploy', node.uuid, 'run:u2', next);
+    expect(await ctx.nodes.get(node.uuid)).toMatchObject({ provision_state: 'active', reservation: null, deploy_step: null });
   });
 });
 
