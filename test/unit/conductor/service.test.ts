@@ -1,4 +1,5 @@
 import { doNodeDeploy } from '../../../functions/conductor/flows/deploy';
+import { doHeartbeat } from '../../../functions/conductor/flows/heartbeat';
 import { doManualClean } from '../../../functions/conductor/flows/provision';
 import { runStep } from '../../../functions/conductor/flows/run-steps';
 import { doNodeService, doUnhold } from '../../../functions/conductor/flows/service';
@@ -111,6 +112,29 @@ describe('reserved steps: hold and unhold', () => {
     // wait's 60 seconds are capped at the configured maximum (0 here), then the flow goes on.
     await runAll(ctx, 'clean', node.uuid, 'run:u1', second.input.decision.step!);
     expect(await ctx.nodes.get(node.uuid)).toMatchObject({ provision_state: 'manageable', power_state: 'power on', reservation: null });
+  });
+});
+
+describe('a wait step without seconds', () => {
+  it('parks the flow in its wait state until the next agent heartbeat continues it', async () => {
+    const ctx = makeConductorContext();
+    const node = await begun(ctx, 'manageable', 'clean', 'w1');
+    await doManualClean(ctx, {
+      node_id: node.uuid,
+      lock_token: 'rpc:w1',
+      message_id: 'w1',
+      clean_steps: [
+        { interface: 'power', step: 'wait' },
+        { interface: 'power', step: 'power_off' },
+      ],
+    });
+    const first = ctx.steps.started[0]!.input.decision.step!;
+    expect(await runStep(ctx, { flow: 'clean', node: node.uuid, owner: 'run:w1', step: first })).toEqual({ mode: 'done', step: null });
+    expect(await ctx.nodes.get(node.uuid)).toMatchObject({ provision_state: 'clean wait', reservation: null });
+    await doHeartbeat(ctx, { node_id: node.uuid, callback_url: 'http://agent:9999', agent_version: '9.4.0', message_id: 'h1' });
+    expect(ctx.steps.started).toHaveLength(2);
+    expect(ctx.steps.started[1]!.input.decision.step).toMatchObject({ step: 'power_off' });
+    expect(await ctx.nodes.get(node.uuid)).toMatchObject({ provision_state: 'cleaning', clean_step: { step: 'power_off' } });
   });
 });
 
