@@ -21,6 +21,11 @@ export interface IronlessSettings {
   readonly heartbeatTimeoutSeconds: number;
   /** Ironic `[conductor]deploy_callback_timeout`: the longest an async step waits in total. */
   readonly callbackTimeoutSeconds: number;
+  /**
+   * Ironic `[conductor]max_conductor_wait_step_seconds`: the longest a reserved `wait` step with
+   * `seconds` pauses. The conductor sleeps inside the RunStep invocation, so it stays under the step timeout.
+   */
+  readonly maxWaitStepSeconds: number;
   /** Conductor groups, each with its own queue; "" is the default group. */
   readonly conductorGroups: readonly string[];
   /** Ironic `[conductor]automated_clean`. */
@@ -57,6 +62,7 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   lockTtlSeconds: 300,
   heartbeatTimeoutSeconds: 300,
   callbackTimeoutSeconds: 1800,
+  maxWaitStepSeconds: 30,
   conductorGroups: [''],
   automatedClean: true,
   pinReleaseVersion: '',
@@ -73,6 +79,11 @@ export function validateSettings(s: IronlessSettings): void {
   if (s.stepTimeoutSeconds >= s.conductorTimeoutSeconds) {
     throw new Error(
       `stepTimeoutSeconds (${s.stepTimeoutSeconds}) must be less than conductorTimeoutSeconds (${s.conductorTimeoutSeconds})`,
+    );
+  }
+  if (s.maxWaitStepSeconds < 0 || s.maxWaitStepSeconds >= s.stepTimeoutSeconds) {
+    throw new Error(
+      `maxWaitStepSeconds (${s.maxWaitStepSeconds}) must be at least 0 and less than stepTimeoutSeconds (${s.stepTimeoutSeconds}): a wait step sleeps within one step`,
     );
   }
   if (s.lockTtlSeconds <= s.conductorTimeoutSeconds) {
@@ -121,6 +132,7 @@ export function settingsEnvironment(s: IronlessSettings): Record<string, string>
     [ENV.lockTtlSeconds]: String(s.lockTtlSeconds),
     [ENV.heartbeatTimeout]: String(s.heartbeatTimeoutSeconds),
     [ENV.callbackTimeout]: String(s.callbackTimeoutSeconds),
+    [ENV.maxWaitStepSeconds]: String(s.maxWaitStepSeconds),
     [ENV.automatedClean]: String(s.automatedClean),
     [ENV.authStrategy]: s.authStrategy,
     [ENV.conductorHeartbeatTimeout]: String(s.conductorHeartbeatTimeoutSeconds),

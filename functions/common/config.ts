@@ -36,6 +36,7 @@ export const ENV = {
   postDeployPowerStateRetries: 'POST_DEPLOY_POWER_STATE_RETRIES',
   postDeployPowerStateRetryInterval: 'POST_DEPLOY_POWER_STATE_RETRY_INTERVAL',
   agentCommandTimeout: 'AGENT_COMMAND_TIMEOUT',
+  maxWaitStepSeconds: 'MAX_CONDUCTOR_WAIT_STEP_SECONDS',
 } as const;
 
 export class ConfigError extends Error {
@@ -126,6 +127,8 @@ export interface ConductorConfig extends CommonConfig {
   readonly heartbeatTimeoutSeconds: number;
   /** Ironic `[conductor]deploy_callback_timeout`: the longest an async step may wait. */
   readonly callbackTimeoutSeconds: number;
+  /** Ironic `[conductor]max_conductor_wait_step_seconds`: the longest a reserved `wait` step pauses. */
+  readonly maxWaitStepSeconds: number;
   /** Ironic `[DEFAULT]enabled_hardware_types`: what this conductor registers as serving; undefined = all. */
   readonly enabledHardwareTypes: readonly string[] | undefined;
 }
@@ -165,6 +168,7 @@ export function loadConductorConfig(env: Env = process.env): ConductorConfig {
     automatedClean: boolean(env, 'AUTOMATED_CLEAN', true),
     heartbeatTimeoutSeconds: integer(env, 'HEARTBEAT_TIMEOUT', 300, 5),
     callbackTimeoutSeconds: integer(env, 'DEPLOY_CALLBACK_TIMEOUT', 1800, 10),
+    maxWaitStepSeconds: integer(env, ENV.maxWaitStepSeconds, 30, 0),
     enabledHardwareTypes: env.ENABLED_HARDWARE_TYPES
       ? env.ENABLED_HARDWARE_TYPES.split(',')
           .map((t) => t.trim())

@@ -41,8 +41,8 @@ export const RELEASE_MAPPING: ReleaseMappings = {
     },
   },
   master: {
-    api: '1.82',
-    rpc: '1.0',
+    api: '1.87',
+    rpc: '1.1',
     objects: {
       Node: ['1.0'],
       Port: ['1.0'],

@@ -40,6 +40,8 @@ export interface StepDefinition {
   readonly argsinfo?: Readonly<Record<string, { readonly description: string; readonly required?: boolean }>>;
   /** Finishes asynchronously (the steps machine waits for agent heartbeats): run by RunStepAsync. */
   readonly async?: boolean;
+  /** Servicing: whether the step needs the ramdisk booted first (Ironic's requires_ramdisk, default true). */
+  readonly requiresRamdisk?: boolean;
   execute(task: Task, args: Record<string, unknown>): Promise<StepOutcome>;
 }
 

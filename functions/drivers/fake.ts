@@ -118,6 +118,26 @@ export const fakeInspect: InspectInterface = {
   },
 };
 
+/**
+ * Ironic's FakeVendorB service step `log_passthrough`: logs and does nothing, without the ramdisk
+ * (`requires_ramdisk=False`), so fake-hardware nodes can be serviced out-of-band.
+ */
+export const fakeVendor: HardwareInterface = {
+  name: 'fake',
+  async validate() {},
+  serviceSteps: [
+    {
+      step: 'log_passthrough',
+      priority: 0,
+      requiresRamdisk: false,
+      async execute(task, args) {
+        task.log.info('log_passthrough service step', { node: task.node.uuid, args });
+        return done;
+      },
+    },
+  ],
+};
+
 function passive(name: string): HardwareInterface {
   return { name, async validate() {} };
 }
@@ -136,7 +156,7 @@ export const FAKE_INTERFACES = {
   raid: [passive('fake'), noRaid],
   rescue: [passive('fake'), noRescue],
   storage: [noopStorage, passive('fake')],
-  vendor: [passive('fake'), noVendor],
+  vendor: [fakeVendor, noVendor],
 } as const;
 
 export const fakeHardware: HardwareType = {

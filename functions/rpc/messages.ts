@@ -6,14 +6,16 @@
  * message carries the version it was built for, so a receiver can refuse what it cannot handle.
  */
 
-// RPC API version history (the first release will freeze 1.0; until then 1.0 grows):
+// RPC API version history (release 2026.2 froze 1.0):
 // 1.0: do_node_deploy, do_node_tear_down, do_provisioning_action, do_node_clean,
 //      change_node_power_state (casts); validate_driver_interfaces (call).
 //      Management: change_node_boot_mode, change_node_secure_boot (casts); set_boot_device,
 //      get_boot_device, get_supported_boot_devices, inject_nmi, vif_list, vif_attach, vif_detach (calls).
 //      Allocations: create_allocation (cast).
 //      Agent: heartbeat (cast; the API has checked the agent's token); do_node_deploy's deploy_steps.
-export const RPC_API_VERSION = '1.0';
+// 1.1: Servicing (API 1.87): do_node_service (cast); do_provisioning_action's `unhold` action
+//      (API 1.85; a 2026.2 conductor does not know it, and an API pinned to 2026.2 refuses 1.85).
+export const RPC_API_VERSION = '1.1';
 
 export interface RequestContext {
   /** The request id of the API call that caused this message (Ironic's `openstack-request-id`). */
@@ -38,6 +40,13 @@ export interface RpcMethods {
     node_id: string;
     lock_token: string;
     clean_steps: { interface: string; step: string; args?: Record<string, unknown> }[];
+  };
+  /** Servicing of an active node with the given steps, from `servicing` (target active). */
+  do_node_service: {
+    node_id: string;
+    lock_token: string;
+    service_steps: { interface: string; step: string; args?: Record<string, unknown> }[];
+    disable_ramdisk?: boolean;
   };
   /** Power action: the API has set target_power_state and locked the node. */
   change_node_power_state: { node_id: string; lock_token: string; target: string; timeout?: number };
@@ -99,6 +108,7 @@ export const METHOD_VERSIONS: Readonly<Record<RpcMethod, string>> = {
   do_node_tear_down: '1.0',
   do_provisioning_action: '1.0',
   do_node_clean: '1.0',
+  do_node_service: '1.1',
   change_node_power_state: '1.0',
   validate_driver_interfaces: '1.0',
   change_node_boot_mode: '1.0',

@@ -79,6 +79,7 @@ interface ProvisionBody {
   deploy_steps?: unknown;
   rescue_password?: unknown;
   disable_ramdisk?: unknown;
+  service_steps?: unknown;
 }
 
 function readProvisionBody(req: ApiRequest): ProvisionBody {
@@ -91,7 +92,7 @@ function readProvisionBody(req: ApiRequest): ProvisionBody {
   if (unexpected.length > 0) throw new ClientSideError(`Unexpected arguments: ${unexpected.join(', ')}`);
   if (record.target === undefined) throw new MissingParameterValue('Missing mandatory parameter: target');
   if (typeof record.target !== 'string') throw new InvalidParameterValue(`Expected string for target: ${String(record.target)}`);
-  for (const name of ['clean_steps', 'deploy_steps'] as const) {
+  for (const name of ['clean_steps', 'deploy_steps', 'service_steps'] as const) {
     const value = record[name];
     if (value !== undefined && value !== null && !Array.isArray(value))
       throw new InvalidParameterValue(`Expected list for ${name}: ${String(value)}`);
@@ -135,6 +136,9 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
   const deploySteps = checkDeploySteps(req, target, body.deploy_steps);
   if (body.rescue_password !== undefined && event !== 'rescue') {
     throw new ClientSideError('"rescue_password" is only valid when setting target provision state to rescue');
+  }
+  if (body.service_steps !== undefined && body.service_steps !== null && event !== 'service') {
+    throw new ClientSideError('"service_steps" is only valid when setting target provision state to service');
   }
   if (isLocked(node)) throw new NodeLocked(node.uuid, node.reservation as string);
   if (node.protected && (event === 'rebuild' || event === 'delete')) {
@@ -198,6 +202,15 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
       await cast('do_node_clean', { clean_steps: steps });
       break;
     }
+    case 'service': {
+      const steps = checkServiceSteps(body.service_steps);
+      await cast('do_node_service', { service_steps: steps, ...(body.disable_ramdisk === true ? { disable_ramdisk: true } : {}) });
+      break;
+    }
+    case 'unhold':
+      // hold → wait; the conductor continues the flow with the step after the hold.
+      await cast('do_provisioning_action', { action: 'unhold' });
+      break;
     case 'abort': {
       const error = abortError(node);
       await cast('do_provisioning_action', { action: 'abort' }, (n) => {
@@ -237,19 +250,25 @@ function abortError(node: Node): string | null {
 
 const CLEAN_STEP_INTERFACES = ['power', 'management', 'deploy', 'bios', 'raid', 'firmware'];
 
-const CLEAN_STEPS_SCHEMA: JsonSchema = {
+const stepsSchema = (interfaces: readonly string[]): JsonSchema => ({
   type: 'array',
   items: {
     type: 'object',
     required: ['interface', 'step'],
     properties: {
-      interface: { enum: CLEAN_STEP_INTERFACES },
+      interface: { enum: [...interfaces] },
       step: { type: 'string', minLength: 1 },
       args: { type: 'object' },
     },
     additionalProperties: false,
   },
-};
+});
+
+/** Ironic's _STEPS_SCHEMA for clean_steps: the interfaces that have clean steps. */
+const CLEAN_STEPS_SCHEMA = stepsSchema(CLEAN_STEP_INTERFACES);
+
+/** The same schema for service_steps; servicing also has the vendor interface's steps (fake's log_passthrough). */
+const SERVICE_STEPS_SCHEMA = stepsSchema([...CLEAN_STEP_INTERFACES, 'vendor']);
 
 /** Ironic's DEPLOY_STEP_SCHEMA: interfaces that have deploy steps, a priority, args. */
 const DEPLOY_STEPS_SCHEMA: JsonSchema = {
@@ -298,6 +317,19 @@ function checkCleanSteps(steps: unknown): RpcMethods['do_node_clean']['clean_ste
     throw new InvalidParameterValue(`Invalid clean_steps: ${(err as Error).message.replace(/^Schema error for clean_steps: /, '')}`);
   }
   return steps as RpcMethods['do_node_clean']['clean_steps'];
+}
+
+/** service_steps: required for `service` (1.87), Ironic's _check_service_steps. */
+function checkServiceSteps(steps: unknown): RpcMethods['do_node_service']['service_steps'] {
+  if (steps === undefined || steps === null || (Array.isArray(steps) && steps.length === 0)) {
+    throw new ClientSideError('"service_steps" is required when setting target provision state to service');
+  }
+  try {
+    validateSchema('service_steps', SERVICE_STEPS_SCHEMA, steps);
+  } catch (err) {
+    throw new InvalidParameterValue(`Invalid service_steps: ${(err as Error).message.replace(/^Schema error for service_steps: /, '')}`);
+  }
+  return steps as RpcMethods['do_node_service']['service_steps'];
 }
 
 export const NODE_STATE_ROUTES = [

@@ -26,6 +26,7 @@ import {
   injectNmi,
   setBootDevice,
 } from '../flows/management';
+import { doNodeService, doUnhold } from '../flows/service';
 import { validateDriverInterfaces } from '../flows/validate';
 import { vifAttach, vifDetach, vifList } from '../flows/vifs';
 
@@ -52,6 +53,8 @@ export async function handleMessage(ctx: ConductorContext, message: RpcMessage):
         return await doNodeTearDown(ctx, { ...(message.args as RpcMethods['do_node_tear_down']), message_id: id });
       case 'do_node_clean':
         return await doManualClean(ctx, { ...(message.args as RpcMethods['do_node_clean']), message_id: id });
+      case 'do_node_service':
+        return await doNodeService(ctx, { ...(message.args as RpcMethods['do_node_service']), message_id: id });
       case 'heartbeat':
         return await doHeartbeat(ctx, { ...(message.args as RpcMethods['heartbeat']), message_id: id });
       case 'change_node_power_state':
@@ -66,6 +69,7 @@ export async function handleMessage(ctx: ConductorContext, message: RpcMessage):
         const args = { ...(message.args as RpcMethods['do_provisioning_action']), message_id: id };
         if (args.action === 'provide') return await doProvide(ctx, args);
         if (args.action === 'abort') return await doAbort(ctx, args);
+        if (args.action === 'unhold') return await doUnhold(ctx, args);
         if (isDirectAction(args.action)) return await doDirectAction(ctx, args);
         throw new UnsupportedMessage(`do_provisioning_action: unknown action "${args.action}"`);
       }

@@ -75,7 +75,7 @@ export async function agentReady(
 ): Promise<Decision> {
   const node = task.node;
   const { steps: agentSteps, version } = await fetchAgentSteps(task, flow as AgentFlow);
-  const cacheKey = flow === 'clean' ? 'agent_cached_clean_steps' : 'agent_cached_deploy_steps';
+  const cacheKey = `agent_cached_${flow}_steps`;
   node.driver_internal_info = {
     ...node.driver_internal_info,
     [cacheKey]: agentSteps,

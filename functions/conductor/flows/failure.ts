@@ -8,6 +8,7 @@ import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext, FlowName } from '../context';
 import { EXECUTION_KEYS, FLOWS } from './flow-kinds';
+import { bootInstance } from './run-steps';
 import { clearSteps } from './steps';
 
 export async function failFlow(ctx: ConductorContext, node: Node, flow: FlowName, message: string): Promise<void> {
@@ -30,6 +31,8 @@ export async function failFlow(ctx: ConductorContext, node: Node, flow: FlowName
     // Ironic's cleaning_error_handler tears cleaning down: the ramdisk is powered off.
     try {
       await loadDriver(node).deploy.tearDownCleaning?.({ node, log: ctx.log });
+      // Ironic's servicing_error_handler tears servicing down: the instance boots again.
+      if (flow === 'service') await bootInstance(ctx, node);
     } catch (err) {
       ctx.log.warn('Could not tear down the ramdisk after a failed flow', { node: node.uuid, error: String(err) });
     }

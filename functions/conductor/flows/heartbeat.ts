@@ -24,6 +24,7 @@ import type { ConductorContext, FlowName } from '../context';
 import { lockOwner } from '../lock';
 import { agentReady, executionOwner, isAgentBootStep, resumeWithNextStep, takeToken } from './async-steps';
 import { FLOWS } from './flow-kinds';
+import { continueSteps, WAITING_KEY } from './reserved';
 import { AGENT_STEP_FAILED, nextStep } from './run-steps';
 import { stepName, storedSteps } from './steps';
 
@@ -52,12 +53,12 @@ const FAILURE_PREFIX: Readonly<Record<FlowName, string>> = {
 };
 
 function commandName(flow: FlowName): string {
-  return flow === 'clean' ? 'execute_clean_step' : 'execute_deploy_step';
+  return `execute_${flow}_step`;
 }
 
 /** After a reboot the agent has run nothing but (maybe) get_*_steps (Ironic's `_freshly_booted`). */
 function freshlyBooted(commands: readonly AgentCommand[], flow: FlowName): boolean {
-  const kind = flow === 'clean' ? 'clean' : 'deploy';
+  const kind = flow;
   return commands.length === 0 || (commands.length === 1 && commands[0]?.command_name === `get_${kind}_steps`);
 }
 
@@ -65,7 +66,7 @@ function freshlyBooted(commands: readonly AgentCommand[], flow: FlowName): boole
 function completedCommand(commands: readonly AgentCommand[], flow: FlowName, step: Step): AgentCommand | undefined {
   const last = commands[commands.length - 1];
   if (last === undefined || last.command_name !== commandName(flow) || last.command_status === 'RUNNING') return undefined;
-  const kind = flow === 'clean' ? 'clean' : 'deploy';
+  const kind = flow;
   const ran = (last.command_result ?? {})[`${kind}_step`] as Partial<Step> | undefined;
   if (last.command_status === 'SUCCEEDED' && (!ran || ran.interface !== step.interface || ran.step !== step.step)) return undefined;
   return last;
@@ -102,6 +103,11 @@ export async function doHeartbeat(ctx: ConductorContext, args: HeartbeatArgs): P
   record(node, args);
   const flow = WAIT_FLOWS[node.provision_state];
   const token = node.driver_internal_info.steps_task_token;
+  if (!node.maintenance && flow !== undefined && node.driver_internal_info[WAITING_KEY] === true) {
+    // A reserved `wait` step without seconds: this heartbeat continues the flow with the next step.
+    await continueSteps(ctx, node, flow, `heartbeat:${args.message_id}`, args.message_id);
+    return;
+  }
   if (node.maintenance || flow === undefined || typeof token !== 'string') {
     await ctx.nodes.save(node, { release: true });
     return;

@@ -14,6 +14,7 @@ import { destroyReleasedAllocation } from './allocate';
 import { startAutomatedClean } from './clean';
 import { failFlow } from './failure';
 import { startSteps } from './run-steps';
+import { isReservedStep, reservedStep } from './reserved';
 import { REQUESTED_KEY } from './step-lists';
 import { findStep, setSteps, stepName } from './steps';
 
@@ -66,6 +67,7 @@ export async function doManualClean(
     await driver.power.validate({ node, log: ctx.log });
     bootAgent = driver.deploy.usesAgent === true;
     steps = args.clean_steps.map((requested) => {
+      if (isReservedStep(requested)) return reservedStep(requested);
       const step: Step = { interface: requested.interface as InterfaceType, step: requested.step, priority: 0, args: requested.args ?? {} };
       // With an agent, a step the driver lacks may be in-band: checked once the agent is up.
       if (!bootAgent && findStep(driver, 'clean', step) === undefined) {

@@ -3,7 +3,7 @@
  * start an asynchronous one, fail the flow. Each task returns the next decision, so one step costs
  * two state transitions (Route, RunStep).
  */
-import { type ProvisionEvent, CLEANING, DEPLOYING, SERVICING } from '#common/states';
+import { type ProvisionEvent, CLEANING, DEPLOYING, POWER_ON, SERVICING } from '#common/states';
 import { InvalidState } from '#common/errors';
 import type { Step } from '#drivers/base';
 import { loadDriver } from '#drivers/registry';
@@ -13,6 +13,7 @@ import type { LockOwner } from '#db/nodes';
 import { lockOwner } from '../lock';
 import { failFlow } from './failure';
 import { EXECUTION_KEYS, FLOWS } from './flow-kinds';
+import { isReservedStep, runReservedStep } from './reserved';
 import { advanceTo, findStep, stepName, storedSteps } from './steps';
 
 /** Error name of a failed in-band step, sent with SendTaskFailure. */
@@ -63,10 +64,15 @@ export async function resumeStart(ctx: ConductorContext, node: Node, flow: FlowN
     });
     return;
   }
-  const { steps } = storedSteps(node, flow);
-  const first = steps[0];
+  // The step the execution starts at: the first, or the one after a hold (unhold continues there).
+  const { steps, index } = storedSteps(node, flow);
+  const first = steps[Math.max(index, 0)];
   const decision: Decision =
-    node.driver_internal_info.steps_boot_agent === true ? BOOT_AGENT : first ? { mode: first.async ? 'async' : 'sync', step: first } : DONE;
+    index === -1 && node.driver_internal_info.steps_boot_agent === true
+      ? BOOT_AGENT
+      : first
+        ? { mode: first.async ? 'async' : 'sync', step: first }
+        : DONE;
   if (decision.mode === 'done') return;
   await ctx.steps.start(name, { flow, node: node.uuid, owner, decision });
 }
@@ -82,6 +88,7 @@ export async function finishFlow(ctx: ConductorContext, node: Node, flow: FlowNa
     // Ironic's tear_down_cleaning / tear_down_service: the ramdisk is powered off and removed.
     const deploy = loadDriver(node).deploy;
     await deploy.tearDownCleaning?.({ node, log: ctx.log });
+    if (flow === 'service') await bootInstance(ctx, node);
   }
   const info = { ...node.driver_internal_info };
   for (const key of EXECUTION_KEYS) delete info[key];
@@ -90,6 +97,15 @@ export async function finishFlow(ctx: ConductorContext, node: Node, flow: FlowNa
   node.last_error = null;
   await ctx.nodes.save(node, { release: true });
   ctx.log.info(`${FLOWS[flow].label} finished`, { node: node.uuid, state: node.provision_state });
+}
+
+/** After servicing with the ramdisk: boot the instance from its disk again (Ironic's tear_down_service). */
+export async function bootInstance(ctx: ConductorContext, node: Node): Promise<void> {
+  const driver = loadDriver(node);
+  const task = { node, log: ctx.log };
+  await driver.boot.prepareInstance(task);
+  await driver.power.setPowerState(task, POWER_ON);
+  node.power_state = POWER_ON;
 }
 
 const RUNNING_STATE: Readonly<Record<FlowName, string>> = { deploy: DEPLOYING, clean: CLEANING, service: SERVICING };
@@ -125,6 +141,10 @@ export async function runStep(
   input: { flow: FlowName; node: string; owner: string; step: Step },
 ): Promise<Decision> {
   const node = await reserveForStep(ctx, input, input.step);
+  if (isReservedStep(input.step)) {
+    ctx.log.info(`Running reserved ${input.flow} step`, { node: node.uuid, step: stepName(input.step) });
+    return runReservedStep(ctx, node, input.flow, input.step);
+  }
   const driver = loadDriver(node);
   const impl = findStep(driver, input.flow, input.step);
   if (impl === undefined) {

@@ -9,6 +9,7 @@ import { pyRepr } from '#common/pyrepr';
 import type { Driver, Step } from '#drivers/base';
 import type { InterfaceType, Node } from '#objects/node';
 import type { ConductorContext, FlowName } from '../context';
+import { isReservedStep, reservedStep } from './reserved';
 import { allDriverSteps, sortSteps, stepName } from './steps';
 
 /** A step as requested by a template or a user. */
@@ -87,6 +88,11 @@ export function resolveSteps(
     const errors: string[] = [];
     for (const requested of source.steps) {
       const name = `${requested.interface}.${requested.step}`;
+      if (isReservedStep(requested)) {
+        // power_on, hold, wait…: run by the conductor at the priority asked for (Ironic skips validating them).
+        byName.set(name, reservedStep({ ...requested, priority: priorityOf(requested, 0) }));
+        continue;
+      }
       const known = byName.get(name);
       if (known === undefined) {
         if (!agentKnown) continue;
@@ -159,6 +165,7 @@ export function cleanStepsWithAgent(flow: FlowName, node: Node, driver: Driver, 
       available.filter((s) => s.priority > 0),
     );
   return requested.map((r) => {
+    if (isReservedStep(r)) return reservedStep(r);
     const known = available.find((s) => s.interface === r.interface && s.step === r.step);
     if (known === undefined) {
       throw new InvalidParameterValue(

@@ -39,9 +39,9 @@ export function wipeAgentToken(node: Node): void {
   node.driver_internal_info = info;
 }
 
-/** The agent's command for a flow's steps ('service' steps run as deploy steps in the agent, as Ironic does). */
-function agentKind(flow: AgentFlow): 'deploy' | 'clean' {
-  return flow === 'clean' ? 'clean' : 'deploy';
+/** The agent extension of a flow's steps: IPA has `deploy`, `clean` and `service` (get_service_steps, execute_service_step). */
+function agentKind(flow: AgentFlow): AgentFlow {
+  return flow;
 }
 
 export function executeCommandName(flow: AgentFlow): string {

@@ -8,7 +8,19 @@
  * Ironic's messages for missing parameters and then says so when only a kernel/ramdisk is given.
  */
 import { InstanceDeployFailure, InvalidParameterValue, MissingParameterValue } from '#common/errors';
-import { CLEANING, CLEANWAIT, DEPLOYING, DEPLOYWAIT, INSPECTING, INSPECTWAIT, POWER_OFF, RESCUEWAIT, RESCUING } from '#common/states';
+import {
+  CLEANING,
+  CLEANWAIT,
+  DEPLOYING,
+  DEPLOYWAIT,
+  INSPECTING,
+  INSPECTWAIT,
+  POWER_OFF,
+  RESCUEWAIT,
+  RESCUING,
+  SERVICEWAIT,
+  SERVICING,
+} from '#common/states';
 import type { Node } from '#objects/node';
 import { BOOT_DEVICES, type BootInterface, type PowerInterface, type Task } from '../base';
 import type { Resource } from './client';
@@ -25,7 +37,7 @@ const USB = 'USBStick';
 const FLOPPY = 'Floppy';
 
 /** States in which the ramdisk is prepared; in any other (e.g. a takeover) preparing would disturb the node. */
-const RAMDISK_STATES = [DEPLOYING, DEPLOYWAIT, CLEANING, CLEANWAIT, RESCUING, RESCUEWAIT, INSPECTING, INSPECTWAIT];
+const RAMDISK_STATES = [DEPLOYING, DEPLOYWAIT, CLEANING, CLEANWAIT, RESCUING, RESCUEWAIT, INSPECTING, INSPECTWAIT, SERVICING, SERVICEWAIT];
 
 function mode(node: Node): 'deploy' | 'rescue' {
   return [RESCUING, RESCUEWAIT].includes(node.provision_state) ? 'rescue' : 'deploy';

@@ -65,6 +65,7 @@ export const errors = {
   rest: (details: string) => new AgentError('An error occurred', details || UNEXPECTED),
   cleaning: (details: string) => new AgentError('Clean step failed', details, 500, 'CleaningError'),
   deployment: (details: string) => new AgentError('Deploy step failed', details, 500, 'DeploymentError'),
+  servicing: (details: string) => new AgentError('Service step failed', details, 500, 'ServicingError'),
   versionMismatch: (agentVersion: unknown, nodeVersion: unknown) =>
     new AgentError(
       'Hardware managers version mismatch, reload agent with correct version',

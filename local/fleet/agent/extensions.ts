@@ -1,6 +1,6 @@
 /**
  * The agent's command extensions, those Ironic 21.4's agent client and direct deploy call:
- * `deploy` and `clean` (list and run in-band steps), `standby` (image, power, sync, partition
+ * `deploy`, `clean` and `service` (list and run in-band steps), `standby` (image, power, sync, partition
  * UUIDs), `image.install_bootloader`, `log.collect_system_logs` and `rescue.finalize_rescue`.
  * Argument names and result shapes are IPA's (`{deploy_result, deploy_step}` …).
  */
@@ -65,6 +65,7 @@ export function buildExtensions(host: ExtensionHost): Record<string, Extension> 
   return {
     deploy: stepExtension(host, 'deploy'),
     clean: stepExtension(host, 'clean'),
+    service: stepExtension(host, 'service'),
     standby: {
       prepare_image: {
         mode: 'async',

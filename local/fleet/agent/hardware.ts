@@ -1,5 +1,5 @@
 /**
- * The virtual machine as the agent's hardware managers see it: the in-band deploy and clean steps
+ * The virtual machine as the agent's hardware managers see it: the in-band deploy, clean and service steps
  * they offer (IPA's generic manager's, with its priorities, plus one manager of our own offering a
  * `burnin_cpu` deploy step disabled by default, for deploy templates to enable) and what running
  * them does to the machine — mostly to its disk, where `write_image` puts a verified download.
@@ -19,7 +19,7 @@ export interface Step {
   readonly argsinfo?: Record<string, { description: string; required: boolean }>;
 }
 
-export type StepKind = 'deploy' | 'clean';
+export type StepKind = 'deploy' | 'clean' | 'service';
 
 const cleanStep = (step: string, priority: number, iface = 'deploy'): Step => ({
   step,
@@ -68,6 +68,14 @@ const GENERIC = {
       verify_ca: { description: 'Whether to verify TLS certificates. Global agent options are used by default.', required: false },
     }),
   ],
+  // IPA's generic get_service_steps: RAID and burn-in (no burnin_disk: it would destroy the instance's data).
+  service: [
+    cleanStep('delete_configuration', 0, 'raid'),
+    cleanStep('create_configuration', 0, 'raid'),
+    cleanStep('burnin_cpu', 0),
+    cleanStep('burnin_memory', 0),
+    cleanStep('burnin_network', 0),
+  ],
 };
 
 /** The virtual machine's own manager: a CPU burn-in as a deploy step, off unless a template asks. */
@@ -75,6 +83,7 @@ const VIRTUAL = {
   name: 'ironless_virtual_hardware_manager',
   version: '1.0',
   clean: [] as Step[],
+  service: [] as Step[],
   deploy: [
     deployStep('burnin_cpu', 'deploy', {
       duration_ms: { description: 'How long the virtual burn-in runs, in milliseconds (default 200).', required: false },
@@ -149,7 +158,7 @@ export class VirtualHardware {
       );
     if (this.faults().failStep === name) {
       const details = `Injected failure of step ${name} on ${this.machine.id}`;
-      throw kind === 'deploy' ? errors.deployment(details) : errors.cleaning(details);
+      throw kind === 'deploy' ? errors.deployment(details) : kind === 'service' ? errors.servicing(details) : errors.cleaning(details);
     }
     const pause = this.options.stepDurationMs ?? 20;
     switch (name) {

@@ -68,6 +68,7 @@ export function makeConductorContext(
       conductorGroup: '',
       hostname: 'conductor:1',
       automatedClean: true,
+      maxWaitStepSeconds: 30,
       heartbeatTimeoutSeconds: 300,
       callbackTimeoutSeconds: 1800,
       conductorHeartbeatTimeoutSeconds: 60,

@@ -1,0 +1,191 @@
+/**
+ * Servicing (API 1.87), hold/unhold (1.85) and the reserved step names on the local stack: the
+ * API's checks and Ironic's messages; fake-hardware serviced out-of-band; a manual clean paused by
+ * a `hold` step and continued by `unhold`; a redfish node on the fleet serviced in-band through the
+ * virtual agent (booted from virtual media, then the instance booted again), and a failing in-band
+ * service step ending in `service failed`, from which `abort` returns the node to `active`.
+ */
+import { createHash } from 'node:crypto';
+import type { LocalStack } from '../../local/stack';
+import { ImageServer } from '../unit/fleet/helpers/fake-ironic';
+import { ApiClient, faultOf, startStack } from './helpers/stack';
+
+let stack: LocalStack;
+let api: ApiClient;
+let images: ImageServer;
+const IMAGE = Buffer.from('a whole-disk image\n'.repeat(200));
+const MD5 = createHash('md5').update(IMAGE).digest('hex');
+
+beforeAll(async () => {
+  stack = await startStack({
+    fleet: { count: 1, prefix: 'svc' },
+    settings: { heartbeatTimeoutSeconds: 20, callbackTimeoutSeconds: 300, automatedClean: false },
+  });
+  api = new ApiClient(stack.url, '1.87');
+  images = await new ImageServer().start();
+  images.images.set('/disk.img', IMAGE);
+}, 120_000);
+
+afterAll(async () => {
+  await images?.stop();
+  await stack?.stop();
+});
+
+/** A fake-hardware node taken to `state` (manageable or active) through the API. */
+async function fakeNode(state: 'manageable' | 'active'): Promise<string> {
+  const created = await api.request('POST', '/v1/nodes', { driver: 'fake-hardware' });
+  expect(created.status).toBe(201);
+  const uuid = created.body.uuid as string;
+  await api.provision(uuid, 'manage');
+  await api.settle(uuid, ['manageable'], 30_000);
+  if (state === 'manageable') return uuid;
+  await api.provision(uuid, 'provide');
+  await api.settle(uuid, ['available'], 30_000);
+  await api.provision(uuid, 'active');
+  expect(await api.settle(uuid, ['active', 'deploy failed'], 30_000)).toMatchObject({ provision_state: 'active' });
+  return uuid;
+}
+
+async function events(uuid: string, type: string): Promise<string[]> {
+  const history = (await api.get(`/v1/nodes/${uuid}/history?detail=true`)).body.history as { event: string; event_type: string }[];
+  return history.filter((e) => e.event_type === type).map((e) => e.event);
+}
+
+describe('the service verb refuses bad requests as Ironic does', () => {
+  let uuid: string;
+  beforeAll(async () => {
+    uuid = await fakeNode('active');
+  }, 60_000);
+
+  const put = (body: Record<string, unknown>, version = '1.87') =>
+    api.request('PUT', `/v1/nodes/${uuid}/states/provision`, body, { 'X-OpenStack-Ironic-API-Version': version });
+
+  it('before 1.87 service is not acceptable, nor unhold before 1.85', async () => {
+    const steps = [{ interface: 'vendor', step: 'log_passthrough' }];
+    expect((await put({ target: 'service', service_steps: steps }, '1.86')).status).toBe(406);
+    expect((await put({ target: 'unhold' }, '1.84')).status).toBe(406);
+  });
+
+  it('service_steps is required, validated, and only valid with service', async () => {
+    const missing = await put({ target: 'service' });
+    expect(missing.status).toBe(400);
+    expect(faultOf(missing).faultstring).toBe('"service_steps" is required when setting target provision state to service');
+    const bad = await put({ target: 'service', service_steps: [{ interface: 'nope', step: 'x' }] });
+    expect(bad.status).toBe(400);
+    expect(faultOf(bad).faultstring).toMatch(/^Invalid service_steps: 'nope' is not one of /);
+    const manageable = await fakeNode('manageable');
+    const misplaced = await api.request('PUT', `/v1/nodes/${manageable}/states/provision`, {
+      target: 'clean',
+      clean_steps: [{ interface: 'power', step: 'power_on' }],
+      service_steps: [{ interface: 'power', step: 'x' }],
+    });
+    expect(misplaced.status).toBe(400);
+    expect(faultOf(misplaced).faultstring).toBe('"service_steps" is only valid when setting target provision state to service');
+  }, 60_000);
+
+  it('a node not active cannot be serviced, nor unheld outside a hold state', async () => {
+    const manageable = await fakeNode('manageable');
+    const reply = await api.request('PUT', `/v1/nodes/${manageable}/states/provision`, {
+      target: 'service',
+      service_steps: [{ interface: 'vendor', step: 'log_passthrough' }],
+    });
+    expect(reply.status).toBe(400);
+    expect(faultOf(reply).faultstring).toBe(
+      `The requested action "service" can not be performed on node "${manageable}" while it is in state "manageable".`,
+    );
+    const unhold = await put({ target: 'unhold' });
+    expect(unhold.status).toBe(400);
+  }, 60_000);
+});
+
+it('services a fake-hardware node out-of-band, with reserved power steps, back to active', async () => {
+  const uuid = await fakeNode('active');
+  await api.provision(uuid, 'service', {
+    service_steps: [
+      { interface: 'power', step: 'power_off' },
+      { interface: 'vendor', step: 'log_passthrough', args: { note: 'hello' } },
+      { interface: 'power', step: 'power_on' },
+    ],
+  });
+  const node = await api.settle(uuid, ['active', 'service failed'], 30_000);
+  expect(node).toMatchObject({ provision_state: 'active', last_error: null, power_state: 'power on' });
+  expect(node.service_step ?? {}).toEqual({});
+  expect(await events(uuid, 'servicing')).toEqual([
+    'Service step power.power_off (priority 0) started',
+    'Service step vendor.log_passthrough (priority 0) started',
+    'Service step power.power_on (priority 0) started',
+  ]);
+}, 60_000);
+
+it('a service step the node does not have fails servicing; abort returns the node to active', async () => {
+  const uuid = await fakeNode('active');
+  await api.provision(uuid, 'service', { service_steps: [{ interface: 'deploy', step: 'no_such_step' }] });
+  const failed = await api.settle(uuid, ['active', 'service failed'], 30_000);
+  expect(failed).toMatchObject({ provision_state: 'service failed', reservation: null });
+  expect(failed.last_error).toBe(`Cannot service node ${uuid}: node does not support this service step: deploy.no_such_step`);
+  await api.provision(uuid, 'abort');
+  expect(await api.settle(uuid, ['active'], 30_000)).toMatchObject({ provision_state: 'active' });
+}, 60_000);
+
+it('a manual clean holds at a hold step, and unhold continues with the next step', async () => {
+  const uuid = await fakeNode('manageable');
+  await api.provision(uuid, 'clean', {
+    clean_steps: [
+      { interface: 'power', step: 'power_on' },
+      { interface: 'power', step: 'hold' },
+      { interface: 'power', step: 'wait', args: { seconds: 1 } },
+      { interface: 'power', step: 'power_off' },
+    ],
+  });
+  const held = await api.settle(uuid, ['clean hold', 'manageable', 'clean failed'], 30_000);
+  expect(held).toMatchObject({ provision_state: 'clean hold', reservation: null, power_state: 'power on' });
+  expect(held.clean_step).toMatchObject({ interface: 'power', step: 'hold' });
+  await api.provision(uuid, 'unhold');
+  const done = await api.settle(uuid, ['manageable', 'clean failed'], 30_000);
+  expect(done).toMatchObject({ provision_state: 'manageable', last_error: null, power_state: 'power off', reservation: null });
+  expect(await events(uuid, 'cleaning')).toEqual([
+    'Clean step power.power_on (priority 0) started',
+    'Clean step power.hold (priority 0) started',
+    'Clean step power.wait (priority 0) started',
+    'Clean step power.power_off (priority 0) started',
+  ]);
+}, 60_000);
+
+describe('a redfish node with the virtual agent', () => {
+  let uuid: string;
+  beforeAll(async () => {
+    uuid = (await api.get('/v1/nodes/svc-0')).body.uuid as string;
+    await api.provision(uuid, 'manage');
+    await api.settle(uuid, ['manageable'], 60_000);
+    await api.provision(uuid, 'provide');
+    await api.settle(uuid, ['available'], 60_000);
+    const patched = await api.request('PATCH', `/v1/nodes/${uuid}`, [
+      { op: 'add', path: '/instance_info', value: { image_source: `${images.url}/disk.img`, image_checksum: MD5 } },
+    ]);
+    expect(patched.status).toBe(200);
+    await api.provision(uuid, 'active');
+    expect(await api.settle(uuid, ['active', 'deploy failed'], 180_000)).toMatchObject({ provision_state: 'active' });
+  }, 240_000);
+
+  it('is serviced with an in-band step through the agent and boots its instance again', async () => {
+    await api.provision(uuid, 'service', { service_steps: [{ interface: 'deploy', step: 'burnin_cpu', args: {} }] });
+    const node = await api.settle(uuid, ['active', 'service failed'], 180_000);
+    expect(node).toMatchObject({ provision_state: 'active', last_error: null, power_state: 'power on', reservation: null });
+    expect(await events(uuid, 'servicing')).toEqual(['Service step deploy.burnin_cpu (priority 0) started']);
+    // The instance is still on the disk and boots from it.
+    expect(stack.fleet?.machine('svc-0').disk).toMatchObject({ imageId: 'disk.img', size: IMAGE.length });
+  }, 240_000);
+
+  it('a failing in-band service step fails servicing; abort returns it to active', async () => {
+    stack.fleet?.setAgentFaults('svc-0', { failStep: 'burnin_memory' });
+    await api.provision(uuid, 'service', { service_steps: [{ interface: 'deploy', step: 'burnin_memory' }] });
+    const failed = await api.settle(uuid, ['active', 'service failed'], 180_000);
+    expect(failed).toMatchObject({ provision_state: 'service failed', reservation: null });
+    expect(failed.service_step ?? {}).toEqual({});
+    expect(String(failed.last_error)).toContain('deploy.burnin_memory');
+    expect(String(failed.last_error)).toContain(`Injected failure of step burnin_memory on svc-0`);
+    stack.fleet?.setAgentFaults('svc-0', {});
+    await api.provision(uuid, 'abort');
+    expect(await api.settle(uuid, ['active'], 30_000)).toMatchObject({ provision_state: 'active' });
+  }, 240_000);
+});
