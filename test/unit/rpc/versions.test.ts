@@ -99,7 +99,7 @@ describe('the conductor', () => {
     ]);
     expect(lines.find((l) => (l.extra as { method?: string }).method === 'do_node_deploy')?.extra).toMatchObject({
       method: 'do_node_deploy',
-      error: expect.stringContaining("RPC version 9.0 of do_node_deploy is newer than this conductor's 1.0"),
+      error: expect.stringContaining(`RPC version 9.0 of do_node_deploy is newer than this conductor's ${RPC_API_VERSION}`),
     });
   });
 });
