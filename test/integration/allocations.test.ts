@@ -67,6 +67,16 @@ async function settled(uuid: string): Promise<Json> {
   }
 }
 
+/** The node once no conductor holds it. */
+async function unlocked(uuid: string): Promise<Json> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const node = (await api.get(`/v1/nodes/${uuid}`)).body;
+    if (node.reservation === null || Date.now() > deadline) return node;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 describe('the allocation process', () => {
   it('reserves an available node of the resource class with the traits, and associates it', async () => {
     const rc = 'rc-match';
@@ -76,7 +86,8 @@ describe('the allocation process', () => {
     const created = await allocate({ resource_class: rc, traits: ['CUSTOM_B'], name: 'alloc-1', extra: { k: 'v' } });
     const done = await settled(created.uuid);
     expect(done).toMatchObject({ state: 'active', node_uuid: good, last_error: null, name: 'alloc-1', traits: ['CUSTOM_B'] });
-    const node = (await api.get(`/v1/nodes/${good}`)).body;
+    // The allocation turns active under the node's lock, as in Ironic; the lock goes right after.
+    const node = await unlocked(good);
     expect(node).toMatchObject({ instance_uuid: created.uuid, allocation_uuid: created.uuid, reservation: null });
     expect(node.instance_info.traits).toEqual(['CUSTOM_B']);
     expect((await api.get(`/v1/nodes/${good}/allocation`)).body.uuid).toBe(created.uuid);

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { LocalStack } from '../../local/stack';
-import { ApiClient, type Json, startStack } from './helpers/stack';
+import { ApiClient, type Json, SHORT_STEP_LIMITS, startStack } from './helpers/stack';
 
 const NODES = 100;
 const BURST_MS = 12_000;
@@ -34,7 +34,7 @@ const statuses = new Map<number, number>();
 
 beforeAll(async () => {
   // Short lifetimes, so killed invocations' locks expire and their messages return within the test.
-  stack = await startStack({ settings: { conductorTimeoutSeconds: 4, stepTimeoutSeconds: 3, lockTtlSeconds: 5 } });
+  stack = await startStack({ settings: { conductorTimeoutSeconds: 4, stepTimeoutSeconds: 3, lockTtlSeconds: 5, ...SHORT_STEP_LIMITS } });
   api = new ApiClient(stack.url, '1.82');
   sqs = new SQSClient({
     endpoint: stack.endpoints.sqs,

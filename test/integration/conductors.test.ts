@@ -5,14 +5,20 @@
  * conductor" errors, and a failure leaves an entry in the node's history.
  */
 import type { LocalStack } from '../../local/stack';
-import { ApiClient, faultOf, startStack } from './helpers/stack';
+import { ApiClient, faultOf, SHORT_STEP_LIMITS, startStack } from './helpers/stack';
 
 let stack: LocalStack;
 let api: ApiClient;
 
 beforeAll(async () => {
   stack = await startStack({
-    settings: { conductorGroups: ['', 'rack-a'], conductorTimeoutSeconds: 5, stepTimeoutSeconds: 4, lockTtlSeconds: 6 },
+    settings: {
+      conductorGroups: ['', 'rack-a'],
+      conductorTimeoutSeconds: 5,
+      stepTimeoutSeconds: 4,
+      lockTtlSeconds: 6,
+      ...SHORT_STEP_LIMITS,
+    },
   });
   api = new ApiClient(stack.url, '1.82');
 }, 60_000);

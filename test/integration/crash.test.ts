@@ -4,14 +4,14 @@
  * and its lock is released — never stuck.
  */
 import type { LocalStack } from '../../local/stack';
-import { ApiClient, startStack } from './helpers/stack';
+import { ApiClient, SHORT_STEP_LIMITS, startStack } from './helpers/stack';
 
 let stack: LocalStack;
 let api: ApiClient;
 
 beforeAll(async () => {
   // Short timeouts so an expired lock does not take minutes.
-  stack = await startStack({ settings: { conductorTimeoutSeconds: 5, stepTimeoutSeconds: 4, lockTtlSeconds: 6 } });
+  stack = await startStack({ settings: { conductorTimeoutSeconds: 5, stepTimeoutSeconds: 4, lockTtlSeconds: 6, ...SHORT_STEP_LIMITS } });
   api = new ApiClient(stack.url);
 }, 60_000);
 

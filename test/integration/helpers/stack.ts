@@ -1,6 +1,16 @@
 /** A local stack per test file, from the bundles global-setup built, with an HTTP client for its API. */
 import { LocalStack, type LocalStackOptions } from '../../../local/stack';
 
+/**
+ * Settings that sleep inside one step (a reserved `wait`, the soft power off's polls), shortened
+ * for stacks whose `stepTimeoutSeconds` is a few seconds: the stack refuses limits a step cannot hold.
+ */
+export const SHORT_STEP_LIMITS = {
+  maxWaitStepSeconds: 1,
+  postDeployPowerStateRetries: 1,
+  postDeployPowerStateRetryIntervalSeconds: 1,
+} as const;
+
 export async function startStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const buildDir = process.env.IRONLESS_BUILD_DIR;
   if (!buildDir) throw new Error('IRONLESS_BUILD_DIR is not set: run integration tests through jest (its globalSetup builds the bundles)');
