@@ -124,6 +124,16 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       String(d.ironic).replace(/\(([^)]*)\)/, (_m, a: string) => a.split(', ').sort().join()) ===
         String(d.ironless).replace(/\(([^)]*)\)/, (_m, a: string) => a.split(', ').sort().join()),
   },
+  {
+    id: 'The patchable node fields include parent_node and firmware_interface',
+    why:
+      'Ironless serves API 1.87, whose PATCH_ALLOWED_FIELDS (Ironic 2023.2) end in parent_node and firmware_interface; the error ' +
+      'for a field that cannot be patched lists them at every version, as Ironic 2023.2 does.',
+    matches: (d) =>
+      d.aspect === 'body.error_message.faultstring' &&
+      /^Cannot patch .*Only the following can be updated: /.test(String(d.ironic)) &&
+      String(d.ironless) === `${String(d.ironic)}, parent_node, firmware_interface`,
+  },
 ];
 
 export function explain(differences: readonly Difference[]): {
