@@ -16,7 +16,7 @@ let db: DynamoDBDocumentClient;
 
 beforeAll(async () => {
   stack = await startStack();
-  api = new ApiClient(stack.url, '1.82');
+  api = new ApiClient(stack.url, '1.87');
   db = DynamoDBDocumentClient.from(
     new DynamoDBClient({
       endpoint: stack.endpoints.dynamodb,
@@ -65,6 +65,8 @@ const VERBS: [target: string, extra: Record<string, unknown>][] = [
   ['adopt', {}],
   ['rescue', { rescue_password: 'secret' }],
   ['unrescue', {}],
+  ['unhold', {}],
+  ['service', { service_steps: [{ interface: 'vendor', step: 'log_passthrough', args: {} }] }],
 ];
 
 describe.each(st.ALL_STATES.map((s) => [s]))('from %s', (state) => {
@@ -108,7 +110,7 @@ describe.each(st.ALL_STATES.map((s) => [s]))('from %s', (state) => {
 
 it('refuses verbs newer than the requested version with 406', async () => {
   const uuid = await nodeIn(st.CLEANHOLD);
-  const reply = await api.request('PUT', `/v1/nodes/${uuid}/states/provision`, { target: 'unhold' });
+  const reply = await new ApiClient(stack.url, '1.84').request('PUT', `/v1/nodes/${uuid}/states/provision`, { target: 'unhold' });
   expect(reply.status).toBe(406);
   const manage = await new ApiClient(stack.url, '1.3').request('PUT', `/v1/nodes/${uuid}/states/provision`, { target: 'manage' });
   expect(manage.status).toBe(406);
