@@ -41,7 +41,7 @@ const FILTER_STATES = [
   'wait call-back',
 ];
 
-const VALID_FAULTS = ['power failure', 'clean failure', 'rescue abort failure'];
+const VALID_FAULTS = ['power failure', 'clean failure', 'rescue abort failure', 'service failure'];
 
 /** Sort keys Ironic refuses outright (JSON columns). */
 const UNSORTABLE = [

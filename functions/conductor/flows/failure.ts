@@ -1,7 +1,9 @@
 /**
- * Failing a flow the way Ironic's `set_failed_state` / `cleaning_error_handler` do: the node goes
- * to the flow's failed state with `last_error`, its step is cleared, the node is powered off after
- * a failed deploy, and the lock is released in the same write.
+ * Failing a flow the way Ironic's `set_failed_state` / `cleaning_error_handler` /
+ * `servicing_error_handler` do: the node goes to the flow's failed state with `last_error`, its step
+ * is cleared, a failed clean or service step puts it in maintenance with fault `clean failure` /
+ * `service failure`, the node is powered off after a failed deploy, and the lock is released in
+ * the same write.
  */
 import { POWER_OFF } from '#common/states';
 import { loadDriver } from '#drivers/registry';
@@ -18,6 +20,15 @@ export async function failFlow(ctx: ConductorContext, node: Node, flow: FlowName
     ctx.log.info('Not failing flow: node is no longer in it', { node: node.uuid, flow, state: node.provision_state });
     await ctx.nodes.release(node);
     return;
+  }
+  // Ironic's cleaning_error_handler / servicing_error_handler: a failed step (rather than a failure
+  // around the steps) puts the node in maintenance with a fault, before the ramdisk is torn down
+  // (which then leaves the agent running for the operator to look at).
+  const stepFailed = flow !== 'deploy' && node[kind.stepField] !== null && node[kind.stepField] !== undefined;
+  if (stepFailed) {
+    node.fault = flow === 'clean' ? 'clean failure' : 'service failure';
+    node.maintenance = true;
+    node.maintenance_reason ??= message;
   }
   if (flow === 'deploy') {
     try {

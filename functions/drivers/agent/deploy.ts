@@ -257,7 +257,8 @@ export function createDirectDeploy(driverOf: DriverOf, agentConfig: () => AgentC
       // Ironic's tear_down_inband_cleaning: with fast track (or after a cleaning failure) the
       // agent stays up for what comes next; otherwise the node is powered off and forgets it.
       const driver = driverOf(task);
-      const keepAgent = task.node.fault === 'clean failure' || (await isFastTrack(task, driver, agentConfig()));
+      const failed = task.node.fault === 'clean failure' || task.node.fault === 'service failure';
+      const keepAgent = failed || (await isFastTrack(task, driver, agentConfig()));
       if (!keepAgent) {
         await driver.power.setPowerState(task, POWER_OFF);
         task.node.power_state = POWER_OFF;

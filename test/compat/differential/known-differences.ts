@@ -125,6 +125,16 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
         String(d.ironless).replace(/\(([^)]*)\)/, (_m, a: string) => a.split(', ').sort().join()),
   },
   {
+    id: 'The valid faults include service failure',
+    why:
+      "Servicing (API 1.87) adds Ironic 2023.2's 'service failure' fault; the node list's error for an unknown fault lists it " +
+      'with the others, as Ironic 2023.2 does.',
+    matches: (d) =>
+      d.aspect === 'body.error_message.faultstring' &&
+      /^Unrecognized fault ".*" is specified, allowed faults are \(/.test(String(d.ironic)) &&
+      String(d.ironless) === String(d.ironic).replace(/\)$/, ", 'service failure')"),
+  },
+  {
     id: 'The patchable node fields include parent_node and firmware_interface',
     why:
       'Ironless serves API 1.87, whose PATCH_ALLOWED_FIELDS (Ironic 2023.2) end in parent_node and firmware_interface; the error ' +
