@@ -1,5 +1,5 @@
 /** Finding the resource a path names (Ironic's `_lookup`, `get_rpc_node` and `get_rpc_node_with_suffix`). */
-import { ChassisNotFound, Invalid, InvalidUuidOrName, NodeNotFound, httpErrors, isIronicError, withStatus } from '#common/errors';
+import { ChassisNotFound, Invalid, InvalidUuidOrName, NodeNotFound, NotFound, httpErrors, isIronicError, withStatus } from '#common/errors';
 import { isOsloUuidLike } from '#common/ids';
 import type { Node } from '#objects/node';
 import type { ApiContext } from './context';
@@ -50,6 +50,19 @@ export async function resolveParentNode(req: ApiRequest, ctx: ApiContext, ident:
     if (!isIronicError(err) || err.code >= 500) throw err;
     throw new Invalid(`Unable to apply the requested parent_node '${ident}'. Requested value was invalid.`);
   }
+}
+
+/** The nodes whose ports have these addresses (Ironic's get_by_port_addresses looks for exactly one). */
+export async function portOwners(ctx: ApiContext, addresses: readonly string[]): Promise<Set<string>> {
+  const owners = new Set<string>();
+  for (const address of addresses) {
+    try {
+      owners.add((await ctx.stores.ports.getByAddress(address)).node_uuid);
+    } catch (err) {
+      if (!(err instanceof NotFound)) throw err;
+    }
+  }
+  return owners;
 }
 
 /** Whether a node's lock is held right now (an expired lock does not count). */

@@ -8,6 +8,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { InvalidParameterValue } from '#common/errors';
+import { ACCEPTABLE_BOOLEANS, boolFromString } from '#common/strutils';
 import { pyRepr } from './pyrepr';
 
 const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
@@ -212,19 +213,12 @@ export function validateSchema(name: string, schema: JsonSchema, value: unknown)
 }
 
 /** oslo's strict bool_from_string, as Ironic's args.boolean uses it: anything not a boolean is read through str(). */
-const TRUE = ['1', 't', 'true', 'on', 'y', 'yes'];
-const FALSE = ['0', 'f', 'false', 'off', 'n', 'no'];
-const ACCEPTABLE = [...TRUE, ...FALSE]
-  .sort()
-  .map((v) => `'${v}'`)
-  .join(', ');
 
 export function parseBoolean(name: string, value: unknown): boolean | null {
   if (value === null || value === undefined) return null;
   if (typeof value === 'boolean') return value;
   const subject = typeof value === 'string' ? value : pyRepr(value);
-  const text = subject.trim().toLowerCase();
-  if (TRUE.includes(text)) return true;
-  if (FALSE.includes(text)) return false;
-  throw new InvalidParameterValue(`Invalid ${name}: Unrecognized value '${subject}', acceptable values are: ${ACCEPTABLE}`);
+  const parsed = boolFromString(subject);
+  if (parsed !== undefined) return parsed;
+  throw new InvalidParameterValue(`Invalid ${name}: Unrecognized value '${subject}', acceptable values are: ${ACCEPTABLE_BOOLEANS}`);
 }

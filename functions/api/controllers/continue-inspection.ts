@@ -11,12 +11,14 @@
  */
 import { InvalidParameterValue, NotFound, ResourceNotFound, UnsupportedDriverExtension } from '#common/errors';
 import { INSPECTWAIT } from '#common/states';
+import { normalizeMac } from '#common/strutils';
 import type { Node } from '#objects/node';
 import { argUuid, collectArgs, rejectUnexpected } from '../args';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse } from '../http';
 import { checkConductorFor } from '../interfaces';
+import { portOwners } from '../lookup';
 import { atLeast } from '../microversion';
 import { route } from '../route';
 import { type JsonSchema, validateSchema } from '../validation';
@@ -46,8 +48,6 @@ const DATA_SCHEMA: JsonSchema = {
   additionalProperties: true,
 };
 
-const MAC = /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$/i;
-
 /** driver_internal_info key an in-band inspection records the BMC addresses under (Ironic's LOOKUP_CACHE_FIELD). */
 const LOOKUP_CACHE_FIELD = 'lookup_bmc_addresses';
 
@@ -56,14 +56,7 @@ async function lookupNode(ctx: ApiContext, macs: readonly string[], bmcAddresses
   try {
     if (nodeUuid !== undefined) node = await ctx.nodes.get(nodeUuid);
     if (macs.length > 0) {
-      const owners = new Set<string>();
-      for (const mac of macs) {
-        try {
-          owners.add((await ctx.stores.ports.getByAddress(mac)).node_uuid);
-        } catch (err) {
-          if (!(err instanceof NotFound)) throw err;
-        }
-      }
+      const owners = await portOwners(ctx, macs);
       const [only] = owners;
       if (owners.size === 1 && only !== undefined) {
         if (node !== undefined && node.uuid !== only) throw new ResourceNotFound();
@@ -108,7 +101,7 @@ async function continueInspection(req: ApiRequest, ctx: ApiContext): Promise<Api
   validateSchema('data', DATA_SCHEMA, data);
   const inventory = (data as { inventory: { interfaces: { mac_address: string }[]; bmc_address?: string; bmc_v6address?: string } })
     .inventory;
-  const macs = inventory.interfaces.map((i) => i.mac_address.trim().toLowerCase().replace(/-/g, ':')).filter((m) => MAC.test(m));
+  const macs = inventory.interfaces.map((i) => normalizeMac(i.mac_address.trim())).filter((m): m is string => m !== undefined);
   const bmcAddresses = [inventory.bmc_address, inventory.bmc_v6address].filter((a): a is string => !!a);
   if (macs.length === 0 && bmcAddresses.length === 0 && nodeUuid === undefined) {
     throw new InvalidParameterValue('No lookup information provided');

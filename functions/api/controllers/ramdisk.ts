@@ -11,12 +11,13 @@ import { randomBytes } from 'node:crypto';
 import { InvalidParameterValue, IronicError, MissingParameterValue, NotFound, ResourceNotFound } from '#common/errors';
 import { newUuid } from '#common/ids';
 import * as st from '#common/states';
+import { normalizeMac } from '#common/strutils';
 import type { Node } from '#objects/node';
 import { argString, argUuid, collectArgs, rejectUnexpected } from '../args';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
-import { findNode } from '../lookup';
+import { findNode, portOwners } from '../lookup';
 import { atLeast } from '../microversion';
 import { route } from '../route';
 import { nodeView } from '../views/node';
@@ -43,7 +44,6 @@ const LOOKUP_ALLOWED = [
   st.SERVICEWAIT,
 ];
 const AGENT_VALID_STATES = ['start', 'end', 'error'];
-const MAC = /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$/i;
 
 /** 1.22: the ramdisk endpoints exist; below, they are "not found". */
 function checkRamdiskVersion(req: ApiRequest): void {
@@ -63,14 +63,7 @@ function config(ctx: ApiContext, token: string | null): Record<string, unknown> 
 }
 
 async function nodeByAddresses(ctx: ApiContext, addresses: readonly string[]): Promise<Node> {
-  const owners = new Set<string>();
-  for (const address of addresses) {
-    try {
-      owners.add((await ctx.stores.ports.getByAddress(address)).node_uuid);
-    } catch (err) {
-      if (!(err instanceof NotFound)) throw err;
-    }
-  }
+  const owners = await portOwners(ctx, addresses);
   // No port, or ports of different nodes: Ironic's get_by_port_addresses finds no single node.
   const [only] = owners;
   if (owners.size !== 1 || only === undefined) throw new ResourceNotFound();
@@ -97,8 +90,8 @@ export async function lookup(req: ApiRequest, ctx: ApiContext): Promise<ApiRespo
   const nodeUuid = argUuid('node_uuid', args.get('node_uuid'));
   const addresses = (rawAddresses ?? '')
     .split(',')
-    .map((a) => a.trim().toLowerCase().replace(/-/g, ':'))
-    .filter((a) => a !== '' && MAC.test(a));
+    .map((a) => normalizeMac(a.trim()))
+    .filter((a): a is string => a !== undefined);
   if (addresses.length === 0 && nodeUuid === undefined) throw new IncompleteLookup();
   let node: Node;
   try {

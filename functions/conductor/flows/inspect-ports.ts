@@ -7,21 +7,20 @@
  */
 import { MACAlreadyExists } from '#common/errors';
 import { newUuid } from '#common/ids';
+import { normalizeMac } from '#common/strutils';
 import type { Node } from '#objects/node';
 import { Port } from '#objects/port';
 import type { ConductorContext } from '../context';
-
-const MAC = /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$/i;
 
 /** Create the ports that do not exist yet; returns the addresses created. */
 export async function createPortsIfNotExist(ctx: ConductorContext, node: Node, macs: readonly string[]): Promise<string[]> {
   const created: string[] = [];
   for (const raw of macs) {
-    if (!MAC.test(raw)) {
+    const address = normalizeMac(raw);
+    if (address === undefined) {
       ctx.log.warn(`Ignoring NIC address ${raw} for node ${node.uuid} because it is not a valid MAC`);
       continue;
     }
-    const address = raw.toLowerCase().replace(/-/g, ':');
     try {
       await ctx.stores.ports.create(new Port({ uuid: newUuid(), node_uuid: node.uuid, address, created_at: new Date().toISOString() }));
       created.push(address);

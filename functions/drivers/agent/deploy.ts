@@ -14,6 +14,7 @@
  * heartbeat; they run with `deploy.execute_deploy_step` (see `inband.ts`).
  */
 import { type AgentConfig, loadAgentConfig } from '#common/config';
+import { ACCEPTABLE_BOOLEANS, boolFromString } from '#common/strutils';
 import { InstanceDeployFailure, InvalidParameterValue } from '#common/errors';
 import { POWER_OFF, POWER_ON } from '#common/states';
 import type { DeployInterface, StepDefinition, Task } from '../base';
@@ -34,12 +35,8 @@ export function fastTrackEnabled(node: Task['node'], config: AgentConfig): boole
   if (value === undefined || value === null) return config.fastTrack;
   const parsed = strictBoolean(value);
   if (parsed === undefined) {
-    const acceptable = [...TRUE_STRINGS, ...FALSE_STRINGS]
-      .sort()
-      .map((v) => `'${v}'`)
-      .join(', ');
     throw new InvalidParameterValue(
-      `Invalid value of fast_track: Unrecognized value '${String(value)}', acceptable values are: ${acceptable}`,
+      `Invalid value of fast_track: Unrecognized value '${String(value)}', acceptable values are: ${ACCEPTABLE_BOOLEANS}`,
     );
   }
   return parsed;
@@ -58,16 +55,9 @@ export async function isFastTrack(task: Task, driver: Driver, config: AgentConfi
   return (await driver.power.getPowerState(task)) === POWER_ON;
 }
 
-const TRUE_STRINGS = ['1', 't', 'true', 'on', 'y', 'yes'];
-const FALSE_STRINGS = ['0', 'f', 'false', 'off', 'n', 'no'];
-
-/** oslo's strict bool_from_string: undefined for a value that is no boolean. */
+/** A boolean driver_info value: a JSON boolean, or a string oslo reads as one; undefined otherwise. */
 function strictBoolean(value: unknown): boolean | undefined {
-  if (typeof value === 'boolean') return value;
-  const text = String(value).trim().toLowerCase();
-  if (TRUE_STRINGS.includes(text)) return true;
-  if (FALSE_STRINGS.includes(text)) return false;
-  return undefined;
+  return typeof value === 'boolean' ? value : boolFromString(String(value));
 }
 
 /** Boot the deploy ramdisk: wipe the old agent's token, prepare the boot device, reboot. */

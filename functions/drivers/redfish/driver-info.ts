@@ -4,6 +4,7 @@
  */
 import { statSync } from 'node:fs';
 import { InvalidParameterValue, MissingParameterValue } from '#common/errors';
+import { boolFromString } from '#common/strutils';
 import type { Node } from '#objects/node';
 
 /** What the driver needs to reach a node's BMC. */
@@ -43,14 +44,6 @@ export function quotePath(value: string): string {
     out += /[A-Za-z0-9_.~/-]/.test(ch) ? ch : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return out;
-}
-
-/** oslo's `bool_from_string(strict=True)`; undefined when the text is not a boolean. */
-function boolFromString(value: string): boolean | undefined {
-  const v = value.trim().toLowerCase();
-  if (['1', 't', 'true', 'on', 'y', 'yes'].includes(v)) return true;
-  if (['0', 'f', 'false', 'off', 'n', 'no'].includes(v)) return false;
-  return undefined;
 }
 
 function isPath(value: string): boolean {
