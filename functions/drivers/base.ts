@@ -14,6 +14,12 @@ import type { Portgroup } from '#objects/portgroup';
 export interface Task {
   readonly node: Node;
   readonly log: Logger;
+  /**
+   * Write the node as it is now, keeping the lock (Ironic's `node.save()` inside a task), where a
+   * change must be stored before what follows (the agent token wiped before a reboot). Optional:
+   * callers that save right after the driver call need not give it.
+   */
+  readonly persist?: () => Promise<void>;
 }
 
 /** A step as stored on a node (`driver_internal_info.deploy_steps`) and shown by the API. */

@@ -25,7 +25,7 @@ export async function startAsyncStep(
 ): Promise<{ ok: true }> {
   const node = await reserveForStep(ctx, input, input.step);
   const driver = loadDriver(node);
-  const task: Task = { node, log: ctx.log };
+  const task: Task = { node, log: ctx.log, persist: async () => void (await ctx.nodes.save(node)) };
   let wait: boolean;
   let agentUp = false;
   if (input.step === null) {

@@ -112,7 +112,7 @@ export async function doHeartbeat(ctx: ConductorContext, args: HeartbeatArgs): P
     await ctx.nodes.save(node, { release: true });
     return;
   }
-  const task: Task = { node, log: ctx.log };
+  const task: Task = { node, log: ctx.log, persist: async () => void (await ctx.nodes.save(node)) };
   try {
     await process(ctx, task, flow, token, args, versionBefore);
   } catch (err) {
@@ -181,8 +181,8 @@ async function process(
   if (command.command_status === 'SUCCEEDED') {
     if (step.reboot_requested) {
       ctx.log.info('Step asked for a reboot', { node: node.uuid, step: stepName(step) });
-      await bootRamdisk(task, driver);
       node.driver_internal_info = { ...node.driver_internal_info, [rebootKey]: true };
+      await bootRamdisk(task, driver);
       await keepWaiting(ctx, node, token);
       return;
     }

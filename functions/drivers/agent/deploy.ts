@@ -60,9 +60,13 @@ function strictBoolean(value: unknown): boolean | undefined {
   return typeof value === 'boolean' ? value : boolFromString(String(value));
 }
 
-/** Boot the deploy ramdisk: wipe the old agent's token, prepare the boot device, reboot. */
+/**
+ * Boot the deploy ramdisk: wipe the old agent's token, prepare the boot device, reboot. The wiped
+ * token is stored before the power action (as Ironic's node_power_action does): the agent that
+ * boots looks up at once, and would be refused a token the node still holds. (No token, no write.)
+ */
 export async function bootRamdisk(task: Task, driver: Driver): Promise<void> {
-  wipeAgentToken(task.node);
+  if (wipeAgentToken(task.node)) await task.persist?.();
   await driver.boot.prepareRamdisk(task, {});
   await driver.power.reboot(task);
   task.node.power_state = POWER_ON;

@@ -30,13 +30,15 @@ export function setAgentClient(replacement: AgentClient | undefined): void {
   client = replacement;
 }
 
-/** Forget the agent: a new ramdisk boot looks up again and gets a new token (Ironic's wipe_token_and_url). */
-export function wipeAgentToken(node: Node): void {
+/** Forget the agent: a new ramdisk boot looks up again and gets a new token (Ironic's wipe_token_and_url); whether it had one. */
+export function wipeAgentToken(node: Node): boolean {
   const info = { ...node.driver_internal_info };
+  const hadToken = typeof info.agent_secret_token === 'string';
   for (const key of ['agent_url', 'agent_secret_token', 'agent_secret_token_pregenerated', 'agent_last_heartbeat', 'agent_verify_ca']) {
     delete info[key];
   }
   node.driver_internal_info = info;
+  return hadToken;
 }
 
 /** The agent extension of a flow's steps: IPA has `deploy`, `clean` and `service` (get_service_steps, execute_service_step). */
