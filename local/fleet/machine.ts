@@ -83,7 +83,9 @@ export interface Faults {
  * when a command or step of that name starts ("standby.power_off", "write_image"). `hang`: it stops
  * heartbeating (its API still answers). `failStep`: that deploy/clean step (or command) fails.
  * `badChecksum`: image downloads are corrupted, so their checksum does not match. `versionAfterReboot`:
- * agents booted from now on report this agent_version (and other hardware manager versions).
+ * the agent comes back from its next reboot as this agent_version (other hardware manager versions
+ * too), and stays so: if an agent runs when the fault is set, from the next agent boot on; if none
+ * does, the first agent boot keeps the old version and the ones after it (its reboots) change.
  */
 export interface AgentFaults {
   readonly crash?: boolean | string;
@@ -174,6 +176,8 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
 
   private guest: Guest | undefined;
   private pending: NodeJS.Timeout | undefined;
+  /** Agent boots left before `versionAfterReboot` takes effect. */
+  private bootsBeforeVersionChange = 0;
 
   constructor(readonly spec: MachineSpec) {
     super();
@@ -277,8 +281,20 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
 
   /** Set the agent's faults; a running agent sees them at once (`agentFaults` event). */
   setAgentFaults(faults: AgentFaults): void {
+    if (faults.versionAfterReboot !== this.agentFaults.versionAfterReboot) this.bootsBeforeVersionChange = this.guest ? 0 : 1;
     this.agentFaults = { ...faults };
     this.emit('agentFaults', this.agentFaults);
+  }
+
+  /** The agent_version an agent booting now reports instead of its own (`versionAfterReboot`), if any. */
+  agentVersionAtBoot(): string | undefined {
+    const changed = this.agentFaults.versionAfterReboot;
+    if (changed === undefined) return undefined;
+    if (this.bootsBeforeVersionChange > 0) {
+      this.bootsBeforeVersionChange--;
+      return undefined;
+    }
+    return changed;
   }
 
   /**

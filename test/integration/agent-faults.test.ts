@@ -19,7 +19,7 @@ const MD5 = createHash('md5').update(IMAGE).digest('hex');
 
 beforeAll(async () => {
   stack = await startStack({
-    fleet: { count: 4, prefix: 'flt' },
+    fleet: { count: 6, prefix: 'flt' },
     // No automated cleaning: each case is about the deploy; cleaning with the agent has its own test.
     settings: {
       heartbeatTimeoutSeconds: HEARTBEAT_TIMEOUT_S,
@@ -39,7 +39,7 @@ afterAll(async () => {
 });
 
 /** Deploy machine `id` with `faults` injected into its agent; the node as the deploy left it. */
-async function deployWith(id: string, faults: AgentFaults): Promise<Record<string, unknown>> {
+async function deployWith(id: string, faults: AgentFaults, traits: string[] = []): Promise<Record<string, unknown>> {
   const uuid = (await api.get(`/v1/nodes/${id}`)).body.uuid as string;
   await api.provision(uuid, 'manage');
   await api.settle(uuid, ['manageable'], 60_000);
@@ -47,7 +47,7 @@ async function deployWith(id: string, faults: AgentFaults): Promise<Record<strin
   await api.settle(uuid, ['available'], 60_000);
   stack.fleet?.setAgentFaults(id, faults);
   const patched = await api.request('PATCH', `/v1/nodes/${uuid}`, [
-    { op: 'add', path: '/instance_info', value: { image_source: `${images.url}/disk.img`, image_checksum: MD5 } },
+    { op: 'add', path: '/instance_info', value: { image_source: `${images.url}/disk.img`, image_checksum: MD5, traits } },
   ]);
   expect(patched.status).toBe(200);
   const started = Date.now();
@@ -83,3 +83,41 @@ it('an agent that dies as write_image reaches it fails the deploy: the command c
   );
   expect(stack.fleet?.machine('flt-3').disk).toBeUndefined(); // it died before writing anything
 }, 240_000);
+
+describe('a step that asks for a reboot', () => {
+  // update_firmware is an in-band deploy step the virtual agent offers disabled and with reboot_requested.
+  beforeAll(async () => {
+    const template = await api.request('POST', '/v1/deploy_templates', {
+      name: 'CUSTOM_FIRMWARE',
+      steps: [{ interface: 'deploy', step: 'update_firmware', priority: 90, args: { duration_ms: 50 } }],
+    });
+    expect(template.status).toBe(201);
+  });
+
+  it('reboots the ramdisk and continues with the next step in the rebooted agent', async () => {
+    const bootsBefore = stack.fleet?.machine('flt-4').boots.length ?? 0;
+    const node = await deployWith('flt-4', {}, ['CUSTOM_FIRMWARE']);
+    expect(node).toMatchObject({ provision_state: 'active', last_error: null });
+    const history = (await api.get(`/v1/nodes/${node.uuid as string}/history`)).body.history as { event: string }[];
+    const started = history.map((h) => h.event).filter((e) => e.startsWith('Deploy step'));
+    expect(started.map((e) => /deploy\.(\w+)/.exec(e)?.[1])).toEqual([
+      'deploy',
+      'update_firmware',
+      'write_image',
+      'prepare_instance_boot',
+      'tear_down_agent',
+      'switch_to_tenant_network',
+      'boot_instance',
+    ]);
+    // Ramdisk, ramdisk again after the update, then the instance.
+    const boots = (stack.fleet?.machine('flt-4').boots ?? []).slice(bootsBefore);
+    expect(boots.map((b) => b.device)).toEqual(['Cd', 'Cd', 'Hdd']);
+  }, 240_000);
+
+  it('fails the deploy when the agent comes back from that reboot as another version', async () => {
+    const node = await deployWith('flt-5', { versionAfterReboot: '9.5.0' }, ['CUSTOM_FIRMWARE']);
+    expect(node).toMatchObject({ provision_state: 'deploy failed', reservation: null });
+    expect(String(node.last_error)).toMatch(/agent version changed from 9\.4\.3 to 9\.5\.0 after the reboot requested by deploy step/);
+    expect(stack.fleet?.machine('flt-5').disk).toBeUndefined(); // write_image never ran
+  }, 240_000);
+});

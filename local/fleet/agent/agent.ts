@@ -87,7 +87,7 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
   constructor(private readonly options: AgentOptions) {
     super();
     this.machine = options.machine;
-    const changed = this.machine.agentFaults.versionAfterReboot;
+    const changed = this.machine.agentVersionAtBoot();
     this.version = changed ?? options.agentVersion ?? DEFAULT_AGENT_VERSION;
     this.hardware = new VirtualHardware(this.machine, () => this.machine.agentFaults, changed, options.hardware);
     this.api = new IronicApiClient(options.apiUrl, { apiVersion: options.apiVersion });

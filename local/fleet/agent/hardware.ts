@@ -78,7 +78,10 @@ const GENERIC = {
   ],
 };
 
-/** The virtual machine's own manager: a CPU burn-in as a deploy step, off unless a template asks. */
+/**
+ * The virtual machine's own manager: deploy steps off unless a template asks — a CPU burn-in, and
+ * a firmware update that asks for a reboot (Ironic reboots the ramdisk before the next step).
+ */
 const VIRTUAL = {
   name: 'ironless_virtual_hardware_manager',
   version: '1.0',
@@ -88,6 +91,12 @@ const VIRTUAL = {
     deployStep('burnin_cpu', 'deploy', {
       duration_ms: { description: 'How long the virtual burn-in runs, in milliseconds (default 200).', required: false },
     }),
+    {
+      ...deployStep('update_firmware', 'deploy', {
+        duration_ms: { description: 'How long the virtual update runs, in milliseconds (default 200).', required: false },
+      }),
+      reboot_requested: true,
+    },
   ],
 };
 
@@ -181,6 +190,7 @@ export class VirtualHardware {
         this.machine.disk = undefined;
         return null;
       case 'burnin_cpu':
+      case 'update_firmware':
         await sleep(typeof args.duration_ms === 'number' ? args.duration_ms : Math.max(pause, 200), signal);
         return null;
       case 'apply_configuration':

@@ -123,7 +123,7 @@ describe('VirtualAgent command API', () => {
     expect(right.status).toBe(200);
   });
 
-  it('lists its deploy steps with a disabled burn-in for deploy templates, and its hardware manager versions', async () => {
+  it('lists its deploy steps with a disabled burn-in and firmware update for deploy templates, and its hardware manager versions', async () => {
     const { client } = await boot();
     const { status, body } = await client.command('deploy.get_deploy_steps', { node: NODE, ports: [] }, true);
     expect(status).toBe(200);
@@ -139,6 +139,7 @@ describe('VirtualAgent command API', () => {
       'burnin_cpu',
       'erase_devices_metadata',
       'inject_files',
+      'update_firmware',
       'write_image',
     ]);
     expect(all.every((s) => s.priority === 0)).toBe(true);
