@@ -39,7 +39,9 @@ const ctx: ApiContext = {
   nodes: stores.nodes,
   stores,
   rpc: new ConductorRpcClient({
-    sqs: new SQSClient({}),
+    // Send to the endpoint the SDK resolves (on AWS the queue URL's own host): a local queue URL
+    // (`sqs.<region>.127.0.0.1:<port>`) is no valid URL, and the SDK warned with a stack per cast.
+    sqs: new SQSClient({ useQueueUrlAsEndpoint: false }),
     queues: config.conductorQueues,
     versionCap: release.mapping.rpc,
     lambda: new LambdaClient({}),
