@@ -53,6 +53,15 @@ export interface IronlessSettings {
   readonly postDeployPowerStateRetries: number;
   /** Ironic `[agent]post_deploy_get_power_state_retry_interval`. */
   readonly postDeployPowerStateRetryIntervalSeconds: number;
+  /**
+   * Ironic `[conductor]node_history_max_entries`: the daily `manage_node_history` task trims each
+   * node's history to its newest records (0: never trimmed).
+   */
+  readonly nodeHistoryMaxEntries: number;
+  /** Ironic `[conductor]node_history_cleanup_batch_count`: about how many records one run deletes (0: never trimmed). */
+  readonly nodeHistoryCleanupBatchCount: number;
+  /** Ironic `[conductor]node_history_minimum_days`: records younger than this are kept and not counted. */
+  readonly nodeHistoryMinimumDays: number;
 }
 
 export const DEFAULT_SETTINGS: IronlessSettings = {
@@ -72,6 +81,9 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   fastTrackTimeoutSeconds: 300,
   postDeployPowerStateRetries: 6,
   postDeployPowerStateRetryIntervalSeconds: 5,
+  nodeHistoryMaxEntries: 300,
+  nodeHistoryCleanupBatchCount: 1000,
+  nodeHistoryMinimumDays: 0,
 };
 
 /** Check settings that must fit together; the message names the bad value. */
@@ -141,5 +153,8 @@ export function settingsEnvironment(s: IronlessSettings): Record<string, string>
     [ENV.fastTrackTimeout]: String(s.fastTrackTimeoutSeconds),
     [ENV.postDeployPowerStateRetries]: String(s.postDeployPowerStateRetries),
     [ENV.postDeployPowerStateRetryInterval]: String(s.postDeployPowerStateRetryIntervalSeconds),
+    [ENV.nodeHistoryMaxEntries]: String(s.nodeHistoryMaxEntries),
+    [ENV.nodeHistoryCleanupBatchCount]: String(s.nodeHistoryCleanupBatchCount),
+    [ENV.nodeHistoryMinimumDays]: String(s.nodeHistoryMinimumDays),
   };
 }

@@ -37,6 +37,9 @@ export const ENV = {
   postDeployPowerStateRetryInterval: 'POST_DEPLOY_POWER_STATE_RETRY_INTERVAL',
   agentCommandTimeout: 'AGENT_COMMAND_TIMEOUT',
   maxWaitStepSeconds: 'MAX_CONDUCTOR_WAIT_STEP_SECONDS',
+  nodeHistoryMaxEntries: 'NODE_HISTORY_MAX_ENTRIES',
+  nodeHistoryCleanupBatchCount: 'NODE_HISTORY_CLEANUP_BATCH_COUNT',
+  nodeHistoryMinimumDays: 'NODE_HISTORY_MINIMUM_DAYS',
 } as const;
 
 export class ConfigError extends Error {
@@ -131,6 +134,8 @@ export interface ConductorConfig extends CommonConfig {
   readonly maxWaitStepSeconds: number;
   /** Ironic `[DEFAULT]enabled_hardware_types`: what this conductor registers as serving; undefined = all. */
   readonly enabledHardwareTypes: readonly string[] | undefined;
+  /** Ironic `[conductor]node_history_max_entries`, `…_cleanup_batch_count`, `…_minimum_days` (the periodic trim). */
+  readonly nodeHistory: { readonly maxEntries: number; readonly batchCount: number; readonly minimumDays: number };
 }
 
 function common(env: Env): CommonConfig {
@@ -169,6 +174,11 @@ export function loadConductorConfig(env: Env = process.env): ConductorConfig {
     heartbeatTimeoutSeconds: integer(env, 'HEARTBEAT_TIMEOUT', 300, 5),
     callbackTimeoutSeconds: integer(env, 'DEPLOY_CALLBACK_TIMEOUT', 1800, 10),
     maxWaitStepSeconds: integer(env, ENV.maxWaitStepSeconds, 30, 0),
+    nodeHistory: {
+      maxEntries: integer(env, ENV.nodeHistoryMaxEntries, 300, 0),
+      batchCount: integer(env, ENV.nodeHistoryCleanupBatchCount, 1000, 0),
+      minimumDays: integer(env, ENV.nodeHistoryMinimumDays, 0, 0),
+    },
     enabledHardwareTypes: env.ENABLED_HARDWARE_TYPES
       ? env.ENABLED_HARDWARE_TYPES.split(',')
           .map((t) => t.trim())

@@ -11,7 +11,9 @@
  * from the state the failure left the node in; a path whose type does not follow from the state
  * (stuck nodes: "transition", wait timeouts: "provisioning") names it with `historyEventType()`.
  * Each step a deploy, clean or service flow starts is recorded too, as an INFO event.
- * A node keeps its newest NODE_HISTORY_MAX_ENTRIES events (Ironic `[conductor]node_history_max_entries`).
+ * A node keeps its newest NODE_HISTORY_MAX_ENTRIES events (Ironic `[conductor]node_history_max_entries`),
+ * trimmed as Ironic does, by a periodic task (`manage_node_history`) rather than at each write: a
+ * write then costs one PutItem, not a PutItem and a Query.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { newUuid } from '#common/ids';
@@ -23,6 +25,10 @@ import { NodeHistory } from '#objects/node-history';
 
 /** Ironic `[conductor]node_history_max_entries` (default 300). */
 export const NODE_HISTORY_MAX_ENTRIES = 300;
+/** Ironic `[conductor]node_history_cleanup_batch_count` (default 1000): records one periodic run deletes, about. */
+export const NODE_HISTORY_CLEANUP_BATCH_COUNT = 1000;
+/** Ironic `[conductor]node_history_minimum_days` (default 0): records younger than this are kept and not counted. */
+export const NODE_HISTORY_MINIMUM_DAYS = 0;
 
 /** Ironic's event type by the failed state a failure leaves the node in (`states.*` history types). */
 const EVENT_TYPE_BY_STATE: Readonly<Record<string, string>> = {
@@ -63,10 +69,9 @@ export interface HistoryRecorderOptions {
   /** The conductor's hostname, recorded as the event's `conductor`. */
   readonly conductor: string;
   readonly log: Logger;
-  readonly maxEntries?: number;
 }
 
-/** Write one ERROR event for `node`'s new last_error, then prune the node's oldest events. */
+/** Write one ERROR event for `node`'s new last_error. */
 export async function recordFailure(node: Node, options: HistoryRecorderOptions): Promise<void> {
   const message = node.last_error;
   if (message === null || message === undefined || message === '') return;
@@ -85,7 +90,6 @@ export async function recordFailure(node: Node, options: HistoryRecorderOptions)
         created_at: new Date().toISOString(),
       }),
     );
-    await options.history.prune(node.uuid, options.maxEntries ?? NODE_HISTORY_MAX_ENTRIES);
   } catch (err) {
     // The failure itself is saved (last_error); losing its history entry must not undo that.
     options.log.error('Could not record node history', { node: node.uuid, error: String(err) });
@@ -94,29 +98,26 @@ export async function recordFailure(node: Node, options: HistoryRecorderOptions)
 
 /** The step fields and the history event type of their flows. */
 const STEP_FIELDS = [
-  ['deploy_step', 'deploy_step_index', 'deploying', 'Deploy'],
-  ['clean_step', 'clean_step_index', 'cleaning', 'Clean'],
-  ['service_step', 'service_step_index', 'servicing', 'Service'],
+  ['deploy_step', 'deploying', 'Deploy'],
+  ['clean_step', 'cleaning', 'Clean'],
+  ['service_step', 'servicing', 'Service'],
 ] as const;
 
 interface StepStart {
   readonly eventType: string;
   readonly text: string;
-  /** The flow's first step: the time to prune the node's oldest events. */
-  readonly first: boolean;
 }
 
 /** The step a save is about to start (a step field changed to a step), if any. */
 function stepStarted(node: Node): StepStart | undefined {
   const changed = node.whatChanged();
-  for (const [field, indexKey, eventType, label] of STEP_FIELDS) {
+  for (const [field, eventType, label] of STEP_FIELDS) {
     if (!changed.has(field)) continue;
     const step = node[field] as Record<string, unknown> | null;
     if (step === null || typeof step.step !== 'string') continue;
     return {
       eventType,
       text: `${label} step ${String(step.interface)}.${step.step} (priority ${String(step.priority)}) started`,
-      first: node.driver_internal_info[indexKey] === 0,
     };
   }
   return undefined;
@@ -125,7 +126,6 @@ function stepStarted(node: Node): StepStart | undefined {
 /**
  * Write an INFO event for a step that starts, so the node's history shows its steps in the order
  * they ran (the Step Functions execution history has them too, but operators read the node's).
- * Pruning runs when a flow's first step starts rather than at every step: one query per flow.
  */
 async function recordStep(node: Node, started: StepStart, options: HistoryRecorderOptions): Promise<void> {
   try {
@@ -141,7 +141,6 @@ async function recordStep(node: Node, started: StepStart, options: HistoryRecord
         created_at: new Date().toISOString(),
       }),
     );
-    if (started.first) await options.history.prune(node.uuid, options.maxEntries ?? NODE_HISTORY_MAX_ENTRIES);
   } catch (err) {
     options.log.error('Could not record node history', { node: node.uuid, error: String(err) });
   }
@@ -172,4 +171,49 @@ export function recordingFailures(nodes: NodeStore, options: HistoryRecorderOpti
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
     },
   });
+}
+
+export interface HistoryCleanupOptions {
+  readonly maxEntries?: number;
+  readonly batchCount?: number;
+  readonly minimumDays?: number;
+  readonly now?: () => number;
+}
+
+/**
+ * The periodic task `manage_node_history` (Ironic's `_manage_node_history`): delete each node's
+ * oldest records beyond the newest `maxEntries` (only records older than `minimumDays` count),
+ * node by node until about `batchCount` records went in this run; the rest waits for the next.
+ * Off when either number is 0, as Ironic's.
+ */
+export async function manageNodeHistory(
+  history: NodeHistoryStore,
+  log: Logger,
+  options: HistoryCleanupOptions = {},
+): Promise<{ deleted: number; nodes: number }> {
+  const maxBatch = options.batchCount ?? NODE_HISTORY_CLEANUP_BATCH_COUNT;
+  const maxEntries = options.maxEntries ?? NODE_HISTORY_MAX_ENTRIES;
+  // Ironic enables the periodic task only with both set.
+  if (maxBatch <= 0 || maxEntries <= 0) return { deleted: 0, nodes: 0 };
+  const minimumDays = options.minimumDays ?? NODE_HISTORY_MINIMUM_DAYS;
+  const now = (options.now ?? Date.now)();
+  const before = minimumDays > 0 ? new Date(now - minimumDays * 86_400_000).toISOString() : undefined;
+  const candidates = await history.purgeCandidates(maxEntries, before);
+  let deleted = 0;
+  let nodes = 0;
+  for (const uuids of candidates.values()) {
+    if (deleted >= maxBatch) {
+      log.warn(
+        'While cleaning up node history records, the maximum number of records permitted in a single batch was reached; ' +
+          'if this repeats, run the task more often or delete more records per run.',
+        { deleted, batchCount: maxBatch },
+      );
+      break;
+    }
+    await history.deleteMany(uuids);
+    deleted += uuids.length;
+    nodes++;
+  }
+  if (deleted > 0) log.info('Node history trimmed', { deleted, nodes });
+  return { deleted, nodes };
 }

@@ -19,7 +19,7 @@ import { handleStepsTask, isStepsTask } from './entries/steps';
 import { syncPowerStates } from './flows/power-sync';
 import { failStuckNodes } from './flows/stuck';
 import { failTimedOutWaits } from './flows/timeouts';
-import { recordingFailures } from './history';
+import { manageNodeHistory, recordingFailures } from './history';
 import { Liveness } from './liveness';
 import { isPeriodicEvent } from './schedules';
 import { SfnStepsRunner } from './steps-runner';
@@ -60,6 +60,8 @@ async function dispatch(event: unknown, _context: Context): Promise<unknown> {
         return await syncPowerStates(ctx);
       case 'fail_timed_out_waits':
         return { failed: await failTimedOutWaits(ctx) };
+      case 'manage_node_history':
+        return await manageNodeHistory(ctx.stores.nodeHistory, log, config.nodeHistory);
       case 'conductor_heartbeat':
         break; // answered above
     }

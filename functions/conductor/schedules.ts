@@ -19,6 +19,11 @@ export const PERIODIC_TASKS = {
    * are switched off, since it changes no node.
    */
   conductor_heartbeat: { everySeconds: 60 },
+  /**
+   * Trim every node's history to its newest records (Ironic's `manage_node_history`, daily as
+   * `[conductor]node_history_cleanup_interval`): one Scan a day instead of a Query per write.
+   */
+  manage_node_history: { everySeconds: 86_400 },
 } as const;
 
 export type PeriodicTask = keyof typeof PERIODIC_TASKS;

@@ -2,7 +2,7 @@
  * The node history store (API 1.78): a node's events in the order they happened, and their
  * removal with the node or when pruned.
  */
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { Conflict, NodeHistoryNotFound } from '#common/errors';
 import type { Dict } from '#objects/fields';
 import { NodeHistory } from '#objects/node-history';
@@ -18,6 +18,14 @@ export interface NodeHistoryStore {
   listByNode(nodeUuid: string, page: Page): Promise<PageOf<NodeHistory>>;
   /** Delete a node's records but the newest `keep` (0: all, as when the node is deleted); returns how many went. */
   prune(nodeUuid: string, keep: number): Promise<number>;
+  /**
+   * Ironic's `query_node_history_records_for_purge`: for each node with more than `maxEntries`
+   * records (counting only records created before `before`, when given), the UUIDs of its oldest
+   * records beyond that number, oldest first. One (paginated) Scan, as Ironic runs one query.
+   */
+  purgeCandidates(maxEntries: number, before?: string): Promise<Map<string, string[]>>;
+  /** Delete records by UUID. */
+  deleteMany(uuids: readonly string[]): Promise<void>;
 }
 
 export const NODE_HISTORY_CODEC: ObjectCodec<NodeHistory> = {
@@ -65,13 +73,51 @@ export class DynamoNodeHistoryStore extends ObjectTable<NodeHistory> implements 
       start = result.LastEvaluatedKey;
     } while (start !== undefined);
     const doomed = uuids.slice(keep);
-    for (let i = 0; i < doomed.length; i += 25) {
-      let requests: Dict[] | undefined = doomed.slice(i, i + 25).map((uuid) => ({ DeleteRequest: { Key: { uuid } } }));
+    await this.deleteMany(doomed);
+    return doomed.length;
+  }
+
+  async purgeCandidates(maxEntries: number, before?: string): Promise<Map<string, string[]>> {
+    const byNode = new Map<string, { uuid: string; order: string }[]>();
+    let start: Dict | undefined;
+    do {
+      const result = await this.client.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          ProjectionExpression: '#u, node_uuid, created_at, #o',
+          ExpressionAttributeNames: { '#u': 'uuid', '#o': '_id' },
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of result.Items ?? []) {
+        if (before !== undefined && !(Date.parse(String(item.created_at)) < Date.parse(before))) continue;
+        const node = String(item.node_uuid);
+        const records = byNode.get(node) ?? [];
+        records.push({ uuid: String(item.uuid), order: String(item._id) });
+        byNode.set(node, records);
+      }
+      start = result.LastEvaluatedKey;
+    } while (start !== undefined);
+    const out = new Map<string, string[]>();
+    for (const [node, records] of byNode) {
+      if (records.length <= maxEntries) continue;
+      // `_id` grows with each record written: creation order, as Ironic's row ids.
+      records.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+      out.set(
+        node,
+        records.slice(0, records.length - maxEntries).map((r) => r.uuid),
+      );
+    }
+    return out;
+  }
+
+  async deleteMany(uuids: readonly string[]): Promise<void> {
+    for (let i = 0; i < uuids.length; i += 25) {
+      let requests: Dict[] | undefined = uuids.slice(i, i + 25).map((uuid) => ({ DeleteRequest: { Key: { uuid } } }));
       while (requests !== undefined && requests.length > 0) {
         const result = await this.client.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }));
         requests = result.UnprocessedItems?.[this.tableName] as Dict[] | undefined;
       }
     }
-    return doomed.length;
   }
 }

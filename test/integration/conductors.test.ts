@@ -2,7 +2,8 @@
  * Conductors on the local stack: each conductor version registers once per conductor group and
  * keeps a heartbeat, `/v1/conductors` and `/v1/drivers` show the live ones (both versions during
  * an upgrade), nodes are routed to a live conductor of their group or refused with Ironic's "no
- * conductor" errors, and a failure leaves an entry in the node's history.
+ * conductor" errors, and a failure leaves an entry in the node's history, which the daily
+ * `manage_node_history` task trims to the newest records.
  */
 import type { LocalStack } from '../../local/stack';
 import { ApiClient, faultOf, SHORT_STEP_LIMITS, startStack } from './helpers/stack';
@@ -18,6 +19,7 @@ beforeAll(async () => {
       stepTimeoutSeconds: 4,
       lockTtlSeconds: 6,
       ...SHORT_STEP_LIMITS,
+      nodeHistoryMaxEntries: 1,
     },
   });
   api = new ApiClient(stack.url, '1.82');
@@ -171,5 +173,11 @@ describe('node history', () => {
     );
     const old = await new ApiClient(stack.url, '1.77').get('/v1/nodes/hist-1/history');
     expect(old.status).toBe(404);
+
+    // The periodic task, as EventBridge sends it, keeps the newest record (nodeHistoryMaxEntries: 1).
+    const trimmed = await stack.lambda.invoke('conductor:live', { entry: 'periodic', task: 'manage_node_history' });
+    expect(JSON.parse(trimmed.payload)).toEqual({ deleted: 1, nodes: 1 });
+    const after = await api.get('/v1/nodes/hist-1/history');
+    expect(after.body.history.map((e: { uuid: string }) => e.uuid)).toEqual([event.uuid]);
   }, 60_000);
 });

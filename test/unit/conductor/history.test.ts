@@ -1,5 +1,7 @@
 /** Every last_error the conductor saves becomes an ERROR event in the node's history, typed as Ironic types it. */
-import { recordingFailures } from '../../../functions/conductor/history';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { manageNodeHistory, recordingFailures } from '../../../functions/conductor/history';
+import { NodeHistory } from '../../../functions/objects/node-history';
 import { failFlow } from '../../../functions/conductor/flows/failure';
 import type { Step } from '../../../functions/drivers/base';
 import { advanceTo, setSteps } from '../../../functions/conductor/flows/steps';
@@ -9,16 +11,16 @@ import { fakePower } from '../../../functions/drivers/fake';
 import { makeConductorContext, makeNode } from '../helpers/builders';
 import { MemoryNodeHistoryStore } from '../helpers/memory-stores';
 
-function setup(maxEntries?: number) {
+function setup() {
   const base = makeConductorContext();
   const history = new MemoryNodeHistoryStore();
-  const nodes = recordingFailures(base.nodes, { history, conductor: 'conductor:1', log: base.log, ...(maxEntries ? { maxEntries } : {}) });
+  const nodes = recordingFailures(base.nodes, { history, conductor: 'conductor:1', log: base.log });
   return { ctx: { ...base, nodes }, memory: base.nodes, history };
 }
 
 describe('recordingFailures', () => {
-  it('records each step a flow starts as an INFO event, in the order they run, pruning when a flow begins', async () => {
-    const { ctx, memory, history } = setup(3);
+  it('records each step a flow starts as an INFO event, in the order they run, and prunes nothing as it writes', async () => {
+    const { ctx, memory, history } = setup();
     const node = await memory.create(makeNode({ provision_state: 'deploying', target_provision_state: 'active' }));
     const steps: Step[] = [
       { interface: 'deploy', step: 'deploy', priority: 100, args: {} },
@@ -40,15 +42,11 @@ describe('recordingFailures', () => {
       ['INFO', 'deploying', 'Deploy step deploy.burnin_cpu (priority 70) started'],
       ['INFO', 'deploying', 'Deploy step deploy.boot_instance (priority 20) started'],
     ]);
-    // A second flow prunes to the newest 3 before it adds its own.
+    // A second flow adds its own; trimming is the periodic task's (below).
     setSteps(current, 'deploy', steps.slice(0, 1));
     advanceTo(current, 'deploy', 0);
     await ctx.nodes.save(current);
-    expect(history.items.map((r) => r.event)).toEqual([
-      'Deploy step deploy.burnin_cpu (priority 70) started',
-      'Deploy step deploy.boot_instance (priority 20) started',
-      'Deploy step deploy.deploy (priority 100) started',
-    ]);
+    expect(history.items).toHaveLength(5);
   });
 
   it('records a failed deploy as a "deploying" ERROR event of this conductor', async () => {
@@ -98,14 +96,16 @@ describe('recordingFailures', () => {
     expect(history.items.map((r) => [r.node_uuid, r.event_type])).toEqual([[node.uuid, 'transition']]);
   });
 
-  it("keeps only the newest max entries of a node, as Ironic's node_history_max_entries", async () => {
-    const { ctx, memory, history } = setup(2);
+  it("keeps only the newest max entries of a node once the periodic task ran, as Ironic's node_history_max_entries", async () => {
+    const { ctx, memory, history } = setup();
     const node = await memory.create(makeNode());
     for (const text of ['one', 'two', 'three']) {
       const fresh = await ctx.nodes.get(node.uuid);
       fresh.last_error = text;
       await ctx.nodes.save(fresh);
     }
+    expect(history.items.map((r) => r.event)).toEqual(['one', 'two', 'three']);
+    await manageNodeHistory(history, ctx.log, { maxEntries: 2 });
     expect(history.items.map((r) => r.event)).toEqual(['two', 'three']);
   });
 
@@ -116,5 +116,53 @@ describe('recordingFailures', () => {
     node.last_error = 'it broke';
     await ctx.nodes.save(node);
     expect((await memory.get(node.uuid)).last_error).toBe('it broke');
+  });
+});
+
+describe('manage_node_history', () => {
+  const log = new Logger({ serviceName: 'test', logLevel: 'SILENT' });
+  const day = 86_400_000;
+  const now = Date.parse('2026-11-22T12:00:00Z');
+  function events(history: MemoryNodeHistoryStore, node: string, count: number, ageDays = 0): void {
+    for (let i = 0; i < count; i++) {
+      history.items.push(
+        new NodeHistory({
+          uuid: `${node}-${ageDays}d-${i}`,
+          node_uuid: node,
+          event: `e${i}`,
+          severity: 'INFO',
+          created_at: new Date(now - ageDays * day + i).toISOString(),
+        }),
+      );
+    }
+  }
+
+  it("deletes each node's oldest records beyond the maximum and leaves nodes under it alone", async () => {
+    const history = new MemoryNodeHistoryStore();
+    events(history, 'a', 5);
+    events(history, 'b', 2);
+    expect(await manageNodeHistory(history, log, { maxEntries: 3, now: () => now })).toEqual({ deleted: 2, nodes: 1 });
+    expect(history.items.map((r) => r.uuid)).toEqual(['a-0d-2', 'a-0d-3', 'a-0d-4', 'b-0d-0', 'b-0d-1']);
+    expect(await manageNodeHistory(history, log, { maxEntries: 3, now: () => now })).toEqual({ deleted: 0, nodes: 0 });
+  });
+
+  it('stops after about batchCount records, node by node, leaving the rest to the next run', async () => {
+    const history = new MemoryNodeHistoryStore();
+    events(history, 'a', 4);
+    events(history, 'b', 4);
+    events(history, 'c', 4);
+    expect(await manageNodeHistory(history, log, { maxEntries: 1, batchCount: 4, now: () => now })).toEqual({ deleted: 6, nodes: 2 });
+    expect(history.items.filter((r) => r.node_uuid === 'c')).toHaveLength(4);
+    expect(await manageNodeHistory(history, log, { maxEntries: 1, batchCount: 4, now: () => now })).toEqual({ deleted: 3, nodes: 1 });
+    expect(history.items.map((r) => r.uuid)).toEqual(['a-0d-3', 'b-0d-3', 'c-0d-3']);
+  });
+
+  it('counts and deletes only records older than the minimum days', async () => {
+    const history = new MemoryNodeHistoryStore();
+    events(history, 'a', 3, 10);
+    events(history, 'a', 3, 0);
+    // Six records, but only the three ten days old count against a maximum of 1.
+    expect(await manageNodeHistory(history, log, { maxEntries: 1, minimumDays: 5, now: () => now })).toEqual({ deleted: 2, nodes: 1 });
+    expect(history.items.map((r) => r.uuid)).toEqual(['a-10d-2', 'a-0d-0', 'a-0d-1', 'a-0d-2']);
   });
 });

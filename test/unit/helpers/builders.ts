@@ -73,6 +73,7 @@ export function makeConductorContext(
       callbackTimeoutSeconds: 1800,
       conductorHeartbeatTimeoutSeconds: 60,
       enabledHardwareTypes: undefined,
+      nodeHistory: { maxEntries: 300, batchCount: 1000, minimumDays: 0 },
       ...overrides,
     },
     nodes,

@@ -77,6 +77,24 @@ export class MemoryNodeHistoryStore implements NodeHistoryStore {
     return { items: items.slice(0, page.limit), more: items.length > page.limit };
   }
 
+  async purgeCandidates(maxEntries: number, before?: string): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    const counted = this.items.filter((i) => before === undefined || Date.parse(String(i.created_at)) < Date.parse(before));
+    for (const node of new Set(counted.map((i) => i.node_uuid))) {
+      const mine = counted.filter((i) => i.node_uuid === node);
+      if (mine.length > maxEntries)
+        out.set(
+          node,
+          mine.slice(0, mine.length - maxEntries).map((i) => i.uuid),
+        );
+    }
+    return out;
+  }
+
+  async deleteMany(uuids: readonly string[]): Promise<void> {
+    for (let i = this.items.length - 1; i >= 0; i--) if (uuids.includes((this.items[i] as NodeHistory).uuid)) this.items.splice(i, 1);
+  }
+
   async prune(nodeUuid: string, keep: number): Promise<number> {
     const mine = this.items.filter((i) => i.node_uuid === nodeUuid);
     const doomed = new Set(mine.slice(0, Math.max(0, mine.length - keep)));
