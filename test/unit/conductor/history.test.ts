@@ -165,4 +165,12 @@ describe('manage_node_history', () => {
     expect(await manageNodeHistory(history, log, { maxEntries: 1, minimumDays: 5, now: () => now })).toEqual({ deleted: 2, nodes: 1 });
     expect(history.items.map((r) => r.uuid)).toEqual(['a-10d-2', 'a-0d-0', 'a-0d-1', 'a-0d-2']);
   });
+
+  it('does nothing when the maximum or the batch count is 0, as Ironic leaves the task off', async () => {
+    const history = new MemoryNodeHistoryStore();
+    events(history, 'a', 5);
+    expect(await manageNodeHistory(history, log, { maxEntries: 0, now: () => now })).toEqual({ deleted: 0, nodes: 0 });
+    expect(await manageNodeHistory(history, log, { maxEntries: 1, batchCount: 0, now: () => now })).toEqual({ deleted: 0, nodes: 0 });
+    expect(history.items).toHaveLength(5);
+  });
 });
