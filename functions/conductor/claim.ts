@@ -39,6 +39,12 @@ export async function claimForMessage(
   args: MessageArgs,
   expectedStates: readonly string[],
   flow?: FlowName,
+  /**
+   * Changes to make in the claiming write itself (e.g. the planned steps), run on the node once
+   * the message is known to be its to act on. It must only read elsewhere and must not throw:
+   * two copies of a message may both run it, and only the one whose write wins acts.
+   */
+  beforeClaim?: (node: Node) => Promise<void>,
 ): Promise<Node | undefined> {
   const current = await ctx.nodes.get(args.node_id);
   const running = current.driver_internal_info.steps_execution;
@@ -67,6 +73,7 @@ export async function claimForMessage(
     await ctx.nodes.release(await ctx.nodes.reserve(args.node_id, lockOwner(ctx, args.lock_token)));
     return undefined;
   }
+  await beforeClaim?.(current);
   // Hand the lock over rpc:<id> → run:<id>, conditional on this very revision: one copy wins.
   current.storeMeta = { ...current.storeMeta!, lockOwner: args.lock_token };
   try {

@@ -10,7 +10,7 @@ import type { RpcMethods } from '#rpc/messages';
 import type { ConductorContext } from '../context';
 import { type MessageArgs, claimForMessage, runToken } from '../claim';
 import { failFlow } from './failure';
-import { startSteps } from './run-steps';
+import { finishFlow, launchSteps, recordStart, type StepsStart } from './run-steps';
 import { initialDeploySteps } from './step-lists';
 import { setSteps } from './steps';
 
@@ -18,17 +18,32 @@ export async function doNodeDeploy(
   ctx: ConductorContext,
   args: MessageArgs & Pick<RpcMethods['do_node_deploy'], 'deploy_steps'>,
 ): Promise<void> {
-  const node = await claimForMessage(ctx, args, [DEPLOYING], 'deploy');
+  const owner = runToken(args);
+  let failure: Error | undefined;
+  let start: StepsStart | undefined;
+  // Validate and plan inside the claim, so its one conditional write also stores the steps and the
+  // execution: a deploy costs one node write fewer. Nothing here writes; a failure fails the flow
+  // once the node is claimed.
+  const node = await claimForMessage(ctx, args, [DEPLOYING], 'deploy', async (current) => {
+    try {
+      const driver = loadDriver(current);
+      const task = { node: current, log: ctx.log };
+      await driver.power.validate(task);
+      await driver.deploy.validate(task);
+      setSteps(current, 'deploy', await initialDeploySteps(ctx, current, driver, args.deploy_steps));
+      start = recordStart(current, 'deploy', owner, args.message_id);
+    } catch (err) {
+      failure = err as Error;
+    }
+  });
   if (node === undefined) return;
-  try {
-    const driver = loadDriver(node);
-    const task = { node, log: ctx.log };
-    await driver.power.validate(task);
-    await driver.deploy.validate(task);
-    setSteps(node, 'deploy', await initialDeploySteps(ctx, node, driver, args.deploy_steps));
-  } catch (err) {
-    await failFlow(ctx, node, 'deploy', `Failed to prepare to deploy: ${(err as Error).message}`);
+  if (failure !== undefined || start === undefined) {
+    await failFlow(ctx, node, 'deploy', `Failed to prepare to deploy: ${failure?.message ?? 'no step list'}`);
     return;
   }
-  await startSteps(ctx, node, 'deploy', runToken(args), args.message_id);
+  if (start.decision.mode === 'done') {
+    await finishFlow(ctx, node, 'deploy');
+    return;
+  }
+  await launchSteps(ctx, node, 'deploy', owner, start);
 }

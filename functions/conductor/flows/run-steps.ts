@@ -36,22 +36,54 @@ export async function startSteps(
   messageId: string,
   options: { bootAgent?: boolean } = {},
 ): Promise<void> {
-  // With an agent to boot first (cleaning, servicing), the steps are known only once it is up.
-  const decision: Decision = options.bootAgent ? BOOT_AGENT : advanceTo(node, flow, 0);
-  if (decision.mode === 'done') {
+  const start = recordStart(node, flow, owner, messageId, options);
+  if (start.decision.mode === 'done') {
     await finishFlow(ctx, node, flow);
     return;
   }
+  await ctx.nodes.save(node);
+  await launchSteps(ctx, node, flow, owner, start);
+}
+
+/** What starting a flow's execution records on the node, and the decision it starts with. */
+export interface StepsStart {
+  readonly name: string;
+  readonly decision: Decision;
+}
+
+/**
+ * Record on `node` (not saved) the execution that will run its stored steps: its name and owner.
+ * With no steps the decision is `done` and nothing is recorded (the flow finishes without one).
+ */
+export function recordStart(
+  node: Node,
+  flow: FlowName,
+  owner: string,
+  messageId: string,
+  options: { bootAgent?: boolean } = {},
+): StepsStart {
+  // With an agent to boot first (cleaning, servicing), the steps are known only once it is up.
+  const decision: Decision = options.bootAgent ? BOOT_AGENT : advanceTo(node, flow, 0);
   const name = executionName(flow, node, messageId);
+  if (decision.mode === 'done') return { name, decision };
   node.driver_internal_info = {
     ...node.driver_internal_info,
     steps_execution: name,
     steps_owner: owner,
     ...(options.bootAgent ? { steps_boot_agent: true } : {}),
   };
-  await ctx.nodes.save(node);
-  await ctx.steps.start(name, { flow, node: node.uuid, owner, decision });
-  ctx.log.info('Steps machine started', { node: node.uuid, flow, execution: name, steps: storedSteps(node, flow).steps.map(stepName) });
+  return { name, decision };
+}
+
+/** Start the execution `recordStart` recorded on the node, once the node is saved with it. */
+export async function launchSteps(ctx: ConductorContext, node: Node, flow: FlowName, owner: string, start: StepsStart): Promise<void> {
+  await ctx.steps.start(start.name, { flow, node: node.uuid, owner, decision: start.decision });
+  ctx.log.info('Steps machine started', {
+    node: node.uuid,
+    flow,
+    execution: start.name,
+    steps: storedSteps(node, flow).steps.map(stepName),
+  });
 }
 
 /** Re-issue the start of an execution recorded on the node (a redelivered message). */

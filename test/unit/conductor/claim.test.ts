@@ -38,6 +38,42 @@ it('starts one steps execution for concurrent copies of a deploy message, its lo
   expect(ctx.nodes.items.get(node.uuid)?.lockOwner).toBe('run:d2');
 });
 
+it('claims a deploy message, stores its steps and records its execution in one node write', async () => {
+  const ctx = makeConductorContext();
+  const node = await ctx.nodes.create(makeNode({ provision_state: 'available' }));
+  node.processEvent('deploy');
+  await ctx.nodes.save(node, { lockFor: { host: 'api', token: 'rpc:d4', ttlSeconds: 300 } });
+  const save = ctx.nodes.save.bind(ctx.nodes);
+  const written: { owner: string | undefined; steps: unknown; execution: unknown }[] = [];
+  ctx.nodes.save = async (n, options) => {
+    const saved = await save(n, options);
+    written.push({
+      owner: ctx.nodes.items.get(n.uuid)?.lockOwner,
+      steps: (n.driver_internal_info.deploy_steps as { step: string }[] | undefined)?.map((s) => s.step),
+      execution: n.driver_internal_info.steps_execution,
+    });
+    return saved;
+  };
+  await doNodeDeploy(ctx, { node_id: node.uuid, lock_token: 'rpc:d4', message_id: 'd4' });
+  expect(written).toEqual([
+    { owner: 'run:d4', steps: expect.arrayContaining(['deploy']), execution: expect.stringMatching(/^deploy-.*-d4$/) },
+  ]);
+  expect(ctx.steps.started.map((s) => s.name)).toEqual([written[0]!.execution]);
+});
+
+it('claims a deploy message that fails validation, then fails the deploy', async () => {
+  const ctx = makeConductorContext();
+  const node = await ctx.nodes.create(makeNode({ provision_state: 'available', driver: 'no-such-driver' }));
+  node.processEvent('deploy');
+  await ctx.nodes.save(node, { lockFor: { host: 'api', token: 'rpc:d5', ttlSeconds: 300 } });
+  await doNodeDeploy(ctx, { node_id: node.uuid, lock_token: 'rpc:d5', message_id: 'd5' });
+  expect(ctx.steps.started).toEqual([]);
+  const stored = await ctx.nodes.get(node.uuid);
+  expect(stored).toMatchObject({ provision_state: 'deploy failed', reservation: null });
+  expect(String(stored.last_error)).toMatch(/^Failed to prepare to deploy: /);
+  expect(stored.driver_internal_info.steps_execution).toBeUndefined();
+});
+
 it("clears a power target whose invocation died, once its lock expired, with Ironic's message; a late copy then does nothing", async () => {
   const ctx = makeConductorContext();
   let now = Date.now();
