@@ -54,6 +54,13 @@ export interface IronlessSettings {
   /** Ironic `[agent]post_deploy_get_power_state_retry_interval`. */
   readonly postDeployPowerStateRetryIntervalSeconds: number;
   /**
+   * Ironic `[agent]command_wait_interval` and `command_wait_attempts`: how a long agent command
+   * (`image.install_bootloader`) is polled within prepare_instance_boot. Ironic's 6 s × 100 would
+   * outlast a step invocation; the product must stay under `stepTimeoutSeconds`.
+   */
+  readonly agentCommandWaitIntervalSeconds: number;
+  readonly agentCommandWaitAttempts: number;
+  /**
    * Ironic `[conductor]node_history_max_entries`: the daily `manage_node_history` task trims each
    * node's history to its newest records (0: never trimmed).
    */
@@ -81,6 +88,8 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   fastTrackTimeoutSeconds: 300,
   postDeployPowerStateRetries: 6,
   postDeployPowerStateRetryIntervalSeconds: 5,
+  agentCommandWaitIntervalSeconds: 2,
+  agentCommandWaitAttempts: 30,
   nodeHistoryMaxEntries: 300,
   nodeHistoryCleanupBatchCount: 1000,
   nodeHistoryMinimumDays: 0,
@@ -96,6 +105,12 @@ export function validateSettings(s: IronlessSettings): void {
   if (s.maxWaitStepSeconds < 0 || s.maxWaitStepSeconds >= s.stepTimeoutSeconds) {
     throw new Error(
       `maxWaitStepSeconds (${s.maxWaitStepSeconds}) must be at least 0 and less than stepTimeoutSeconds (${s.stepTimeoutSeconds}): a wait step sleeps within one step`,
+    );
+  }
+  const bootloaderWait = s.agentCommandWaitIntervalSeconds * s.agentCommandWaitAttempts;
+  if (s.agentCommandWaitAttempts < 1 || bootloaderWait >= s.stepTimeoutSeconds) {
+    throw new Error(
+      `agentCommandWaitIntervalSeconds × agentCommandWaitAttempts (${bootloaderWait} s) must be less than stepTimeoutSeconds (${s.stepTimeoutSeconds}), with at least 1 attempt: prepare_instance_boot polls the agent within one step`,
     );
   }
   if (s.lockTtlSeconds <= s.conductorTimeoutSeconds) {
@@ -153,6 +168,8 @@ export function settingsEnvironment(s: IronlessSettings): Record<string, string>
     [ENV.fastTrackTimeout]: String(s.fastTrackTimeoutSeconds),
     [ENV.postDeployPowerStateRetries]: String(s.postDeployPowerStateRetries),
     [ENV.postDeployPowerStateRetryInterval]: String(s.postDeployPowerStateRetryIntervalSeconds),
+    [ENV.agentCommandWaitInterval]: String(s.agentCommandWaitIntervalSeconds),
+    [ENV.agentCommandWaitAttempts]: String(s.agentCommandWaitAttempts),
     [ENV.nodeHistoryMaxEntries]: String(s.nodeHistoryMaxEntries),
     [ENV.nodeHistoryCleanupBatchCount]: String(s.nodeHistoryCleanupBatchCount),
     [ENV.nodeHistoryMinimumDays]: String(s.nodeHistoryMinimumDays),

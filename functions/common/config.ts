@@ -36,6 +36,8 @@ export const ENV = {
   postDeployPowerStateRetries: 'POST_DEPLOY_POWER_STATE_RETRIES',
   postDeployPowerStateRetryInterval: 'POST_DEPLOY_POWER_STATE_RETRY_INTERVAL',
   agentCommandTimeout: 'AGENT_COMMAND_TIMEOUT',
+  agentCommandWaitInterval: 'AGENT_COMMAND_WAIT_INTERVAL',
+  agentCommandWaitAttempts: 'AGENT_COMMAND_WAIT_ATTEMPTS',
   maxWaitStepSeconds: 'MAX_CONDUCTOR_WAIT_STEP_SECONDS',
   nodeHistoryMaxEntries: 'NODE_HISTORY_MAX_ENTRIES',
   nodeHistoryCleanupBatchCount: 'NODE_HISTORY_CLEANUP_BATCH_COUNT',
@@ -199,6 +201,10 @@ export interface AgentConfig {
   readonly postDeployPowerStateRetryIntervalSeconds: number;
   /** Ironic `[agent]command_timeout`; undefined = the agent client's default. */
   readonly commandTimeoutSeconds: number | undefined;
+  /** Ironic `[agent]command_wait_interval`: between polls of a long agent command (install_bootloader). */
+  readonly commandWaitIntervalSeconds: number;
+  /** Ironic `[agent]command_wait_attempts`: polls before the command counts as timed out. */
+  readonly commandWaitAttempts: number;
 }
 
 export function loadAgentConfig(env: Env = process.env): AgentConfig {
@@ -213,5 +219,7 @@ export function loadAgentConfig(env: Env = process.env): AgentConfig {
     postDeployPowerStateRetries: integer(env, ENV.postDeployPowerStateRetries, 6, 0),
     postDeployPowerStateRetryIntervalSeconds: integer(env, ENV.postDeployPowerStateRetryInterval, 5, 0),
     commandTimeoutSeconds: commandTimeout > 0 ? commandTimeout : undefined,
+    commandWaitIntervalSeconds: integer(env, ENV.agentCommandWaitInterval, 2, 0),
+    commandWaitAttempts: integer(env, ENV.agentCommandWaitAttempts, 30, 1),
   };
 }

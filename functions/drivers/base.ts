@@ -77,6 +77,11 @@ export interface PowerInterface extends HardwareInterface {
 export interface DeployInterface extends HardwareInterface {
   /** Undo a deployment (power off, clean up); part of `deleted`/`undeploy`. */
   tearDown(task: Task): Promise<void>;
+  /**
+   * Ironic's `deploy.prepare`, once a deploy starts: complete `instance_info` for it (e.g. a
+   * partition image's layout). It changes the node only; an error fails the deploy.
+   */
+  prepare?(task: Task): Promise<void>;
   /** Agent-based interfaces (`direct`): steps also come from the ramdisk agent. */
   readonly usesAgent?: boolean;
   /**

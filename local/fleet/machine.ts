@@ -106,6 +106,11 @@ export interface DiskImage {
   readonly content?: Buffer;
   readonly configdrive: boolean;
   readonly at: string;
+  /** A partition image's partition table (`gpt`/`msdos`) and partitions; none for a whole-disk image. */
+  readonly partitionTable?: string;
+  readonly partitions?: readonly { number: number; role: string; device: string; sizeMb: number; uuid: string }[];
+  /** What `image.install_bootloader` installed, if it ran since the image was written. */
+  readonly bootloader?: { readonly rootUuid: string | null; readonly efiSystemPartUuid: string | null; readonly bootMode: string | null };
 }
 
 export interface BootEvent {

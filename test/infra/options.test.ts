@@ -90,3 +90,16 @@ it('refuses soft power off polls that would not fit in one step', () => {
       }),
   ).toThrow(/must be less than stepTimeoutSeconds \(100\)/);
 });
+
+it('gives the conductor the bootloader polling settings, and refuses polls that would not fit in one step', () => {
+  const template = Template.fromStack(
+    new IronlessStack(new App(), 'Polls', { settings: { agentCommandWaitIntervalSeconds: 3, agentCommandWaitAttempts: 10 } }),
+  );
+  const conductor = Object.values(template.findResources('AWS::Lambda::Function', IRONLESS_FUNCTION)).find((f) =>
+    JSON.stringify(f).includes('Ironless conductor'),
+  ) as { Properties: { Environment: { Variables: Record<string, unknown> } } };
+  expect(conductor.Properties.Environment.Variables).toMatchObject({ AGENT_COMMAND_WAIT_INTERVAL: '3', AGENT_COMMAND_WAIT_ATTEMPTS: '10' });
+  expect(
+    () => new IronlessStack(new App(), 'Polls2', { settings: { agentCommandWaitIntervalSeconds: 6, agentCommandWaitAttempts: 100 } }),
+  ).toThrow(/agentCommandWaitIntervalSeconds × agentCommandWaitAttempts \(600 s\) must be less than stepTimeoutSeconds \(100\)/);
+});

@@ -17,7 +17,7 @@ const IMAGE = Buffer.from('a whole-disk image\n'.repeat(500));
 
 beforeAll(async () => {
   stack = await startStack({
-    fleet: { count: 1, prefix: 'e2e' },
+    fleet: { count: 2, prefix: 'e2e' },
     settings: { heartbeatTimeoutSeconds: 20, callbackTimeoutSeconds: 300, postDeployPowerStateRetryIntervalSeconds: 1 },
   });
   api = new ApiClient(stack.url, '1.82');
@@ -61,7 +61,13 @@ it('cleans, deploys with a template-enabled in-band step in priority order, and 
     last_error: null,
     power_state: 'power on',
   });
-  expect(stack.fleet?.machine('e2e-0').disk).toMatchObject({ imageId: 'disk.img', size: IMAGE.length });
+  // A whole-disk image booting in UEFI mode gets its boot entry from the agent (install_bootloader).
+  expect(stack.fleet?.machine('e2e-0').disk).toMatchObject({
+    imageId: 'disk.img',
+    size: IMAGE.length,
+    bootloader: { rootUuid: expect.stringMatching(/^0x/), bootMode: 'uefi' },
+  });
+  expect(stack.fleet?.machine('e2e-0').disk?.partitions).toBeUndefined();
 
   const history = (await api.get(`/v1/nodes/${uuid}/history?detail=true`)).body.history as { event: string; event_type: string }[];
   const deploySteps = history.filter((e) => e.event_type === 'deploying').map((e) => e.event.replace(/ \(priority \d+\) started$/, ''));
@@ -77,4 +83,37 @@ it('cleans, deploys with a template-enabled in-band step in priority order, and 
 
   await api.provision(uuid, 'deleted');
   expect(await api.settle(uuid, ['available', 'clean failed'], 150_000)).toMatchObject({ provision_state: 'available', last_error: null });
+}, 600_000);
+
+it('deploys a partition image: the agent partitions the disk and installs the bootloader on its root partition', async () => {
+  const uuid = (await api.get('/v1/nodes/e2e-1')).body.uuid as string;
+  await api.provision(uuid, 'manage');
+  await api.settle(uuid, ['manageable'], 60_000);
+  await api.provision(uuid, 'provide');
+  expect(await api.settle(uuid, ['available', 'clean failed'], 150_000)).toMatchObject({ provision_state: 'available' });
+  const md5 = createHash('md5').update(IMAGE).digest('hex');
+  const info = { image_source: `${images.url}/disk.img`, image_checksum: md5, image_type: 'partition', swap_mb: 256 };
+  await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: info }]);
+  // Ironic's parse_instance_info: a partition image needs its root size.
+  await api.provision(uuid, 'active');
+  const refused = await api.settle(uuid, ['active', 'deploy failed'], 120_000);
+  expect(refused.last_error).toBe(
+    "Failed to prepare to deploy: Some parameters were missing in node's instance_info. Missing are: ['root_gb']",
+  );
+
+  await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info/root_gb', value: 10 }]);
+  await api.provision(uuid, 'active');
+  const node = await api.settle(uuid, ['active', 'deploy failed'], 300_000);
+  expect(node).toMatchObject({ provision_state: 'active', last_error: null });
+  expect(node.instance_info).toMatchObject({ image_type: 'partition', root_mb: 10240, swap_mb: 256 });
+  const disk = stack.fleet?.machine('e2e-1').disk;
+  expect(disk?.partitions?.map((p) => p.role)).toEqual(['efi system partition', 'swap', 'root']);
+  const root = disk?.partitions?.find((p) => p.role === 'root');
+  expect(disk?.bootloader).toEqual({
+    rootUuid: root?.uuid,
+    efiSystemPartUuid: disk?.partitions?.[0]?.uuid,
+    bootMode: 'uefi',
+  });
+  expect(node.driver_internal_info.root_uuid_or_disk_id).toBe(root?.uuid);
+  expect(stack.fleet?.machine('e2e-1').boots.at(-1)?.device).toBe('Hdd');
 }, 600_000);

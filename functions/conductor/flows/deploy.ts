@@ -30,6 +30,7 @@ export async function doNodeDeploy(
       const task = { node: current, log: ctx.log };
       await driver.power.validate(task);
       await driver.deploy.validate(task);
+      await driver.deploy.prepare?.(task);
       setSteps(current, 'deploy', await initialDeploySteps(ctx, current, driver, args.deploy_steps));
       start = recordStart(current, 'deploy', owner, args.message_id);
     } catch (err) {

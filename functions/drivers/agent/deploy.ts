@@ -17,9 +17,11 @@ import { type AgentConfig, loadAgentConfig } from '#common/config';
 import { ACCEPTABLE_BOOLEANS, boolFromString } from '#common/strutils';
 import { InstanceDeployFailure, InvalidParameterValue } from '#common/errors';
 import { POWER_OFF, POWER_ON } from '#common/states';
+import type { AgentCommand } from '../agent-client';
 import type { DeployInterface, StepDefinition, Task } from '../base';
 import type { Driver } from '../base';
-import { validateImageSource, imageInfo, imageUrl, isWholeDiskImage } from './image-source';
+import { bootModeOf } from '../boot-mode';
+import { validateImageSource, imageInfo, imageUrl, isWholeDiskImage, prepareInstanceInfo } from './image-source';
 import { agentClient, executeInbandStep, wipeAgentToken } from './inband';
 
 const done = { wait: false } as const;
@@ -135,22 +137,79 @@ export function createDirectDeploy(driverOf: DriverOf, agentConfig: () => AgentC
     },
   };
 
+  /**
+   * Ironic's `prepare_instance_boot` with `configure_local_boot`: ask the agent for the partition
+   * UUIDs it wrote, and have it install a bootloader where the image brings none of its own use —
+   * a partition image, a whole-disk image booting in UEFI mode (its boot entry), a software RAID —
+   * then boot the instance from disk.
+   */
   const prepareInstanceBoot: StepDefinition = {
     step: 'prepare_instance_boot',
     priority: 60,
     async execute(task) {
       const driver = driverOf(task);
-      if (!isWholeDiskImage(task.node)) {
-        // Partition images need the agent to install a bootloader (image.install_bootloader), which
-        // needs the partition UUIDs; Ironless deploys whole-disk images only for now.
-        throw new InstanceDeployFailure(
-          `Node ${task.node.uuid}: partition images are not supported by Ironless yet; use a whole-disk image`,
+      const node = task.node;
+      const wholeDisk = node.driver_internal_info.is_whole_disk_image !== false;
+      const client = agentClient();
+      const uuids = ((await client.command(node, 'standby.get_partition_uuids', {}, true)).command_result ?? {}) as Record<string, unknown>;
+      const rootUuid = typeof uuids['root uuid'] === 'string' && uuids['root uuid'] !== '' ? uuids['root uuid'] : undefined;
+      if (rootUuid !== undefined) {
+        node.driver_internal_info = { ...node.driver_internal_info, root_uuid_or_disk_id: rootUuid };
+      } else if (!wholeDisk) {
+        task.log.error(
+          `No root UUID returned from the ramdisk for node ${node.uuid}, the deploy will likely fail. Partition UUIDs are ${JSON.stringify(uuids)}`,
         );
       }
-      await driver.boot.prepareInstance(task);
+      const bootMode = bootModeOf(node);
+      const efiUuid = !wholeDisk && bootMode === 'uefi' ? uuids['efi system partition uuid'] : undefined;
+      const cpuArch = node.properties.cpu_arch;
+      const prepUuid = typeof cpuArch === 'string' && cpuArch.startsWith('ppc64') ? uuids['PReP Boot partition uuid'] : undefined;
+      const logicalDisks = (node.target_raid_config as { logical_disks?: { controller?: unknown }[] } | null)?.logical_disks ?? [];
+      const softwareRaid = logicalDisks.some((d) => d.controller === 'software');
+      const root =
+        softwareRaid && typeof node.instance_info.image_rootfs_uuid === 'string' ? node.instance_info.image_rootfs_uuid : rootUuid;
+      if (softwareRaid || (root !== undefined && !wholeDisk) || (wholeDisk && bootMode === 'uefi')) {
+        const result = await installBootloader(task, {
+          root_uuid: root ?? null,
+          efi_system_part_uuid: efiUuid ?? null,
+          prep_boot_part_uuid: prepUuid ?? null,
+          target_boot_mode: bootMode,
+          ...(softwareRaid ? { software_raid: true } : {}),
+        });
+        if (result.command_status === 'FAILED') {
+          throw new InstanceDeployFailure(
+            `Failed to install a bootloader when deploying node ${node.uuid}: ${commandErrorText(result.command_error)}`,
+          );
+        }
+      }
+      try {
+        await driver.boot.prepareInstance(task);
+      } catch (err) {
+        task.log.error(
+          `Preparing instance for booting failed for instance ${String(node.instance_uuid)}. ${(err as Error).name}: ${(err as Error).message}`,
+        );
+        throw new InstanceDeployFailure('Failed to prepare instance for booting');
+      }
       return done;
     },
   };
+
+  /**
+   * `image.install_bootloader`, polled to its end (Ironic's `_command(poll=True)`): every
+   * `agentCommandWaitIntervalSeconds`, at most `agentCommandWaitAttempts` times.
+   */
+  async function installBootloader(task: Task, params: Record<string, unknown>): Promise<AgentCommand> {
+    const client = agentClient();
+    const node = task.node;
+    await client.command(node, 'image.install_bootloader', params);
+    const { commandWaitIntervalSeconds: interval, commandWaitAttempts: attempts } = agentConfig();
+    for (let attempt = 0; attempt < attempts; attempt++) {
+      const last = await client.lastCommand(node, ['image.install_bootloader']);
+      if (last !== undefined && last.command_status !== 'RUNNING') return last;
+      await sleep(interval * 1000);
+    }
+    throw new InstanceDeployFailure(`Timeout while waiting for command image.install_bootloader on node ${node.uuid}.`);
+  }
 
   /** Poll the BMC until the node is off, Ironic's post-deploy retries; false if it never is. */
   async function poweredOff(task: Task, driver: Driver): Promise<boolean> {
@@ -234,6 +293,9 @@ export function createDirectDeploy(driverOf: DriverOf, agentConfig: () => AgentC
     async validate(task) {
       validateImageSource(task.node);
     },
+    async prepare(task) {
+      prepareInstanceInfo(task.node);
+    },
     deploySteps: [deployStep, writeImage, prepareInstanceBoot, tearDownAgent, switchToTenantNetwork, bootInstance],
     async tearDown(task) {
       const driver = driverOf(task);
@@ -261,4 +323,14 @@ export function createDirectDeploy(driverOf: DriverOf, agentConfig: () => AgentC
       await driver.boot.cleanUpRamdisk(task);
     },
   };
+}
+
+/** An agent command's error as Ironic's `get_command_error` words it: its message, or the whole of it. */
+function commandErrorText(error: unknown): string {
+  if (error === null || error === undefined) return 'unknown error';
+  if (typeof error === 'string') return error;
+  const e = error as { message?: unknown; details?: unknown };
+  if (typeof e.details === 'string' && e.details !== '') return e.details;
+  if (typeof e.message === 'string') return e.message;
+  return JSON.stringify(error);
 }

@@ -7,7 +7,9 @@
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { InvalidParameterValue, MissingParameterValue } from '#common/errors';
+import { ACCEPTABLE_BOOLEANS, boolFromString } from '#common/strutils';
 import type { Node } from '#objects/node';
+import { bootModeOf, diskLabelOf } from '../boot-mode';
 
 /** How long a presigned image URL stays valid: long enough for a slow download of a large image. */
 export const PRESIGN_SECONDS = 6 * 3600;
@@ -72,6 +74,70 @@ export function isWholeDiskImage(node: Node): boolean {
   return !(present(info.kernel) && present(info.ramdisk));
 }
 
+/** Ironic `[pxe]default_ephemeral_format`. */
+const DEFAULT_EPHEMERAL_FORMAT = 'ext4';
+
+/** Ironic's AgentDeploy PARTITION_IMAGE_LABELS: what a partition image's `image_info` carries. */
+const PARTITION_IMAGE_LABELS = [
+  'kernel',
+  'ramdisk',
+  'root_gb',
+  'root_mb',
+  'swap_mb',
+  'ephemeral_mb',
+  'ephemeral_format',
+  'configdrive',
+  'preserve_ephemeral',
+  'image_type',
+  'deploy_boot_mode',
+] as const;
+
+function wholeNumber(param: string, value: unknown): number {
+  const parsed = typeof value === 'number' ? value : typeof value === 'string' && /^\s*[-+]?\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(parsed)) {
+    throw new InvalidParameterValue(`Invalid parameter ${param}: ${String(value)} is not an integer value.`);
+  }
+  return parsed;
+}
+
+/**
+ * Ironic's `build_instance_info_for_deploy` for image URLs, at the start of a deploy: the image
+ * type recorded, and for a partition image its layout (`parse_instance_info`): `root_gb` required,
+ * `root_mb`, `swap_mb`, `ephemeral_mb` and `ephemeral_format` worked out, `preserve_ephemeral` a
+ * strict boolean. Changes `node.instance_info`; raises Ironic's errors for a bad layout.
+ */
+export function prepareInstanceInfo(node: Node): void {
+  const info = { ...node.instance_info };
+  const preserve = info.preserve_ephemeral ?? false;
+  const preserveEphemeral = typeof preserve === 'boolean' ? preserve : boolFromString(String(preserve));
+  if (preserveEphemeral === undefined) {
+    throw new InvalidParameterValue(
+      `Invalid parameter preserve_ephemeral: Unrecognized value '${String(preserve)}', acceptable values are: ${ACCEPTABLE_BOOLEANS}`,
+    );
+  }
+  if (isWholeDiskImage(node)) {
+    info.image_type = 'whole-disk';
+  } else {
+    info.image_type = 'partition';
+    if (!present(info.root_gb) || info.root_gb === 0 || info.root_gb === '0') {
+      throw new MissingParameterValue(`Some parameters were missing in node's instance_info. Missing are: ['root_gb']`);
+    }
+    const rootGb = wholeNumber('root_gb', info.root_gb);
+    const swapMb = wholeNumber('swap_mb', info.swap_mb ?? 0);
+    const ephemeralGb = wholeNumber('ephemeral_gb', info.ephemeral_gb ?? 0);
+    info.root_mb = 1024 * rootGb;
+    info.swap_mb = swapMb;
+    info.ephemeral_mb = 1024 * ephemeralGb;
+    info.ephemeral_format = present(info.ephemeral_format)
+      ? info.ephemeral_format
+      : ephemeralGb
+        ? DEFAULT_EPHEMERAL_FORMAT
+        : (info.ephemeral_format ?? null);
+    info.preserve_ephemeral = preserveEphemeral;
+  }
+  node.instance_info = info;
+}
+
 /** The `image_info` of the agent's in-band `deploy.write_image` (Ironic's AgentDeploy.write_image). */
 export function imageInfo(node: Node, url: string): Record<string, unknown> {
   const info = node.instance_info;
@@ -90,20 +156,11 @@ export function imageInfo(node: Node, url: string): Record<string, unknown> {
     out.os_hash_value = info.image_os_hash_value;
   }
   if (!isWholeDiskImage(node)) {
-    for (const label of [
-      'kernel',
-      'ramdisk',
-      'root_gb',
-      'root_mb',
-      'swap_mb',
-      'ephemeral_mb',
-      'ephemeral_format',
-      'configdrive',
-      'preserve_ephemeral',
-    ]) {
-      out[label] = info[label] ?? null;
-    }
+    for (const label of PARTITION_IMAGE_LABELS) out[label] = info[label] ?? null;
+    out.deploy_boot_mode = bootModeOf(node);
     out.boot_option = 'local';
+    const label = diskLabelOf(node);
+    if (label !== undefined) out.disk_label = label;
   }
   const configdrive = info.configdrive;
   if (present(configdrive)) out.configdrive = configdrive;

@@ -99,8 +99,8 @@ export function buildExtensions(host: ExtensionHost): Record<string, Extension> 
       install_bootloader: {
         mode: 'async',
         required: ['root_uuid'],
-        optional: ['efi_system_part_uuid', 'prep_boot_part_uuid', 'target_boot_mode', 'ignore_bootloader_failure'],
-        run: () => null,
+        optional: ['efi_system_part_uuid', 'prep_boot_part_uuid', 'target_boot_mode', 'ignore_bootloader_failure', 'software_raid'],
+        run: (p) => hw.installBootloader(p),
       },
     },
     log: {

@@ -9,6 +9,7 @@ import type { AgentFaults, VirtualMachine } from '../machine';
 import type { Params } from './commands';
 import { AgentError, errors } from './errors';
 import { downloadImage, type ImageInfo } from './image';
+import { partitionLayout } from './partitions';
 
 export interface Step {
   readonly step: string;
@@ -210,8 +211,12 @@ export class VirtualHardware {
     }
   }
 
-  /** standby.prepare_image's work: download, verify, write to the disk; its result message. */
+  /** standby.prepare_image's work: download, verify, write to the disk (partitioned for a partition image); its result message. */
   async prepareImage(info: ImageInfo, configdrive: string | undefined, signal: AbortSignal): Promise<string> {
+    const hasConfigdrive = typeof configdrive === 'string' && configdrive !== '';
+    const layout =
+      info.image_type === 'partition' ? partitionLayout(info, this.device, `${this.machine.uuid}:${info.id}`, hasConfigdrive) : undefined;
+    if (typeof layout === 'string') throw errors.commandExecution(layout);
     if (this.cachedImageId !== info.id) {
       const disk = this.machine.spec.disks[0];
       const got = await downloadImage(info, {
@@ -228,15 +233,38 @@ export class VirtualHardware {
         size: got.size,
         sha256: got.sha256,
         ...(got.content ? { content: got.content } : {}),
-        configdrive: typeof configdrive === 'string' && configdrive !== '',
+        configdrive: hasConfigdrive,
         at: new Date().toISOString(),
+        ...(layout ? { partitionTable: layout.label, partitions: layout.partitions } : {}),
       };
       this.cachedImageId = info.id;
     }
+    if (layout) {
+      this.partitionUuids = layout.uuids;
+      return layout.message;
+    }
     // A whole-disk image: the root "uuid" is the disk identifier, as IPA reads it with hexdump.
-    this.partitionUuids = info.image_type === 'partition' ? { 'root uuid': this.diskId(), partitions: { root: `${this.device}1` } } : {};
-    this.partitionUuids['root uuid'] = this.diskId();
+    this.partitionUuids = { 'root uuid': this.diskId() };
     return `image (${info.id}) written to device ${this.device} root_uuid=${this.diskId()}`;
+  }
+
+  /**
+   * `image.install_bootloader`: on a partition image the root UUID must name its root partition
+   * (IPA finds no partition to install GRUB on otherwise); recorded on the disk.
+   */
+  installBootloader(params: Params): null {
+    const disk = this.machine.disk;
+    if (disk === undefined) throw errors.commandExecution(`No image written to ${this.device}: nothing to install a boot loader for`);
+    const rootUuid = typeof params.root_uuid === 'string' ? params.root_uuid : null;
+    if (disk.partitions !== undefined && !disk.partitions.some((p) => p.role === 'root' && p.uuid === rootUuid)) {
+      throw errors.commandExecution(
+        `Installing GRUB2 boot loader to device ${this.device} failed with: no partition with UUID ${String(rootUuid)}`,
+      );
+    }
+    const efi = typeof params.efi_system_part_uuid === 'string' ? params.efi_system_part_uuid : null;
+    const mode = typeof params.target_boot_mode === 'string' ? params.target_boot_mode : null;
+    this.machine.disk = { ...disk, bootloader: { rootUuid, efiSystemPartUuid: efi, bootMode: mode } };
+    return null;
   }
 
   private diskId(): string {

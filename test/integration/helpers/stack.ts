@@ -9,6 +9,8 @@ export const SHORT_STEP_LIMITS = {
   maxWaitStepSeconds: 1,
   postDeployPowerStateRetries: 1,
   postDeployPowerStateRetryIntervalSeconds: 1,
+  agentCommandWaitIntervalSeconds: 1,
+  agentCommandWaitAttempts: 2,
 } as const;
 
 export async function startStack(options: LocalStackOptions = {}): Promise<LocalStack> {

@@ -76,6 +76,56 @@ describe('write_image', () => {
     expect(uuids.body.command_result).toEqual({ 'root uuid': expect.stringMatching(/^0x/) });
   });
 
+  it('partitions the disk for a partition image as IPA does, and installs GRUB only on its root partition', async () => {
+    const step = writeImageStep({
+      checksum: hash('md5'),
+      image_type: 'partition',
+      root_mb: 10240,
+      swap_mb: 512,
+      ephemeral_mb: 0,
+      deploy_boot_mode: 'uefi',
+      disk_label: 'gpt',
+      boot_option: 'local',
+    });
+    const done = await deployStep(step);
+    expect(done.command_status).toBe('SUCCEEDED');
+    const message = (done.command_result as { deploy_result: { result: string } }).deploy_result.result;
+    expect(message).toMatch(
+      /^prepare_image: image \(disk\.img\) written to device \/dev\/sda root_uuid=\S+ efi_system_partition_uuid=\S+$/,
+    );
+    expect(machine.disk).toMatchObject({ partitionTable: 'gpt' });
+    expect(machine.disk?.partitions?.map((p) => [p.number, p.role, p.device, p.sizeMb])).toEqual([
+      [1, 'efi system partition', '/dev/sda1', 550],
+      [2, 'swap', '/dev/sda2', 512],
+      [3, 'root', '/dev/sda3', 10240],
+    ]);
+    const uuids = (await client.command('standby.get_partition_uuids', {}, true)).body.command_result as Record<string, unknown>;
+    const root = machine.disk?.partitions?.[2]?.uuid;
+    expect(uuids).toEqual({
+      'root uuid': root,
+      'efi system partition uuid': machine.disk?.partitions?.[0]?.uuid,
+      partitions: { 'efi system partition': '/dev/sda1', swap: '/dev/sda2', root: '/dev/sda3' },
+    });
+    await client.command('image.install_bootloader', { root_uuid: 'not-a-partition', target_boot_mode: 'uefi' });
+    expect(await client.finished('install_bootloader')).toMatchObject({
+      command_status: 'FAILED',
+      command_error: { type: 'CommandExecutionError' },
+    });
+    await client.command('image.install_bootloader', {
+      root_uuid: root,
+      efi_system_part_uuid: uuids['efi system partition uuid'],
+      target_boot_mode: 'uefi',
+    });
+    expect((await client.finished('install_bootloader')).command_status).toBe('SUCCEEDED');
+    expect(machine.disk?.bootloader).toEqual({ rootUuid: root, efiSystemPartUuid: uuids['efi system partition uuid'], bootMode: 'uefi' });
+  });
+
+  it('refuses a partition image without a root size', async () => {
+    const done = await deployStep(writeImageStep({ checksum: hash('md5'), image_type: 'partition', root_mb: null }));
+    expect(done).toMatchObject({ command_status: 'FAILED', command_error: { type: 'CommandExecutionError' } });
+    expect(machine.disk).toBeUndefined();
+  });
+
   it('reads a checksum given as a URL of a checksums file', async () => {
     images.images.set(
       '/images/SHA256SUMS',
@@ -143,14 +193,14 @@ describe('other in-band steps', () => {
     expect(done.command_error).toMatchObject({ type: 'VersionMismatch', code: 409 });
   });
 
-  it('installs the bootloader, syncs, and collects its logs (gzip, base64)', async () => {
-    await client.command('image.install_bootloader', {
-      root_uuid: '0x12345678',
-      efi_system_part_uuid: null,
-      prep_boot_part_uuid: null,
-      target_boot_mode: 'uefi',
-    });
+  it('installs the bootloader on the written image, syncs, and collects its logs (gzip, base64)', async () => {
+    const install = { root_uuid: '0x12345678', efi_system_part_uuid: null, prep_boot_part_uuid: null, target_boot_mode: 'uefi' };
+    await client.command('image.install_bootloader', install);
+    expect(await client.finished('install_bootloader')).toMatchObject({ command_status: 'FAILED' }); // no image yet
+    expect((await deployStep(writeImageStep({ checksum: hash('md5') }))).command_status).toBe('SUCCEEDED');
+    await client.command('image.install_bootloader', install);
     expect((await client.finished('install_bootloader')).command_status).toBe('SUCCEEDED');
+    expect(machine.disk?.bootloader).toEqual({ rootUuid: '0x12345678', efiSystemPartUuid: null, bootMode: 'uefi' });
     expect((await client.command('standby.sync', {}, true)).body).toMatchObject({ command_status: 'SUCCEEDED', command_result: null });
     const logs = await client.command('log.collect_system_logs', {}, true);
     const text = gunzipSync(Buffer.from((logs.body.command_result as { system_logs: string }).system_logs, 'base64')).toString();

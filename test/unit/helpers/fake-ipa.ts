@@ -27,6 +27,10 @@ export class FakeIpa {
   busyReplies = 0;
   /** Never answer (a hung agent). */
   hang = false;
+  /** What `standby.get_partition_uuids` answers. */
+  partitionUuids: Record<string, unknown> = {};
+  /** `image.install_bootloader` ends FAILED with this error, when set. */
+  bootloaderError: unknown = undefined;
   private server: Server | undefined;
   url = '';
 
@@ -82,7 +86,15 @@ export class FakeIpa {
     }
     const [, command] = name.split('.') as [string, string];
     const result = this.runCommand(command, params);
-    const entry: FakeCommand = { id: `c${this.commands.length}`, command_name: command, command_error: null, params, ...result };
+    const failed = command === 'install_bootloader' && this.bootloaderError !== undefined;
+    const entry: FakeCommand = {
+      id: `c${this.commands.length}`,
+      command_name: command,
+      command_error: failed ? this.bootloaderError : null,
+      params,
+      ...result,
+      ...(failed ? { command_status: 'FAILED' as const } : {}),
+    };
     this.commands.push(entry);
     const { params: _params, ...reply } = entry;
     return send(200, reply);
@@ -110,6 +122,8 @@ export class FakeIpa {
         return { command_status: 'RUNNING', command_result: { deploy_step: params.step } };
       case 'execute_clean_step':
         return { command_status: 'RUNNING', command_result: { clean_step: params.step } };
+      case 'get_partition_uuids':
+        return { command_status: 'SUCCEEDED', command_result: this.partitionUuids };
       default:
         return { command_status: 'SUCCEEDED', command_result: {} };
     }
