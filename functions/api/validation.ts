@@ -9,7 +9,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { InvalidParameterValue } from '#common/errors';
 import { ACCEPTABLE_BOOLEANS, boolFromString } from '#common/strutils';
-import { pyRepr } from './pyrepr';
+import { pyPformat, pyRepr } from './pyrepr';
 
 const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
 const compiled = new WeakMap<object, ValidateFunction>();
@@ -181,15 +181,71 @@ function candidates(schema: JsonSchema, errors: readonly ErrorObject[]): Candida
 
 /** `best_match`: the most relevant error (the first of equals), descending into anyOf contexts. */
 function bestMatch(errors: readonly Candidate[]): Candidate | undefined {
+  return bestMatchChain(errors).at(-1);
+}
+
+/** `best_match` and the errors it descended through, outermost first. */
+function bestMatchChain(errors: readonly Candidate[]): Candidate[] {
   let best: Candidate | undefined;
   for (const c of errors) if (best === undefined || compare(relevance(c), relevance(best)) > 0) best = c;
+  const chain: Candidate[] = best === undefined ? [] : [best];
   while (best !== undefined && best.context.length > 0) {
     const sorted = [...best.context].sort((a, b) => compare(relevance(a), relevance(b)));
     const [first, second] = sorted as [Candidate, Candidate | undefined];
-    if (second !== undefined && compare(relevance(first), relevance(second)) === 0) return best;
+    if (second !== undefined && compare(relevance(first), relevance(second)) === 0) break;
     best = first;
+    chain.push(best);
   }
-  return best;
+  return chain;
+}
+
+/** jsonschema's `format_as_index`: `schema[0]['properties']`. */
+function asIndex(container: string, indices: readonly (string | number)[]): string {
+  return container + indices.map((i) => `[${pyRepr(i)}]`).join('');
+}
+
+/** JSON pointer segments; those indexing an array as numbers (as Python has them). */
+function pointerSegments(pointer: string, root: unknown): (string | number)[] {
+  if (pointer === '' || pointer === '#') return [];
+  let current: unknown = root;
+  return pointer
+    .replace(/^#/, '')
+    .slice(1)
+    .split('/')
+    .map((raw) => {
+      const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+      const segment = Array.isArray(current) && /^\d+$/.test(key) ? Number(key) : key;
+      current = (current as Record<string, unknown> | undefined)?.[key];
+      return segment;
+    });
+}
+
+/**
+ * What Python's `str()` of the error `jsonschema.validate` raises reads — the message, then the
+ * (sub)schema that failed and the instance, both pretty-printed — or undefined when `value` is valid.
+ * Ironic puts this whole text in a few messages (e.g. "Invalid configdrive format: …").
+ */
+export function schemaErrorText(schema: JsonSchema, value: unknown): string | undefined {
+  const fn = validator(schema);
+  if (fn(value)) return undefined;
+  const chain = bestMatchChain(candidates(schema, fn.errors ?? []));
+  const best = chain.at(-1);
+  if (best === undefined) return 'invalid';
+  const parent = chain.at(-2);
+  const schemaPath = pointerSegments(best.error.schemaPath, schema);
+  const relativeSchema = schemaPath.slice(parent === undefined ? 0 : pointerSegments(parent.error.schemaPath, schema).length);
+  const instancePath = pointerSegments(best.error.instancePath, value);
+  const relativeInstance = instancePath.slice(parent === undefined ? 0 : pointerSegments(parent.error.instancePath, value).length);
+  const indent = (text: string) => text.split('\n').join('\n    ');
+  return [
+    pythonMessage(best.error, value),
+    '',
+    `Failed validating ${pyRepr(best.error.keyword)} in ${asIndex('schema', relativeSchema.slice(0, -1))}:`,
+    `    ${indent(pyPformat(best.error.parentSchema, 72))}`,
+    '',
+    `On ${asIndex('instance', relativeInstance)}:`,
+    `    ${indent(pyPformat(valueAt(value, best.error.instancePath), 72))}`,
+  ].join('\n');
 }
 
 /**

@@ -37,3 +37,79 @@ export function pyString(value: string): string {
   }
   return out + quote;
 }
+
+/**
+ * Python's `json.dumps(value)` with its defaults: `, ` and `: ` separators, non-ASCII characters
+ * as `\uXXXX` escapes (ensure_ascii), keys in their given order.
+ */
+export function pyJsonDumps(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'string') return asciiJson(value);
+  if (typeof value === 'number')
+    return Number.isFinite(value) ? JSON.stringify(value) : value > 0 ? 'Infinity' : value < 0 ? '-Infinity' : 'NaN';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (Array.isArray(value)) return `[${value.map(pyJsonDumps).join(', ')}]`;
+  if (typeof value === 'object') {
+    return `{${Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => `${asciiJson(k)}: ${pyJsonDumps(v)}`)
+      .join(', ')}}`;
+  }
+  return 'null';
+}
+
+function asciiJson(text: string): string {
+  return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** Python's repr() as pprint writes it: dictionary keys sorted. */
+function sortedRepr(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(sortedRepr).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${sortedEntries(value as Record<string, unknown>)
+      .map(([k, v]) => `${pyString(k)}: ${sortedRepr(v)}`)
+      .join(', ')}}`;
+  }
+  return pyRepr(value);
+}
+
+function sortedEntries(value: Record<string, unknown>): [string, unknown][] {
+  return Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * Python's `pprint.pformat(value, width)` of JSON values (sorted keys, one item per line once a
+ * container does not fit). Long strings are written whole where pprint would split them.
+ */
+export function pyPformat(value: unknown, width = 80): string {
+  const out: string[] = [];
+  const format = (v: unknown, indent: number, allowance: number) => {
+    const rep = sortedRepr(v);
+    const fits = rep.length <= width - indent - allowance;
+    if (!fits && Array.isArray(v) && v.length > 0) {
+      out.push('[');
+      const inner = indent + 1;
+      v.forEach((item, i) => {
+        const last = i === v.length - 1;
+        if (i > 0) out.push(`,\n${' '.repeat(inner)}`);
+        format(item, inner, last ? allowance + 1 : 1);
+      });
+      out.push(']');
+    } else if (!fits && v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0) {
+      out.push('{');
+      const inner = indent + 1;
+      const entries = sortedEntries(v as Record<string, unknown>);
+      entries.forEach(([key, item], i) => {
+        const last = i === entries.length - 1;
+        if (i > 0) out.push(`,\n${' '.repeat(inner)}`);
+        const keyRep = pyString(key);
+        out.push(`${keyRep}: `);
+        format(item, inner + keyRep.length + 2, last ? allowance + 1 : 1);
+      });
+      out.push('}');
+    } else {
+      out.push(rep);
+    }
+  };
+  format(value, 0, 0);
+  return out.join('');
+}

@@ -95,6 +95,17 @@ export interface AgentFaults {
   readonly versionAfterReboot?: string;
 }
 
+/** What the instance finds in its config drive partition. */
+export interface ConfigdriveOnDisk {
+  readonly sizeBytes: number;
+  /** The ISO 9660 volume label (`config-2` for cloud-init to find it), null when it is no ISO image. */
+  readonly label: string | null;
+  /** Its files by path, as text. */
+  readonly files: Readonly<Record<string, string>>;
+  /** Why its files could not be read, when they could not. */
+  readonly unreadable?: string;
+}
+
 /** What the ramdisk agent wrote to the machine's disk (the bytes themselves only when small). */
 export interface DiskImage {
   readonly device: string;
@@ -104,7 +115,8 @@ export interface DiskImage {
   /** sha256 of what was written, whatever checksum the image was verified with. */
   readonly sha256: string;
   readonly content?: Buffer;
-  readonly configdrive: boolean;
+  /** The config drive partition written with the image, if one was given. */
+  readonly configdrive?: ConfigdriveOnDisk;
   readonly at: string;
   /** A partition image's partition table (`gpt`/`msdos`) and partitions; none for a whole-disk image. */
   readonly partitionTable?: string;

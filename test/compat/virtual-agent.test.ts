@@ -1,7 +1,8 @@
 /**
  * The virtual ramdisk agent against a real Ironic 21.4 conductor: fake-hardware with the `direct`
  * deploy interface, so Ironic's own agent client drives our agent through automated cleaning,
- * a deploy from an image URL with its checksum, and undeploy. What Ironless's conductor must do
+ * a deploy from an image URL with its checksum and a config drive Ironic builds from JSON (the same
+ * files Ironless's own builder writes), and undeploy. What Ironless's conductor must do
  * with the agent, Ironic does here first — proof the agent speaks the protocol Ironic expects.
  *
  * Fake power does not touch the virtual machine, so the test plays the BMC: it boots the machine
@@ -13,7 +14,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
+import { buildConfigdrive } from '../../functions/drivers/configdrive';
 import { PROJECT_ROOT } from '../../lib/bundling';
+import { inspectConfigdrive } from '../../local/fleet/agent/configdrive';
 import { type AgentGuestFactory, agentGuestFactory } from '../../local/fleet/agent/factory';
 import { AGENT_ISO_PATH, Fleet } from '../../local/fleet/fleet';
 import type { VirtualMachine } from '../../local/fleet/machine';
@@ -118,13 +122,19 @@ it('is cleaned, deployed and undeployed by a real Ironic 21.4 through the agent 
   const md5 = createHash('md5').update(IMAGE).digest('hex');
   const instanceInfo = { image_source: `${images.url}/disk.img`, image_checksum: md5, root_gb: 1 };
   expect((await call('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: instanceInfo }])).status).toBe(200);
-  expect((await call('PUT', `/v1/nodes/${uuid}/states/provision`, { target: 'active' })).status).toBe(202);
+  const configdrive = { meta_data: { hostname: 'ref-host' }, user_data: { runcmd: ['true'] }, network_data: { links: [] } };
+  expect((await call('PUT', `/v1/nodes/${uuid}/states/provision`, { target: 'active', configdrive })).status).toBe(202);
   const deployed = await until(uuid, ['active', 'deploy failed']);
   expect(deployed.last_error).toBeNull();
   expect(deployed.provision_state).toBe('active');
   const deploying = factory.agent(machine.id)?.runner.results.map((r) => r.name);
   expect(deploying).toEqual(['get_deploy_steps', 'execute_deploy_step', 'get_partition_uuids', 'install_bootloader', 'power_off']);
   expect(machine.disk).toMatchObject({ imageId: 'disk.img', size: IMAGE.length });
+  // Ironic built the config drive with genisoimage; the agent read it; Ironless builds the same files.
+  expect(machine.disk?.configdrive?.label).toBe('config-2');
+  const ours = inspectConfigdrive(gunzipSync(Buffer.from(buildConfigdrive({ uuid, name: machine.id }, configdrive), 'base64')));
+  expect(machine.disk?.configdrive?.files).toEqual(ours.files);
+  expect(Object.keys(ours.files)).toHaveLength(6);
   expect(machine.powerState).toBe('Off');
 
   expect((await call('PUT', `/v1/nodes/${uuid}/states/provision`, { target: 'deleted' })).status).toBe(202);

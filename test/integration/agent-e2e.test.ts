@@ -55,12 +55,17 @@ it('cleans, deploys with a template-enabled in-band step in priority order, and 
     },
   ]);
   expect(patched.status).toBe(200);
-  await api.provision(uuid, 'active');
+  // A configdrive as JSON: the conductor builds the ISO image the agent writes to its partition.
+  await api.provision(uuid, 'active', { configdrive: { meta_data: { hostname: 'e2e-host' }, user_data: '#cloud-config\n' } });
   expect(await api.settle(uuid, ['active', 'deploy failed'], 300_000)).toMatchObject({
     provision_state: 'active',
     last_error: null,
     power_state: 'power on',
   });
+  const configdrive = stack.fleet?.machine('e2e-0').disk?.configdrive;
+  expect(configdrive?.label).toBe('config-2');
+  expect(JSON.parse(configdrive?.files['openstack/latest/meta_data.json'] ?? '{}')).toEqual({ hostname: 'e2e-host', uuid, name: 'e2e-0' });
+  expect(configdrive?.files['openstack/latest/user_data']).toBe('#cloud-config\n');
   // A whole-disk image booting in UEFI mode gets its boot entry from the agent (install_bootloader).
   expect(stack.fleet?.machine('e2e-0').disk).toMatchObject({
     imageId: 'disk.img',
@@ -102,12 +107,14 @@ it('deploys a partition image: the agent partitions the disk and installs the bo
   );
 
   await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info/root_gb', value: 10 }]);
-  await api.provision(uuid, 'active');
+  await api.provision(uuid, 'active', { configdrive: { network_data: { links: [] } } });
   const node = await api.settle(uuid, ['active', 'deploy failed'], 300_000);
   expect(node).toMatchObject({ provision_state: 'active', last_error: null });
   expect(node.instance_info).toMatchObject({ image_type: 'partition', root_mb: 10240, swap_mb: 256 });
   const disk = stack.fleet?.machine('e2e-1').disk;
-  expect(disk?.partitions?.map((p) => p.role)).toEqual(['efi system partition', 'swap', 'root']);
+  // The config drive gets a partition of its own, before the root partition, as IPA lays it out.
+  expect(disk?.partitions?.map((p) => p.role)).toEqual(['efi system partition', 'swap', 'configdrive', 'root']);
+  expect(disk?.configdrive?.files['openstack/latest/network_data.json']).toBe('{"links": []}');
   const root = disk?.partitions?.find((p) => p.role === 'root');
   expect(disk?.bootloader).toEqual({
     rootUuid: root?.uuid,

@@ -190,3 +190,61 @@ describe('lists and shards', () => {
     expect(page.body.next).toMatch(/\/v1\/nodes\?sort_key=id&sort_dir=asc&detail=False&fields=.*&limit=1&marker=/);
   });
 });
+
+describe('configdrive on deploy, checked as Ironic checks it', () => {
+  const deploy = (uuid: string, configdrive: unknown, version = '1.82', target = 'active') =>
+    new ApiClient(stack.url, version).request('PUT', `/v1/nodes/${uuid}/states/provision`, { target, configdrive });
+  let uuid: string;
+
+  beforeAll(async () => {
+    uuid = await create({ name: 'cd-1' });
+    await api.provision(uuid, 'manage');
+    await api.waitFor(uuid, 'manageable');
+    await api.provision(uuid, 'provide');
+    await api.waitFor(uuid, 'available');
+  }, 60_000);
+
+  it('refuses bad configdrives with Ironic’s messages and changes nothing', async () => {
+    const cases: [unknown, string, string, string?][] = [
+      [[1], '1.82', "Expected types <class 'NoneType'>, <class 'dict'>, <class 'str'> for configdrive: [1]"],
+      ['Zm9v', '1.82', 'Adding a config drive is only supported when setting provision state to active, rebuild', 'deploy'],
+      ['Zm9v', '1.34', 'Adding a config drive is only supported when setting provision state to active', 'manage'],
+      [{ meta_data: {} }, '1.55', 'Providing a JSON object for configdrive is only supported starting with API version 1.56'],
+      [{ vendor_data: {} }, '1.58', 'Providing vendor_data in configdrive is only supported starting with API version 1.59'],
+      ['not base64!', '1.82', 'Invalid configdrive format: it is neither a JSON, nor a URL, nor a base64 string'],
+      [
+        { meta_data: 'x' },
+        '1.82',
+        "Invalid configdrive format: 'x' is not of type 'object'\n\nFailed validating 'type' in schema[0]['properties']['meta_data']:\n    {'type': 'object'}\n\nOn instance['meta_data']:\n    'x'",
+      ],
+      [
+        { foo: 1 },
+        '1.82',
+        "Invalid configdrive format: Additional properties are not allowed ('foo' was unexpected)\n\n" +
+          "Failed validating 'additionalProperties' in schema[0]:\n" +
+          "    {'additionalProperties': False,\n" +
+          "     'properties': {'meta_data': {'type': 'object'},\n" +
+          "                    'network_data': {'type': 'object'},\n" +
+          "                    'user_data': {'type': ['object',\n" +
+          "                                           'array',\n" +
+          "                                           'string',\n" +
+          "                                           'null']},\n" +
+          "                    'vendor_data': {'type': 'object'}},\n" +
+          "     'type': 'object'}\n\nOn instance:\n    {'foo': 1}",
+      ],
+    ];
+    for (const [configdrive, version, message, target] of cases) {
+      const reply = await deploy(uuid, configdrive, version, target);
+      expect({ status: reply.status, message: faultOf(reply).faultstring }).toEqual({ status: 400, message });
+    }
+    const node = (await api.get(`/v1/nodes/${uuid}`)).body;
+    expect(node).toMatchObject({ provision_state: 'available', target_provision_state: null, instance_info: {} });
+  });
+
+  it('accepts a JSON configdrive at active, shown masked', async () => {
+    await deploy(uuid, { meta_data: { hostname: 'h1' }, user_data: '#cloud-config\n' });
+    await api.waitFor(uuid, 'active');
+    const node = (await api.get(`/v1/nodes/${uuid}`)).body;
+    expect(node.instance_info).toEqual({ configdrive: '******' });
+  });
+});

@@ -24,12 +24,14 @@ import type { RpcMethod, RpcMethods } from '#rpc/messages';
 import { parseBody } from '../body';
 import { beginAndCast } from '../begin';
 import { checkConductorFor } from '../interfaces';
-import { type JsonSchema, parseBoolean, validateSchema } from '../validation';
+import { type JsonSchema, parseBoolean, schemaErrorText, validateSchema } from '../validation';
+import { pyRepr } from '../pyrepr';
+import { pyTruthy } from '../views/node';
 import { route } from '../route';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { findNode, isLocked } from '../lookup';
-import { atLeast } from '../microversion';
+import { type ApiVersion, atLeast } from '../microversion';
 import { isoTime } from '../views/time';
 
 /** Minimum minor version of each verb (Ironic's MIN_VERB_VERSIONS). */
@@ -104,13 +106,53 @@ function readProvisionBody(req: ApiRequest): ProvisionBody {
     typeof configdrive !== 'string' &&
     (typeof configdrive !== 'object' || Array.isArray(configdrive))
   ) {
-    throw new InvalidParameterValue(`Expected dict or string for configdrive: ${String(configdrive)}`);
+    throw new InvalidParameterValue(
+      `Expected types <class 'NoneType'>, <class 'dict'>, <class 'str'> for configdrive: ${pyRepr(configdrive)}`,
+    );
   }
   if (record.rescue_password !== undefined && typeof record.rescue_password !== 'string') {
     throw new InvalidParameterValue(`Expected string for rescue_password: ${String(record.rescue_password)}`);
   }
   if (record.disable_ramdisk !== undefined) record.disable_ramdisk = parseBoolean('disable_ramdisk', record.disable_ramdisk);
   return record as unknown as ProvisionBody;
+}
+
+const CONFIGDRIVE_SCHEMA = {
+  anyOf: [
+    {
+      type: 'object',
+      properties: {
+        meta_data: { type: 'object' },
+        network_data: { type: 'object' },
+        user_data: { type: ['object', 'array', 'string', 'null'] },
+        vendor_data: { type: 'object' },
+      },
+      additionalProperties: false,
+    },
+    { type: ['string', 'null'] },
+  ],
+};
+/** base64's letters, and the whitespace common in base64 values. */
+const BASE64_TEXT = /^[A-Za-z0-9+/=\n\r\t ]*$/;
+
+/** Ironic's check_allow_configdrive: where a configdrive may be given, and in which forms. */
+function checkConfigdrive(version: ApiVersion, target: string, configdrive: unknown): void {
+  if (!pyTruthy(configdrive)) return;
+  const allowed = [st.ACTIVE, ...(atLeast(version, 35) ? ['rebuild'] : [])];
+  if (!allowed.includes(target)) {
+    throw new ClientSideError(`Adding a config drive is only supported when setting provision state to ${allowed.join(', ')}`);
+  }
+  const invalid = schemaErrorText(CONFIGDRIVE_SCHEMA, configdrive);
+  if (invalid !== undefined) throw new ClientSideError(`Invalid configdrive format: ${invalid}`);
+  if (typeof configdrive === 'object') {
+    if (!atLeast(version, 56))
+      throw new ClientSideError('Providing a JSON object for configdrive is only supported starting with API version 1.56');
+    if ('vendor_data' in (configdrive as object) && !atLeast(version, 59))
+      throw new ClientSideError('Providing vendor_data in configdrive is only supported starting with API version 1.59');
+  } else if (typeof configdrive === 'string' && !configdrive.includes('://') && !BASE64_TEXT.test(configdrive)) {
+    // ':' is no base64 letter, so a URL is told apart from an encoded image by '://'.
+    throw new ClientSideError('Invalid configdrive format: it is neither a JSON, nor a URL, nor a base64 string');
+  }
 }
 
 export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
@@ -127,9 +169,7 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
     if (isLocked(node)) throw new NodeLocked(node.uuid, node.reservation as string);
     throw new InvalidStateRequested(target, node.uuid, node.provision_state);
   }
-  if (body.configdrive !== undefined && body.configdrive !== null && !['active', 'rebuild', 'deploy'].includes(target)) {
-    throw new ClientSideError('Adding a config drive is only supported when setting provision state to active or rebuild');
-  }
+  checkConfigdrive(req.version, target, body.configdrive);
   if (body.clean_steps !== undefined && body.clean_steps !== null && event !== 'clean') {
     throw new ClientSideError('"clean_steps" is only valid when setting target provision state to clean');
   }
@@ -166,8 +206,9 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
     case 'deploy':
     case 'rebuild':
       await cast('do_node_deploy', { rebuild: event === 'rebuild', ...(deploySteps ? { deploy_steps: deploySteps } : {}) }, (n) => {
-        if (body.configdrive !== undefined && body.configdrive !== null)
-          n.instance_info = { ...n.instance_info, configdrive: body.configdrive };
+        // Ironic's do_node_deploy stores a configdrive only when there is one (an object as it came:
+        // the conductor builds the image when it hands it to the agent).
+        if (pyTruthy(body.configdrive)) n.instance_info = { ...n.instance_info, configdrive: body.configdrive };
       });
       break;
     case 'delete':

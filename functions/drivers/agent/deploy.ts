@@ -21,6 +21,7 @@ import type { AgentCommand } from '../agent-client';
 import type { DeployInterface, StepDefinition, Task } from '../base';
 import type { Driver } from '../base';
 import { bootModeOf } from '../boot-mode';
+import { configdriveImage } from '../configdrive';
 import { validateImageSource, imageInfo, imageUrl, isWholeDiskImage, prepareInstanceInfo } from './image-source';
 import { agentClient, executeInbandStep, wipeAgentToken } from './inband';
 
@@ -126,12 +127,14 @@ export function createDirectDeploy(driverOf: DriverOf, agentConfig: () => AgentC
         typeof node.instance_info.image_url === 'string'
           ? node.instance_info.image_url
           : await imageUrl(String(node.instance_info.image_source));
-      const info = imageInfo(node, url);
+      // Ironic's get_configdrive_image: a JSON configdrive becomes an ISO image only now.
+      const configdrive = configdriveImage(node);
+      const info = imageInfo(node, url, configdrive);
       await executeInbandStep(task, 'deploy', {
         interface: 'deploy',
         step: 'write_image',
         priority: 80,
-        args: { image_info: info, configdrive: node.instance_info.configdrive ?? null },
+        args: { image_info: info, configdrive: configdrive ?? null },
       });
       return wait;
     },

@@ -139,7 +139,7 @@ export function prepareInstanceInfo(node: Node): void {
 }
 
 /** The `image_info` of the agent's in-band `deploy.write_image` (Ironic's AgentDeploy.write_image). */
-export function imageInfo(node: Node, url: string): Record<string, unknown> {
+export function imageInfo(node: Node, url: string, configdrive?: string): Record<string, unknown> {
   const info = node.instance_info;
   const source = String(info.image_source);
   const out: Record<string, unknown> = {
@@ -162,7 +162,6 @@ export function imageInfo(node: Node, url: string): Record<string, unknown> {
     const label = diskLabelOf(node);
     if (label !== undefined) out.disk_label = label;
   }
-  const configdrive = info.configdrive;
-  if (present(configdrive)) out.configdrive = configdrive;
+  if (configdrive !== undefined) out.configdrive = configdrive;
   return out;
 }

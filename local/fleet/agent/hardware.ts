@@ -9,6 +9,7 @@ import type { AgentFaults, VirtualMachine } from '../machine';
 import type { Params } from './commands';
 import { AgentError, errors } from './errors';
 import { downloadImage, type ImageInfo } from './image';
+import { fetchConfigdrive, inspectConfigdrive } from './configdrive';
 import { partitionLayout } from './partitions';
 
 export interface Step {
@@ -211,7 +212,10 @@ export class VirtualHardware {
     }
   }
 
-  /** standby.prepare_image's work: download, verify, write to the disk (partitioned for a partition image); its result message. */
+  /**
+   * standby.prepare_image's work: download, verify, write to the disk (partitioned for a partition
+   * image), then the config drive to its partition; its result message.
+   */
   async prepareImage(info: ImageInfo, configdrive: string | undefined, signal: AbortSignal): Promise<string> {
     const hasConfigdrive = typeof configdrive === 'string' && configdrive !== '';
     const layout =
@@ -233,11 +237,18 @@ export class VirtualHardware {
         size: got.size,
         sha256: got.sha256,
         ...(got.content ? { content: got.content } : {}),
-        configdrive: hasConfigdrive,
         at: new Date().toISOString(),
         ...(layout ? { partitionTable: layout.label, partitions: layout.partitions } : {}),
       };
       this.cachedImageId = info.id;
+    }
+    const written = this.machine.disk;
+    if (written !== undefined) {
+      const { configdrive: _previous, ...rest } = written;
+      const node = typeof info.node_uuid === 'string' ? info.node_uuid : this.machine.uuid;
+      this.machine.disk = hasConfigdrive
+        ? { ...rest, configdrive: inspectConfigdrive(await fetchConfigdrive(configdrive, node, signal)) }
+        : rest;
     }
     if (layout) {
       this.partitionUuids = layout.uuids;

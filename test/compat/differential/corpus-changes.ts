@@ -155,6 +155,25 @@ const TRAITS: Step[] = [
   get('node at 1.36 has no traits field', '/v1/nodes/dn1', '1.36'),
 ];
 
+/** Ironic's check_allow_configdrive, on a node in available: each refused, nothing changed. */
+function configdriveChecks(node: string): Step[] {
+  const path = `/v1/nodes/${node}/states/provision`;
+  return [
+    put('configdrive as a list', path, { target: 'active', configdrive: [1] }),
+    put('configdrive as a number', path, { target: 'active', configdrive: 5 }),
+    put('configdrive with an unknown key', path, { target: 'active', configdrive: { foo: 1 } }),
+    put('configdrive with a bad meta_data and an unknown key', path, { target: 'active', configdrive: { meta_data: [1], zz: 2 } }),
+    put('configdrive with a bad user_data', path, { target: 'active', configdrive: { user_data: 5 } }),
+    put('configdrive as JSON at 1.55', path, { target: 'active', configdrive: { meta_data: {} } }, '1.55'),
+    put('configdrive with vendor_data at 1.58', path, { target: 'active', configdrive: { vendor_data: {} } }, '1.58'),
+    put('configdrive that is not base64', path, { target: 'active', configdrive: 'not base64!' }),
+    put('configdrive with the deploy verb', path, { target: 'deploy', configdrive: 'Zm9v' }),
+    put('configdrive with manage', path, { target: 'manage', configdrive: 'Zm9v' }),
+    put('configdrive with manage at 1.34', path, { target: 'manage', configdrive: 'Zm9v' }, '1.34'),
+    get('configdrive checks changed nothing', `/v1/nodes/${node}?fields=provision_state,target_provision_state,instance_info`),
+  ];
+}
+
 const LIFECYCLE: Step[] = [
   post('create for provisioning', { ...FD, name: 'life1' }, V, { life: 'uuid' }),
   provision('manage', 'life1', 'manage'),
@@ -163,8 +182,13 @@ const LIFECYCLE: Step[] = [
   wait('life1', 'available'),
   patch('patch retired in available', 'life1', [{ op: 'replace', path: '/retired', value: true }]),
   patch('patch an interface in available', 'life1', [{ op: 'replace', path: '/rescue_interface', value: 'no-rescue' }]),
-  provision('deploy', 'life1', 'active'),
+  ...configdriveChecks('life1'),
+  put('deploy with a JSON configdrive', '/v1/nodes/life1/states/provision', {
+    target: 'active',
+    configdrive: { meta_data: { hostname: 'h' }, user_data: { runcmd: [] } },
+  }),
   wait('life1', 'active'),
+  get('instance_info shows the configdrive masked', '/v1/nodes/life1?fields=instance_info'),
   patch('patch an interface in active', 'life1', [{ op: 'replace', path: '/rescue_interface', value: 'fake' }]),
   patch('patch resource class in active', 'life1', [{ op: 'replace', path: '/resource_class', value: 'other' }]),
   del('delete an active node', '/v1/nodes/life1'),

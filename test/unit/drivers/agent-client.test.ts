@@ -1,5 +1,6 @@
 import { AgentAPIError, AgentClient, AgentConnectionFailed, AgentInProgress } from '../../../functions/drivers/agent-client';
 import { imageInfo, imageUrl, validateImageSource } from '../../../functions/drivers/agent/image-source';
+import { configdriveImage } from '../../../functions/drivers/configdrive';
 import { S3Client } from '@aws-sdk/client-s3';
 import { makeNode } from '../helpers/builders';
 import { FakeIpa } from '../helpers/fake-ipa';
@@ -89,7 +90,7 @@ describe('image sources', () => {
     expect(new URL(url).searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
     expect(await imageUrl('https://example/disk.raw')).toBe('https://example/disk.raw');
     const node = makeNode({ instance_info: { image_source: 's3://images/os/disk.raw', image_checksum: 'abc', configdrive: 'H4sI...' } });
-    expect(imageInfo(node, url)).toMatchObject({
+    expect(imageInfo(node, url, configdriveImage(node))).toMatchObject({
       id: 'disk.raw',
       urls: [url],
       checksum: 'abc',

@@ -1,0 +1,523 @@
+/**
+ * ISO 9660 images written the way genisoimage writes Ironic's config drive (`-J -r -l
+ * -allow-lowercase -allow-multidot -ldots -V <label>`): a primary volume with relaxed 8-bit names
+ * (lowercase and several dots kept, other characters as `_`, files with a `;1` version), Rock Ridge
+ * on it (SP, ER through a continuation area, PX modes r-x/r--, NM with the real names — Linux uses
+ * these), a Joliet volume (UCS-2 names, as Windows and cloudbase-init read them), and 150 sectors
+ * of padding at the end. The file tree is small (a config drive has a handful of files), so each
+ * directory fits the limits checked below and file data follows the directories in path order.
+ *
+ * Written here rather than by a tool: the conductor runs in a Lambda, where genisoimage is not.
+ */
+
+const SECTOR = 2048;
+const FIRST_DESCRIPTOR = 16;
+/** genisoimage's default padding, against read-ahead past the end of the filesystem. */
+const PAD_SECTORS = 150;
+/** Names longer than these would need their NM split into a continuation area (Rock Ridge) or Joliet's long-name extension. */
+const MAX_NAME_BYTES = 100;
+const MAX_JOLIET_CHARS = 64;
+const MAX_PRIMARY_CHARS = 31;
+const MAX_DEPTH = 8;
+
+const DIR_MODE = 0o040555;
+const FILE_MODE = 0o100444;
+
+const ER_ID = 'RRIP_1991A';
+const ER_DESCRIPTION = 'THE ROCK RIDGE INTERCHANGE PROTOCOL PROVIDES SUPPORT FOR POSIX FILE SYSTEM SEMANTICS';
+const ER_SOURCE =
+  'PLEASE CONTACT DISC PUBLISHER FOR SPECIFICATION SOURCE.  SEE PUBLISHER IDENTIFIER IN PRIMARY VOLUME DESCRIPTOR FOR CONTACT INFORMATION.';
+
+export interface IsoFile {
+  /** Slash-separated path below the root, e.g. `openstack/latest/meta_data.json`. */
+  readonly path: string;
+  readonly data: Buffer | string;
+}
+
+export interface IsoOptions {
+  /** The volume label (a config drive's is `config-2`). */
+  readonly volumeId: string;
+  readonly publisher?: string;
+  readonly application?: string;
+  /** Recorded as every file's and the volume's date (default: now). */
+  readonly date?: Date;
+}
+
+interface Dir {
+  readonly name: string;
+  readonly parent: Dir | undefined;
+  readonly depth: number;
+  readonly dirs: Dir[];
+  readonly files: FileEntry[];
+  primary: Extent;
+  joliet: Extent;
+}
+
+interface FileEntry {
+  readonly name: string;
+  readonly data: Buffer;
+  lba: number;
+}
+
+interface Extent {
+  lba: number;
+  size: number;
+}
+
+/** One directory record: what it points to and its identifier in a namespace. */
+interface RecordSpec {
+  readonly id: Buffer;
+  readonly lba: number;
+  readonly size: number;
+  readonly dir: boolean;
+  readonly systemUse: Buffer;
+}
+
+/** Builds the image; throws on paths it cannot represent (empty, `.`/`..` segments, too deep, names too long, duplicates). */
+export function buildIso(files: readonly IsoFile[], options: IsoOptions): Buffer {
+  const date = options.date ?? new Date();
+  const root = newDir('', undefined);
+  for (const file of files) addFile(root, file);
+
+  const dirs = allDirs(root);
+  const primaryOrder = pathTableOrder(root, primaryName);
+  const jolietOrder = pathTableOrder(root, (d) => jolietName(d.name));
+  const primaryTableSize = pathTableSize(primaryOrder, primaryName);
+  const jolietTableSize = pathTableSize(jolietOrder, (d) => jolietName(d.name));
+
+  // Layout: descriptors (PVD, Joliet SVD, terminator), four path tables, the Rock Ridge ER
+  // continuation sector, the primary then the Joliet directories, then the files.
+  let lba = FIRST_DESCRIPTOR + 3;
+  const tables = { pL: 0, pM: 0, jL: 0, jM: 0 };
+  for (const key of ['pL', 'pM', 'jL', 'jM'] as const) {
+    tables[key] = lba;
+    lba += sectors(key.startsWith('p') ? primaryTableSize : jolietTableSize);
+  }
+  const erSector = lba++;
+  const er = erEntry();
+  // Directory sizes do not depend on where things are, only on names and system use lengths.
+  for (const d of primaryOrder) {
+    d.primary = { lba, size: sectors(recordsLength(primaryRecords(d, { lba: erSector, length: er.length }))) * SECTOR };
+    lba += d.primary.size / SECTOR;
+  }
+  for (const d of jolietOrder) {
+    d.joliet = { lba, size: sectors(recordsLength(jolietRecords(d))) * SECTOR };
+    lba += d.joliet.size / SECTOR;
+  }
+  for (const d of primaryOrder) {
+    for (const f of d.files) {
+      f.lba = f.data.length === 0 ? 0 : lba;
+      lba += sectors(f.data.length);
+    }
+  }
+  const total = lba + PAD_SECTORS;
+  const image = Buffer.alloc(total * SECTOR);
+
+  writeDescriptor(image, FIRST_DESCRIPTOR, 'primary', root, total, primaryTableSize, tables.pL, tables.pM, options, date);
+  writeDescriptor(image, FIRST_DESCRIPTOR + 1, 'joliet', root, total, jolietTableSize, tables.jL, tables.jM, options, date);
+  const terminator = (FIRST_DESCRIPTOR + 2) * SECTOR;
+  image[terminator] = 255;
+  image.write('CD001', terminator + 1, 'latin1');
+  image[terminator + 6] = 1;
+
+  writePathTable(image, tables.pL, primaryOrder, primaryName, 'LE', (d) => d.primary.lba);
+  writePathTable(image, tables.pM, primaryOrder, primaryName, 'BE', (d) => d.primary.lba);
+  writePathTable(
+    image,
+    tables.jL,
+    jolietOrder,
+    (d) => jolietName(d.name),
+    'LE',
+    (d) => d.joliet.lba,
+  );
+  writePathTable(
+    image,
+    tables.jM,
+    jolietOrder,
+    (d) => jolietName(d.name),
+    'BE',
+    (d) => d.joliet.lba,
+  );
+  er.copy(image, erSector * SECTOR);
+  for (const d of dirs) {
+    writeRecords(image, d.primary.lba, primaryRecords(d, { lba: erSector, length: er.length }), date);
+    writeRecords(image, d.joliet.lba, jolietRecords(d), date);
+    for (const f of d.files) f.data.copy(image, f.lba * SECTOR);
+  }
+  return image;
+}
+
+// --- the tree ------------------------------------------------------------------------------------
+
+function newDir(name: string, parent: Dir | undefined): Dir {
+  return {
+    name,
+    parent,
+    depth: parent === undefined ? 1 : parent.depth + 1,
+    dirs: [],
+    files: [],
+    primary: { lba: 0, size: 0 },
+    joliet: { lba: 0, size: 0 },
+  };
+}
+
+function addFile(root: Dir, file: IsoFile): void {
+  const parts = file.path.split('/');
+  if (parts.some((p) => p === '' || p === '.' || p === '..'))
+    throw new Error(`Cannot put ${JSON.stringify(file.path)} on an ISO 9660 image: empty, "." or ".." path segments`);
+  for (const part of parts) {
+    if (Buffer.byteLength(part) > MAX_NAME_BYTES || part.length > MAX_JOLIET_CHARS)
+      throw new Error(
+        `Cannot put ${JSON.stringify(file.path)} on an ISO 9660 image: "${part}" is longer than ${MAX_JOLIET_CHARS} characters`,
+      );
+  }
+  let dir = root;
+  for (const part of parts.slice(0, -1)) {
+    if (dir.files.some((f) => f.name === part))
+      throw new Error(`Cannot put ${JSON.stringify(file.path)} on an ISO 9660 image: ${part} is a file`);
+    let next = dir.dirs.find((d) => d.name === part);
+    if (next === undefined) {
+      next = newDir(part, dir);
+      if (next.depth > MAX_DEPTH)
+        throw new Error(`Cannot put ${JSON.stringify(file.path)} on an ISO 9660 image: deeper than ${MAX_DEPTH} levels`);
+      dir.dirs.push(next);
+    }
+    dir = next;
+  }
+  const name = parts[parts.length - 1] as string;
+  if (dir.files.some((f) => f.name === name) || dir.dirs.some((d) => d.name === name))
+    throw new Error(`Cannot put ${JSON.stringify(file.path)} on an ISO 9660 image twice`);
+  dir.files.push({ name, data: typeof file.data === 'string' ? Buffer.from(file.data, 'utf8') : file.data, lba: 0 });
+  const primaryNames = [...dir.files.map((f) => primaryFileName(f.name)), ...dir.dirs.map((d) => primaryName(d))];
+  if (new Set(primaryNames.map((n) => n.toString('latin1'))).size !== primaryNames.length)
+    throw new Error(`Cannot put ${JSON.stringify(file.path)} on an ISO 9660 image: its ISO 9660 name collides with another's`);
+}
+
+function allDirs(root: Dir): Dir[] {
+  const out: Dir[] = [];
+  const visit = (d: Dir) => {
+    out.push(d);
+    d.dirs.forEach(visit);
+  };
+  visit(root);
+  return out;
+}
+
+// --- names ---------------------------------------------------------------------------------------
+
+/** genisoimage's relaxed ISO 9660 names (`-l -allow-lowercase -allow-multidot`): other characters become `_`. */
+function relaxed(name: string): string {
+  return name.replace(/[^A-Za-z0-9_.]/g, '_').slice(0, MAX_PRIMARY_CHARS);
+}
+
+function primaryName(d: Dir): Buffer {
+  return d.parent === undefined ? Buffer.from([0]) : Buffer.from(relaxed(d.name), 'latin1');
+}
+
+/** A file's primary name: a dot is added when there is none (`user_data.`), then the version `;1`. */
+function primaryFileName(name: string): Buffer {
+  const base = relaxed(name).slice(0, MAX_PRIMARY_CHARS - 2);
+  return Buffer.from(`${base.includes('.') ? base : `${base}.`};1`, 'latin1');
+}
+
+function jolietName(name: string): Buffer {
+  if (name === '') return Buffer.from([0]);
+  const out = Buffer.alloc(name.length * 2);
+  for (let i = 0; i < name.length; i++) out.writeUInt16BE(name.charCodeAt(i), i * 2);
+  return out;
+}
+
+function compareIds(a: Buffer, b: Buffer): number {
+  return Buffer.compare(a, b);
+}
+
+// --- path tables ---------------------------------------------------------------------------------
+
+/** Directories level by level, each level by parent number then identifier; numbering from 1. */
+function pathTableOrder(root: Dir, id: (d: Dir) => Buffer): Dir[] {
+  const order: Dir[] = [root];
+  for (let i = 0; i < order.length; i++) {
+    const children = [...(order[i] as Dir).dirs].sort((a, b) => compareIds(id(a), id(b)));
+    order.push(...children);
+  }
+  return order;
+}
+
+function pathTableSize(order: readonly Dir[], id: (d: Dir) => Buffer): number {
+  return order.reduce((sum, d) => {
+    const length = id(d).length;
+    return sum + 8 + length + (length % 2);
+  }, 0);
+}
+
+function writePathTable(
+  image: Buffer,
+  sector: number,
+  order: readonly Dir[],
+  id: (d: Dir) => Buffer,
+  endian: 'LE' | 'BE',
+  lbaOf: (d: Dir) => number,
+): void {
+  let at = sector * SECTOR;
+  for (const d of order) {
+    const name = id(d);
+    const parent = d.parent === undefined ? 1 : order.indexOf(d.parent) + 1;
+    image[at] = name.length;
+    image[at + 1] = 0;
+    if (endian === 'LE') {
+      image.writeUInt32LE(lbaOf(d), at + 2);
+      image.writeUInt16LE(parent, at + 6);
+    } else {
+      image.writeUInt32BE(lbaOf(d), at + 2);
+      image.writeUInt16BE(parent, at + 6);
+    }
+    name.copy(image, at + 8);
+    at += 8 + name.length + (name.length % 2);
+  }
+}
+
+// --- directory records ---------------------------------------------------------------------------
+
+function primaryRecords(d: Dir, continuation: { lba: number; length: number }): RecordSpec[] {
+  const parent = d.parent ?? d;
+  const self: RecordSpec = {
+    id: Buffer.from([0]),
+    lba: d.primary.lba,
+    size: d.primary.size,
+    dir: true,
+    systemUse:
+      d.parent === undefined
+        ? Buffer.concat([spEntry(), px(DIR_MODE, links(d)), ceEntry(continuation.lba, continuation.length)])
+        : px(DIR_MODE, links(d)),
+  };
+  const up: RecordSpec = {
+    id: Buffer.from([1]),
+    lba: parent.primary.lba,
+    size: parent.primary.size,
+    dir: true,
+    systemUse: px(DIR_MODE, links(parent)),
+  };
+  const children: RecordSpec[] = [
+    ...d.dirs.map((c) => ({
+      id: primaryName(c),
+      lba: c.primary.lba,
+      size: c.primary.size,
+      dir: true,
+      systemUse: Buffer.concat([px(DIR_MODE, links(c)), nm(c.name)]),
+    })),
+    ...d.files.map((f) => ({
+      id: primaryFileName(f.name),
+      lba: f.lba,
+      size: f.data.length,
+      dir: false,
+      systemUse: Buffer.concat([px(FILE_MODE, 1), nm(f.name)]),
+    })),
+  ].sort((a, b) => compareIds(a.id, b.id));
+  return [self, up, ...children];
+}
+
+function jolietRecords(d: Dir): RecordSpec[] {
+  const parent = d.parent ?? d;
+  const none = Buffer.alloc(0);
+  const children: RecordSpec[] = [
+    ...d.dirs.map((c) => ({ id: jolietName(c.name), lba: c.joliet.lba, size: c.joliet.size, dir: true, systemUse: none })),
+    ...d.files.map((f) => ({ id: jolietName(f.name), lba: f.lba, size: f.data.length, dir: false, systemUse: none })),
+  ].sort((a, b) => compareIds(a.id, b.id));
+  return [
+    { id: Buffer.from([0]), lba: d.joliet.lba, size: d.joliet.size, dir: true, systemUse: none },
+    { id: Buffer.from([1]), lba: parent.joliet.lba, size: parent.joliet.size, dir: true, systemUse: none },
+    ...children,
+  ];
+}
+
+/** A directory's link count: itself, its entry in the parent, and each subdirectory's `..`. */
+function links(d: Dir): number {
+  return 2 + d.dirs.length;
+}
+
+function recordLength(r: RecordSpec): number {
+  const base = 33 + r.id.length + (r.id.length % 2 === 0 ? 1 : 0);
+  const length = base + r.systemUse.length;
+  return length + (length % 2);
+}
+
+/** The bytes the records take: a record never crosses a sector boundary. */
+function recordsLength(records: readonly RecordSpec[]): number {
+  let at = 0;
+  for (const r of records) {
+    const length = recordLength(r);
+    if (length > 255) throw new Error('An ISO 9660 directory record would be longer than 255 bytes');
+    if ((at % SECTOR) + length > SECTOR) at += SECTOR - (at % SECTOR);
+    at += length;
+  }
+  return at;
+}
+
+function writeRecords(image: Buffer, sector: number, records: readonly RecordSpec[], date: Date): void {
+  let at = 0;
+  const start = sector * SECTOR;
+  for (const r of records) {
+    const length = recordLength(r);
+    if ((at % SECTOR) + length > SECTOR) at += SECTOR - (at % SECTOR);
+    writeRecord(image, start + at, r, length, date);
+    at += length;
+  }
+}
+
+function writeRecord(image: Buffer, at: number, r: RecordSpec, length: number, date: Date): void {
+  image[at] = length;
+  image[at + 1] = 0;
+  both32(image, at + 2, r.lba);
+  both32(image, at + 10, r.size);
+  recordDate(image, at + 18, date);
+  image[at + 25] = r.dir ? 2 : 0;
+  image[at + 26] = 0;
+  image[at + 27] = 0;
+  both16(image, at + 28, 1);
+  image[at + 32] = r.id.length;
+  r.id.copy(image, at + 33);
+  r.systemUse.copy(image, at + 33 + r.id.length + (r.id.length % 2 === 0 ? 1 : 0));
+}
+
+// --- Rock Ridge (SUSP) entries -------------------------------------------------------------------
+
+function entry(signature: string, body: Buffer): Buffer {
+  const head = Buffer.from([signature.charCodeAt(0), signature.charCodeAt(1), 4 + body.length, 1]);
+  return Buffer.concat([head, body]);
+}
+
+function spEntry(): Buffer {
+  return entry('SP', Buffer.from([0xbe, 0xef, 0]));
+}
+
+function ceEntry(lba: number, length: number): Buffer {
+  const body = Buffer.alloc(24);
+  both32(body, 0, lba);
+  both32(body, 8, 0);
+  both32(body, 16, length);
+  return entry('CE', body);
+}
+
+function erEntry(): Buffer {
+  const id = Buffer.from(ER_ID, 'latin1');
+  const description = Buffer.from(ER_DESCRIPTION, 'latin1');
+  const source = Buffer.from(ER_SOURCE, 'latin1');
+  return entry('ER', Buffer.concat([Buffer.from([id.length, description.length, source.length, 1]), id, description, source]));
+}
+
+/** PX as RRIP 1.10 has it: mode, links, uid 0, gid 0. */
+function px(mode: number, nlinks: number): Buffer {
+  const body = Buffer.alloc(32);
+  both32(body, 0, mode);
+  both32(body, 8, nlinks);
+  return entry('PX', body);
+}
+
+function nm(name: string): Buffer {
+  return entry('NM', Buffer.concat([Buffer.from([0]), Buffer.from(name, 'utf8')]));
+}
+
+// --- volume descriptors --------------------------------------------------------------------------
+
+function writeDescriptor(
+  image: Buffer,
+  sector: number,
+  kind: 'primary' | 'joliet',
+  root: Dir,
+  totalSectors: number,
+  tableSize: number,
+  tableL: number,
+  tableM: number,
+  options: IsoOptions,
+  date: Date,
+): void {
+  const at = sector * SECTOR;
+  const joliet = kind === 'joliet';
+  const text = (value: string, offset: number, length: number) => {
+    if (joliet) {
+      for (let i = 0; i < length / 2; i++) image.writeUInt16BE(i < value.length ? value.charCodeAt(i) : 0x20, at + offset + i * 2);
+    } else {
+      image.write(value.slice(0, length).padEnd(length, ' '), at + offset, length, 'latin1');
+    }
+  };
+  image[at] = joliet ? 2 : 1;
+  image.write('CD001', at + 1, 'latin1');
+  image[at + 6] = 1;
+  text('LINUX', 8, 32);
+  text(options.volumeId, 40, 32);
+  both32(image, at + 80, totalSectors);
+  if (joliet) image.write('%/E', at + 88, 'latin1'); // UCS-2 level 3
+  both16(image, at + 120, 1);
+  both16(image, at + 124, 1);
+  both16(image, at + 128, SECTOR);
+  both32(image, at + 132, tableSize);
+  image.writeUInt32LE(tableL, at + 140);
+  image.writeUInt32BE(tableM, at + 148);
+  const extent = joliet ? root.joliet : root.primary;
+  writeRecord(
+    image,
+    at + 156,
+    { id: Buffer.from([0]), lba: extent.lba, size: extent.size, dir: true, systemUse: Buffer.alloc(0) },
+    34,
+    date,
+  );
+  text('', 190, 128);
+  text(options.publisher ?? '', 318, 128);
+  text('', 446, 128);
+  text(options.application ?? '', 574, 128);
+  text('', 702, 36);
+  text('', 739, 36);
+  text('', 776, 36);
+  volumeDate(image, at + 813, date);
+  volumeDate(image, at + 830, date);
+  volumeDate(image, at + 847, undefined);
+  volumeDate(image, at + 864, date);
+  image[at + 881] = 1;
+}
+
+// --- numbers and dates ---------------------------------------------------------------------------
+
+function sectors(bytes: number): number {
+  return Math.max(1, Math.ceil(bytes / SECTOR));
+}
+
+function both32(buffer: Buffer, at: number, value: number): void {
+  buffer.writeUInt32LE(value, at);
+  buffer.writeUInt32BE(value, at + 4);
+}
+
+function both16(buffer: Buffer, at: number, value: number): void {
+  buffer.writeUInt16LE(value, at);
+  buffer.writeUInt16BE(value, at + 2);
+}
+
+/** A directory record's 7-byte date, in UTC. */
+function recordDate(buffer: Buffer, at: number, date: Date): void {
+  buffer[at] = date.getUTCFullYear() - 1900;
+  buffer[at + 1] = date.getUTCMonth() + 1;
+  buffer[at + 2] = date.getUTCDate();
+  buffer[at + 3] = date.getUTCHours();
+  buffer[at + 4] = date.getUTCMinutes();
+  buffer[at + 5] = date.getUTCSeconds();
+  buffer[at + 6] = 0;
+}
+
+/** A volume descriptor's 17-byte date (digits, then the offset from UTC); none is all zeros. */
+function volumeDate(buffer: Buffer, at: number, date: Date | undefined): void {
+  if (date === undefined) {
+    buffer.write('0000000000000000', at, 'latin1');
+    buffer[at + 16] = 0;
+    return;
+  }
+  const two = (n: number) => String(n).padStart(2, '0');
+  const digits =
+    String(date.getUTCFullYear()).padStart(4, '0') +
+    two(date.getUTCMonth() + 1) +
+    two(date.getUTCDate()) +
+    two(date.getUTCHours()) +
+    two(date.getUTCMinutes()) +
+    two(date.getUTCSeconds()) +
+    two(Math.floor(date.getUTCMilliseconds() / 10));
+  buffer.write(digits, at, 'latin1');
+  buffer[at + 16] = 0;
+}
