@@ -3,28 +3,20 @@
  * boot device show/set (+supported), boot mode and secure boot, inject NMI, and vif
  * attach/list/detach, as an operator types them. Needs the client installed (`.ci/run`).
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import type { LocalStack } from '../../local/stack';
 import { startStack } from '../integration/helpers/stack';
+import { BaremetalError, baremetalClient } from './helpers/openstack';
 
-const run = promisify(execFile);
 let stack: LocalStack;
-
-async function baremetal(...args: string[]): Promise<string> {
-  const { stdout } = await run('openstack', ['baremetal', ...args], {
-    env: { ...process.env, OS_AUTH_TYPE: 'none', OS_ENDPOINT: stack.url },
-    timeout: 120_000,
-  });
-  return stdout.trim();
-}
+const baremetal = baremetalClient(() => stack.url);
 
 /** Run a command expected to fail; its error output. */
 async function refused(...args: string[]): Promise<string> {
   try {
     await baremetal(...args);
   } catch (err) {
-    return (err as { stderr?: string }).stderr ?? '';
+    if (err instanceof BaremetalError) return err.stderr;
+    throw err;
   }
   throw new Error(`openstack baremetal ${args.join(' ')} succeeded`);
 }

@@ -4,31 +4,13 @@
  * reads `key=value` values as JSON: `row=3` is the number 3.) Needs
  * the client installed (`.ci/run` installs it); this suite is not part of `npm test`.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import type { LocalStack } from '../../local/stack';
 import { startStack } from '../integration/helpers/stack';
+import { baremetalClient } from './helpers/openstack';
 
-const run = promisify(execFile);
 let stack: LocalStack;
+const baremetal = baremetalClient(() => stack.url, { globalArgs: ['--os-baremetal-api-version', 'latest'] });
 let node: string;
-
-async function baremetal(...args: string[]): Promise<string> {
-  try {
-    const { stdout } = await run('openstack', ['baremetal', '--os-baremetal-api-version', 'latest', ...args], {
-      env: { ...process.env, OS_AUTH_TYPE: 'none', OS_ENDPOINT: stack.url },
-      timeout: 120_000,
-    });
-    return stdout.trim();
-  } catch (err) {
-    const e = err as { code?: string; stderr?: string; message: string };
-    if (e.code === 'ENOENT')
-      throw new Error(
-        'The openstack client is not installed: apt-get install python3-openstackclient python3-ironicclient (or run .ci/run)',
-      );
-    throw new Error(`openstack baremetal ${args.join(' ')} failed: ${e.stderr ?? e.message}`);
-  }
-}
 
 const json = async (...args: string[]) => JSON.parse(await baremetal(...args, '-f', 'json')) as Record<string, unknown>;
 

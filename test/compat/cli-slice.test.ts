@@ -3,30 +3,12 @@
  * against a local stack: the walking skeleton's scenario exactly as an operator types it.
  * Needs the client installed (`.ci/run` installs it); this suite is not part of `npm test`.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import type { LocalStack } from '../../local/stack';
 import { startStack } from '../integration/helpers/stack';
+import { baremetalClient } from './helpers/openstack';
 
-const run = promisify(execFile);
 let stack: LocalStack;
-
-async function baremetal(...args: string[]): Promise<string> {
-  try {
-    const { stdout } = await run('openstack', ['baremetal', ...args], {
-      env: { ...process.env, OS_AUTH_TYPE: 'none', OS_ENDPOINT: stack.url },
-      timeout: 120_000,
-    });
-    return stdout.trim();
-  } catch (err) {
-    const e = err as { code?: string; stderr?: string; message: string };
-    if (e.code === 'ENOENT')
-      throw new Error(
-        'The openstack client is not installed: apt-get install python3-openstackclient python3-ironicclient (or run .ci/run)',
-      );
-    throw new Error(`openstack baremetal ${args.join(' ')} failed: ${e.stderr ?? e.message}`);
-  }
-}
+const baremetal = baremetalClient(() => stack.url);
 
 beforeAll(async () => {
   stack = await startStack();
