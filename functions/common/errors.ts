@@ -66,6 +66,17 @@ export class UnsupportedDriverExtension extends Invalid {
     super(`Driver ${driver} does not support ${extension} (disabled or not implemented).`);
   }
 }
+/**
+ * A write DynamoDB refused because the item would be larger than an item may be (400 KB). Ironic's
+ * database takes such values (its JSON columns are MEDIUMTEXT); Ironless answers 400, writes nothing.
+ */
+export class ObjectTooLarge extends Invalid {
+  constructor(detail: string) {
+    super(
+      `The object is too large to be stored: a stored object holds at most 400 KB, all its fields together (${detail}). Store large data elsewhere (an image service, an S3 URL) and refer to it.`,
+    );
+  }
+}
 /** Ironic's ClientSideError: a client error with its own status (400 unless given). */
 export class ClientSideError extends Invalid {
   constructor(

@@ -191,6 +191,22 @@ describe('lists and shards', () => {
   });
 });
 
+describe('objects larger than an item may be', () => {
+  it('are refused with 400 and nothing is written, on create and on PATCH', async () => {
+    const blob = 'x'.repeat(450_000);
+    const created = await api.request('POST', '/v1/nodes', { driver: 'fake-hardware', name: 'too-big', extra: { blob } });
+    expect(created.status).toBe(400);
+    expect(faultOf(created).faultstring).toMatch(/^The object is too large to be stored: a stored object holds at most 400 KB/);
+    expect((await api.get('/v1/nodes/too-big')).status).toBe(404);
+
+    const uuid = await create({ name: 'grows', extra: { a: 1 } });
+    const patched = await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/extra/blob', value: blob }]);
+    expect(patched.status).toBe(400);
+    expect(faultOf(patched).faultstring).toMatch(/too large to be stored/);
+    expect((await api.get(`/v1/nodes/${uuid}`)).body.extra).toEqual({ a: 1 });
+  });
+});
+
 describe('configdrive on deploy, checked as Ironic checks it', () => {
   const deploy = (uuid: string, configdrive: unknown, version = '1.82', target = 'active') =>
     new ApiClient(stack.url, version).request('PUT', `/v1/nodes/${uuid}/states/provision`, { target, configdrive });
