@@ -96,6 +96,12 @@ export class LocalStack {
   logDir = '';
 
   private dynamo: DynamoDbLocal | undefined;
+
+  /** The DynamoDB Local (Java) process, for benchmarks that read its CPU time. */
+  get dynamoDbPid(): number | undefined {
+    return this.dynamo?.process.pid;
+  }
+
   private sqsServer: FauxqsServer | undefined;
   private awsEndpoint: AwsEndpoint | undefined;
   private gateway: Gateway | undefined;

@@ -3,15 +3,29 @@
  * (detail) and create node at concurrency 8, and DynamoDB round trips per request.
  *
  * Throughput is measured on a stack without the DynamoDB counting proxy (it adds a hop to every
- * request); round trips are counted on a second stack that has it.
+ * request); round trips are counted on a second stack that has it. The headline figures are the
+ * steady state after a warm-up (`cold` has the first requests of a fresh stack), with the CPU each
+ * request costs in the functions, the host's main thread and DynamoDB Local: on one machine they
+ * share its cores, so those milliseconds are what bounds the throughput. `apiFunctionAlone` is the
+ * API function's own cost, without the emulator: what one Lambda execution environment does.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { LambdaHost } from '../../local/lambda-host';
 import { LocalStack } from '../../local/stack';
-import { type BenchContext, type Bench, measure } from './bench';
+import { type BenchContext, type Bench, cpuPer, cpuSample, measure } from './bench';
+import { runFunctionAlone } from './function-alone';
 
 const CONCURRENCY = 8;
 const LIST_NODES = 1000;
+/**
+ * Requests before the steady-state figures: DynamoDB Local's JIT needs some 20,000 requests to
+ * settle (GET node runs about half as fast in the first 4,000), and so do the environments'.
+ */
+const WARMUP_GETS = 16_000;
+const WARMUP_CREATES = 1000;
+const STEADY_GETS = 8000;
 const HEADERS = { 'X-OpenStack-Ironic-API-Version': '1.82', 'Content-Type': 'application/json', Connection: 'keep-alive' };
 
 async function call(url: string, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
@@ -21,10 +35,38 @@ async function call(url: string, method: string, path: string, body?: unknown): 
   return text ? (JSON.parse(text) as Record<string, unknown>) : {};
 }
 
-async function createNodes(url: string, count: number, offset = 0): Promise<string[]> {
+/** The REST API proxy event API Gateway sends for a request (the fields the API function reads). */
+function proxyEvent(method: string, path: string, body?: unknown): APIGatewayProxyEvent {
+  const headers: Record<string, string> = { ...HEADERS, Host: '127.0.0.1', 'X-Forwarded-Proto': 'http' };
+  return {
+    resource: '/{proxy+}',
+    path,
+    httpMethod: method,
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: { proxy: path.slice(1) },
+    stageVariables: null,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      httpMethod: method,
+      path,
+      stage: 'local',
+      requestId: 'bench',
+      resourcePath: '/{proxy+}',
+      identity: { sourceIp: '127.0.0.1' },
+    } as APIGatewayProxyEvent['requestContext'],
+    body: body === undefined ? null : JSON.stringify(body),
+    isBase64Encoded: false,
+  };
+}
+
+async function createNodes(url: string, count: number, prefix = 'bench'): Promise<string[]> {
   const uuids: string[] = new Array(count);
   await measure(count, CONCURRENCY, async (i) => {
-    uuids[i] = String((await call(url, 'POST', '/v1/nodes', { driver: 'fake-hardware', name: `bench-${offset + i}` })).uuid);
+    uuids[i] = String((await call(url, 'POST', '/v1/nodes', { driver: 'fake-hardware', name: `${prefix}-${i}` })).uuid);
   });
   return uuids;
 }
@@ -33,22 +75,35 @@ async function throughput({ buildDir, log }: BenchContext): Promise<Record<strin
   const stack = await new LocalStack({ port: 0, inMemory: true, buildDir, schedules: false }).start();
   try {
     const url = stack.url;
-    // Warm every execution environment first: cold starts are not what is measured.
+    const pid = stack.dynamoDbPid;
+    const get = (uuids: string[]) => async (i: number) => void (await call(url, 'GET', `/v1/nodes/${uuids[i % uuids.length]}`));
+    // Every execution environment started first: cold starts are not what is measured.
     await measure(CONCURRENCY * 4, CONCURRENCY, async () => void (await call(url, 'GET', '/v1/nodes?limit=1')));
-    log('create…');
+    // A fresh stack: DynamoDB Local's JIT and each environment's are still compiling.
+    log('cold: create, get…');
     const uuids: string[] = [];
-    const create = await measure(LIST_NODES, CONCURRENCY, async (i) => {
+    const coldCreate = await measure(LIST_NODES, CONCURRENCY, async (i) => {
       uuids.push(String((await call(url, 'POST', '/v1/nodes', { driver: 'fake-hardware', name: `bench-${i}` })).uuid));
     });
-    log('get…');
-    const get = await measure(4000, CONCURRENCY, async (i) => void (await call(url, 'GET', `/v1/nodes/${uuids[i % uuids.length]}`)));
-    log('list…');
+    const coldGet = await measure(4000, CONCURRENCY, get(uuids));
+    log(`warm-up: ${WARMUP_GETS} gets, ${WARMUP_CREATES} creates…`);
+    await measure(WARMUP_GETS, CONCURRENCY, get(uuids));
+    await createNodes(url, WARMUP_CREATES, 'warm');
+    log('steady state: create, get, list…');
+    let before = cpuSample(pid);
+    const create = await measure(LIST_NODES, CONCURRENCY, async (i) => {
+      await call(url, 'POST', '/v1/nodes', { driver: 'fake-hardware', name: `steady-${i}` });
+    });
+    const createCpu = cpuPer(before, cpuSample(pid), LIST_NODES);
+    before = cpuSample(pid);
+    const getNode = await measure(STEADY_GETS, CONCURRENCY, get(uuids));
+    const getCpu = cpuPer(before, cpuSample(pid), STEADY_GETS);
     const list = await measure(48, CONCURRENCY, async () => {
       const body = await call(url, 'GET', `/v1/nodes/detail?limit=${LIST_NODES}`);
       if ((body.nodes as unknown[]).length !== LIST_NODES) throw new Error('list returned the wrong number of nodes');
     });
-    // The ceiling at this moment: DynamoDB Local itself, driven from this process at the same
-    // concurrency (a conditional put per create, a consistent get per GET).
+    // The ceiling at this moment: DynamoDB Local itself (as warm as the API left it), driven from
+    // this process at the same concurrency (a consistent get per GET, a conditional put per create).
     const raw = DynamoDBDocumentClient.from(
       new DynamoDBClient({
         endpoint: stack.endpoints.dynamodb,
@@ -56,9 +111,13 @@ async function throughput({ buildDir, log }: BenchContext): Promise<Record<strin
         credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
       }),
     );
-    const rawGet = await measure(4000, CONCURRENCY, async (i) => {
+    const rawGetOnce = async (i: number) => {
       await raw.send(new GetCommand({ TableName: stack.tables.nodes, Key: { uuid: uuids[i % uuids.length] }, ConsistentRead: true }));
-    });
+    };
+    await measure(2000, CONCURRENCY, rawGetOnce);
+    before = cpuSample(pid);
+    const rawGet = await measure(STEADY_GETS, CONCURRENCY, rawGetOnce);
+    const rawGetCpu = cpuPer(before, cpuSample(pid), STEADY_GETS);
     const rawPut = await measure(1000, CONCURRENCY, async (i) => {
       await raw.send(
         new PutCommand({
@@ -70,7 +129,37 @@ async function throughput({ buildDir, log }: BenchContext): Promise<Record<strin
       );
     });
     raw.destroy();
-    return { getNode: get, listDetail1000: list, createNode: create, dynamodbLocalRaw: { getItem: rawGet, conditionalPutItem: rawPut } };
+    log('the API function alone: get, create…');
+    const env = stack.functionEnvironment(LambdaHost.arn('conductor', 'live'));
+    const alone = {
+      getNode: await runFunctionAlone({
+        buildDir,
+        name: 'api',
+        env,
+        events: uuids.map((uuid) => proxyEvent('GET', `/v1/nodes/${uuid}`)),
+        invocations: STEADY_GETS,
+        warmup: WARMUP_GETS,
+      }),
+      createNode: await runFunctionAlone({
+        buildDir,
+        name: 'api',
+        env,
+        events: Array.from({ length: WARMUP_CREATES + LIST_NODES }, (_, i) =>
+          proxyEvent('POST', '/v1/nodes', { driver: 'fake-hardware', name: `alone-${i}` }),
+        ),
+        invocations: LIST_NODES,
+        warmup: WARMUP_CREATES,
+      }),
+    };
+    return {
+      getNode,
+      listDetail1000: list,
+      createNode: create,
+      cold: { createNode: coldCreate, getNode: coldGet },
+      cpuMsPerRequest: { getNode: getCpu, createNode: createCpu, dynamodbLocalRawGetItem: rawGetCpu },
+      dynamodbLocalRaw: { getItem: rawGet, conditionalPutItem: rawPut },
+      apiFunctionAlone: alone,
+    };
   } finally {
     await stack.stop();
   }

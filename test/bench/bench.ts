@@ -1,4 +1,5 @@
 /** What a benchmark module exports, and measuring helpers they share. */
+import { readFileSync, readdirSync } from 'node:fs';
 
 export interface BenchContext {
   /** Bundles built for this run (pass to LocalStack's buildDir). */
@@ -35,4 +36,54 @@ export async function measure(
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? 0).toFixed(2));
   return { requests: total, concurrency, perSecond: Number((total / seconds).toFixed(1)), p50Ms: pct(50), p99Ms: pct(99) };
+}
+
+/** CPU seconds used so far, by where they were spent (Linux: read from /proc; elsewhere undefined). */
+export interface CpuSample {
+  /** This process's main thread: the gateway, the Lambda host, Step Functions, SQS, the benchmark's own client. */
+  readonly hostMain: number;
+  /** Every other thread of this process: the functions' execution environments (worker threads) and V8's helpers. */
+  readonly functions: number;
+  /** The DynamoDB Local process (Java). */
+  readonly dynamodbLocal: number;
+}
+
+const CLOCK_TICKS = 100;
+
+/** utime + stime of every thread of `pid`, split into the main thread and the rest, in seconds. */
+function threadTimes(pid: number): { main: number; others: number } | undefined {
+  try {
+    let main = 0;
+    let others = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const seconds = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+      if (Number(tid) === pid) main += seconds;
+      else others += seconds;
+    }
+    return { main, others };
+  } catch {
+    return undefined;
+  }
+}
+
+export function cpuSample(dynamodbPid: number | undefined): CpuSample | undefined {
+  const own = threadTimes(process.pid);
+  const java = dynamodbPid === undefined ? undefined : threadTimes(dynamodbPid);
+  if (own === undefined || java === undefined) return undefined;
+  return { hostMain: own.main, functions: own.others, dynamodbLocal: java.main + java.others };
+}
+
+/** Milliseconds of CPU per unit of work between two samples, by component (undefined off Linux). */
+export function cpuPer(before: CpuSample | undefined, after: CpuSample | undefined, units: number): Record<string, number> | undefined {
+  if (before === undefined || after === undefined) return undefined;
+  const ms = (a: number, b: number) => Number((((b - a) * 1000) / units).toFixed(2));
+  const out = {
+    functions: ms(before.functions, after.functions),
+    hostMain: ms(before.hostMain, after.hostMain),
+    dynamodbLocal: ms(before.dynamodbLocal, after.dynamodbLocal),
+  };
+  return { ...out, total: Number((out.functions + out.hostMain + out.dynamodbLocal).toFixed(2)) };
 }

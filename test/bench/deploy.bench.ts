@@ -2,14 +2,16 @@
  * Deploys on fake-hardware through the whole local stack, and what each deploy costs: Step Functions
  * state transitions, Lambda invocations, DynamoDB reads and writes, SQS messages. 200 nodes deploy
  * at once (`BENCH_DEPLOY_NODES` changes that); the target is ≥ 80 deploys/s and at most 4 state
- * transitions per step plus 4.
+ * transitions per step plus 4. CPU per deploy is split as the API bench splits it: the functions'
+ * execution environments, the host's main thread (Step Functions, SQS, the gateway, this
+ * benchmark's polling) and DynamoDB Local.
  */
 import { LocalStack } from '../../local/stack';
-import type { Bench } from './bench';
+import { type Bench, cpuPer, cpuSample } from './bench';
 
 const NODES = Number(process.env.BENCH_DEPLOY_NODES ?? 200);
-/** Deployed first, unmeasured, so the conductor's execution environments are warm (as the API bench warms the API's). */
-const WARMUP_NODES = Math.min(NODES, 50);
+/** Deployed first, unmeasured, so the execution environments and DynamoDB Local are warm (as the API bench warms up). */
+const WARMUP_NODES = NODES;
 
 const READS = ['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems'];
 const WRITES = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'];
@@ -54,10 +56,12 @@ const bench: Bench = {
       const transitions = stack.sfn.transitions;
       const invocations = new Map(stack.lambda.invocations);
       stack.dynamoRequests?.reset();
+      const cpuBefore = cpuSample(stack.dynamoDbPid);
       const started = Date.now();
       await Promise.all(uuids.map((u) => api('PUT', `/v1/nodes/${u}/states/provision`, { target: 'active' })));
       await waitAll(uuids, 'active');
       const seconds = (Date.now() - started) / 1000;
+      const cpuMsPerDeploy = cpuPer(cpuBefore, cpuSample(stack.dynamoDbPid), NODES);
       const per = (n: number) => Number((n / NODES).toFixed(2));
       const invoked = (name: string) => (stack.lambda.invocations.get(name) ?? 0) - (invocations.get(name) ?? 0);
       const polls = invoked('api') - NODES; // the bench's own GETs while waiting are API invocations too
@@ -77,6 +81,7 @@ const bench: Bench = {
           dynamodbReads: stack.dynamoRequests ? per(count(READS) - polls) : null,
           dynamodbWrites: stack.dynamoRequests ? per(count(WRITES)) : null,
           sqsMessages: 1,
+          cpuMs: cpuMsPerDeploy,
         },
         warmupNodes: WARMUP_NODES,
         note: "Measured after a warm-up deploy of warmupNodes other nodes (cold starts are not the steady state). DynamoDB reads exclude the GETs the benchmark itself polls with (one read each); the SQS message is the API's cast.",
