@@ -11,7 +11,7 @@
  * anything else (a rename, a changed meaning), how to convert up and down across it.
  */
 import { IncompatibleObjectVersion, InvalidParameterValue } from '#common/errors';
-import { type Dict, type Fields, defaultOf, fitsField } from './fields';
+import { type Dict, type FieldDef, type Fields, defaultOf, fitsField } from './fields';
 
 export interface ConvertOptions {
   /**
@@ -84,13 +84,20 @@ export abstract class VersionedObject {
   storeMeta: StoreMeta | undefined;
 
   /** Field values at the latest version. */
-  protected readonly _data: Dict = {};
+  protected readonly _data: Dict;
   private readonly _changes = new Set<string>();
 
   constructor(data: Dict = {}) {
     const cls = this.cls();
     installAccessors(cls);
-    for (const [name, def] of Object.entries(cls.fields)) {
+    if (adopting !== undefined) {
+      // fromVersioned: the data is complete, checked and the caller's to give away.
+      this._data = adopting;
+      adopting = undefined;
+      return;
+    }
+    this._data = {};
+    for (const [name, def] of fieldEntries(cls)) {
       this._data[name] = name in data ? data[name] : defaultOf(def);
     }
     for (const name of Object.keys(data)) {
@@ -197,18 +204,22 @@ function fromVersioned<T extends VersionedObject>(cls: ObjectClass<T>, data: Dic
   const current = version === cls.VERSION;
   const before = current ? data : structuredClone(data);
   const latest = current ? data : convertData(cls, data, version, cls.VERSION, { removeUnavailable: false });
-  for (const [name, def] of Object.entries(cls.fields)) {
-    if (latest[name] === undefined) latest[name] = defaultOf(def);
-    if (!fitsField(def, latest[name])) {
-      throw new InvalidParameterValue(`${cls.objName} field "${name}" has a value of the wrong type: ${JSON.stringify(latest[name])}`);
+  // The object's data in field order, omitted fields at their defaults, attributes of no field left out.
+  const values: Dict = {};
+  for (const [name, def] of fieldEntries(cls)) {
+    const value = latest[name] === undefined ? defaultOf(def) : latest[name];
+    if (!fitsField(def, value)) {
+      throw new InvalidParameterValue(`${cls.objName} field "${name}" has a value of the wrong type: ${JSON.stringify(value)}`);
     }
+    values[name] = value;
   }
-  for (const name of Object.keys(latest)) {
-    if (!(name in cls.fields)) delete latest[name];
+  let obj: T;
+  adopting = values;
+  try {
+    obj = new cls();
+  } finally {
+    adopting = undefined;
   }
-  const obj = new cls();
-  Object.assign((obj as unknown as { _data: Dict })._data, latest);
-  obj.resetChanges();
   for (const name of changes) if (name in cls.fields) obj.markChanged(name);
   if (!current) {
     for (const name of Object.keys(cls.fields)) {
@@ -246,6 +257,21 @@ export function convertData(cls: ObjectClass, input: Dict, from: string, to: str
     }
   }
   return data;
+}
+
+/** Data the next constructed object takes as its own instead of filling in defaults (fromVersioned). */
+let adopting: Dict | undefined;
+
+const entriesByClass = new WeakMap<object, readonly (readonly [string, FieldDef])[]>();
+
+/** `Object.entries(cls.fields)`, once per class: objects are built on every read of every item. */
+function fieldEntries(cls: ObjectClass): readonly (readonly [string, FieldDef])[] {
+  let entries = entriesByClass.get(cls);
+  if (entries === undefined) {
+    entries = Object.entries(cls.fields);
+    entriesByClass.set(cls, entries);
+  }
+  return entries;
 }
 
 const installed = new WeakSet<object>();

@@ -104,6 +104,23 @@ describe('Widget across a rolling upgrade', () => {
     expect([...read.whatChanged()].sort()).toEqual(['meta']);
   });
 
+  it('reads an item into fields in declared order, defaults filled fresh, attributes of no field dropped', () => {
+    // DynamoDB hands attributes back in any order, and an item may carry one a field no longer has.
+    const a = Widget.fromItem({ colour: 'red', version: '1.1', uuid: 'x', gone: 1 });
+    const b = Widget.fromItem({ version: '1.1', uuid: 'y' });
+    expect(Object.keys(a.values())).toEqual(['uuid', 'meta', 'colour']);
+    expect(a.toData()).toEqual({ uuid: 'x', meta: {}, colour: 'red' });
+    expect(Object.keys(b.values())).toEqual(['uuid', 'meta', 'colour']);
+    expect(b.colour).toBeNull();
+    // A default is never shared: filling one object's dict leaves the next one's empty.
+    (a.meta as Record<string, unknown>).rack = 'r9';
+    expect(b.meta).toEqual({});
+    expect(Widget.fromItem({ version: '1.1', uuid: 'z' }).meta).toEqual({});
+    expect([...a.whatChanged()]).toEqual([]);
+    // A constructor after a read still fills its own defaults.
+    expect(new Widget({ uuid: 'w' }).toData()).toEqual({ uuid: 'w', meta: {}, colour: null });
+  });
+
   it('refuses a version it does not know, naming it', () => {
     expect(() => Widget.fromItem({ version: '1.7', uuid: 'x' })).toThrow(IncompatibleObjectVersion);
     expect(() => Widget.fromItem({ uuid: 'x' })).toThrow('Version none of Widget is not supported');
