@@ -68,12 +68,21 @@ it('validates every interface of the node’s driver through a synchronous call'
     'power',
     'bios',
     'console',
+    'firmware',
     'inspect',
     'raid',
     'rescue',
     'storage',
   ]);
   expect(reply.body.power).toEqual({ result: true });
+  expect(reply.body.firmware).toEqual({ result: true });
   expect(reply.body.bios).toEqual({ result: false, reason: 'Driver fake-hardware does not support bios (disabled or not implemented).' });
   expect((await api.get('/v1/nodes/nope/validate')).status).toBe(404);
+  const without = (
+    await new ApiClient(stack.url, '1.86').request('POST', '/v1/nodes', { driver: 'fake-hardware', firmware_interface: 'no-firmware' })
+  ).body.uuid as string;
+  expect((await api.get(`/v1/nodes/${without}/validate`)).body.firmware).toEqual({
+    result: false,
+    reason: 'Driver fake-hardware does not support firmware (disabled or not implemented).',
+  });
 });

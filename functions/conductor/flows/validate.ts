@@ -7,7 +7,7 @@ import { loadDriver } from '#drivers/registry';
 import type { InterfaceType } from '#objects/node';
 import type { ConductorContext } from '../context';
 
-/** Ironic's order: the core interfaces, then the standard ones. */
+/** Ironic's order (`non_vendor_interfaces`): the core interfaces, then the optional ones, firmware among them since 2023.2. */
 const ORDER: readonly InterfaceType[] = [
   'boot',
   'deploy',
@@ -16,6 +16,7 @@ const ORDER: readonly InterfaceType[] = [
   'power',
   'bios',
   'console',
+  'firmware',
   'inspect',
   'raid',
   'rescue',
