@@ -9,6 +9,8 @@
  *
  * Written here rather than by a tool: the conductor runs in a Lambda, where genisoimage is not.
  */
+import { both16, both32, recordDate, volumeDate } from './iso9660-encoding';
+import { DIR_MODE, FILE_MODE, ceEntry, erEntry, nm, px, spEntry } from './rock-ridge';
 
 const SECTOR = 2048;
 const FIRST_DESCRIPTOR = 16;
@@ -19,14 +21,6 @@ const MAX_NAME_BYTES = 100;
 const MAX_JOLIET_CHARS = 64;
 const MAX_PRIMARY_CHARS = 31;
 const MAX_DEPTH = 8;
-
-const DIR_MODE = 0o040555;
-const FILE_MODE = 0o100444;
-
-const ER_ID = 'RRIP_1991A';
-const ER_DESCRIPTION = 'THE ROCK RIDGE INTERCHANGE PROTOCOL PROVIDES SUPPORT FOR POSIX FILE SYSTEM SEMANTICS';
-const ER_SOURCE =
-  'PLEASE CONTACT DISC PUBLISHER FOR SPECIFICATION SOURCE.  SEE PUBLISHER IDENTIFIER IN PRIMARY VOLUME DESCRIPTOR FOR CONTACT INFORMATION.';
 
 export interface IsoFile {
   /** Slash-separated path below the root, e.g. `openstack/latest/meta_data.json`. */
@@ -379,44 +373,6 @@ function writeRecord(image: Buffer, at: number, r: RecordSpec, length: number, d
   r.systemUse.copy(image, at + 33 + r.id.length + (r.id.length % 2 === 0 ? 1 : 0));
 }
 
-// --- Rock Ridge (SUSP) entries -------------------------------------------------------------------
-
-function entry(signature: string, body: Buffer): Buffer {
-  const head = Buffer.from([signature.charCodeAt(0), signature.charCodeAt(1), 4 + body.length, 1]);
-  return Buffer.concat([head, body]);
-}
-
-function spEntry(): Buffer {
-  return entry('SP', Buffer.from([0xbe, 0xef, 0]));
-}
-
-function ceEntry(lba: number, length: number): Buffer {
-  const body = Buffer.alloc(24);
-  both32(body, 0, lba);
-  both32(body, 8, 0);
-  both32(body, 16, length);
-  return entry('CE', body);
-}
-
-function erEntry(): Buffer {
-  const id = Buffer.from(ER_ID, 'latin1');
-  const description = Buffer.from(ER_DESCRIPTION, 'latin1');
-  const source = Buffer.from(ER_SOURCE, 'latin1');
-  return entry('ER', Buffer.concat([Buffer.from([id.length, description.length, source.length, 1]), id, description, source]));
-}
-
-/** PX as RRIP 1.10 has it: mode, links, uid 0, gid 0. */
-function px(mode: number, nlinks: number): Buffer {
-  const body = Buffer.alloc(32);
-  both32(body, 0, mode);
-  both32(body, 8, nlinks);
-  return entry('PX', body);
-}
-
-function nm(name: string): Buffer {
-  return entry('NM', Buffer.concat([Buffer.from([0]), Buffer.from(name, 'utf8')]));
-}
-
 // --- volume descriptors --------------------------------------------------------------------------
 
 function writeDescriptor(
@@ -475,49 +431,6 @@ function writeDescriptor(
   image[at + 881] = 1;
 }
 
-// --- numbers and dates ---------------------------------------------------------------------------
-
 function sectors(bytes: number): number {
   return Math.max(1, Math.ceil(bytes / SECTOR));
-}
-
-function both32(buffer: Buffer, at: number, value: number): void {
-  buffer.writeUInt32LE(value, at);
-  buffer.writeUInt32BE(value, at + 4);
-}
-
-function both16(buffer: Buffer, at: number, value: number): void {
-  buffer.writeUInt16LE(value, at);
-  buffer.writeUInt16BE(value, at + 2);
-}
-
-/** A directory record's 7-byte date, in UTC. */
-function recordDate(buffer: Buffer, at: number, date: Date): void {
-  buffer[at] = date.getUTCFullYear() - 1900;
-  buffer[at + 1] = date.getUTCMonth() + 1;
-  buffer[at + 2] = date.getUTCDate();
-  buffer[at + 3] = date.getUTCHours();
-  buffer[at + 4] = date.getUTCMinutes();
-  buffer[at + 5] = date.getUTCSeconds();
-  buffer[at + 6] = 0;
-}
-
-/** A volume descriptor's 17-byte date (digits, then the offset from UTC); none is all zeros. */
-function volumeDate(buffer: Buffer, at: number, date: Date | undefined): void {
-  if (date === undefined) {
-    buffer.write('0000000000000000', at, 'latin1');
-    buffer[at + 16] = 0;
-    return;
-  }
-  const two = (n: number) => String(n).padStart(2, '0');
-  const digits =
-    String(date.getUTCFullYear()).padStart(4, '0') +
-    two(date.getUTCMonth() + 1) +
-    two(date.getUTCDate()) +
-    two(date.getUTCHours()) +
-    two(date.getUTCMinutes()) +
-    two(date.getUTCSeconds()) +
-    two(Math.floor(date.getUTCMilliseconds() / 10));
-  buffer.write(digits, at, 'latin1');
-  buffer[at + 16] = 0;
 }
