@@ -2,6 +2,7 @@
  * The `validate_driver_interfaces` call (GET /v1/nodes/{id}/validate): each interface of the
  * node's driver checks the node has what it needs. Read-only, no lock, as in Ironic.
  */
+import { UnsupportedDriverExtension } from '#common/errors';
 import type { RpcResults } from '#rpc/messages';
 import { loadDriver } from '#drivers/registry';
 import type { InterfaceType } from '#objects/node';
@@ -33,7 +34,7 @@ export async function validateDriverInterfaces(
   for (const iface of ORDER) {
     const impl = driver.interfaces[iface];
     if (impl.name.startsWith('no-')) {
-      result[iface] = { result: false, reason: `Driver ${node.driver} does not support ${iface} (disabled or not implemented).` };
+      result[iface] = { result: false, reason: new UnsupportedDriverExtension(node.driver, iface).message };
       continue;
     }
     try {
