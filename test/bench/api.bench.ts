@@ -76,18 +76,18 @@ async function throughput({ buildDir, log }: BenchContext): Promise<Record<strin
   try {
     const url = stack.url;
     const pid = stack.dynamoDbPid;
-    const get = (uuids: string[]) => async (i: number) => void (await call(url, 'GET', `/v1/nodes/${uuids[i % uuids.length]}`));
     // Every execution environment started first: cold starts are not what is measured.
     await measure(CONCURRENCY * 4, CONCURRENCY, async () => void (await call(url, 'GET', '/v1/nodes?limit=1')));
     // A fresh stack: DynamoDB Local's JIT and each environment's are still compiling.
     log('cold: create, get…');
     const uuids: string[] = [];
+    const get = async (i: number) => void (await call(url, 'GET', `/v1/nodes/${uuids[i % uuids.length]}`));
     const coldCreate = await measure(LIST_NODES, CONCURRENCY, async (i) => {
       uuids.push(String((await call(url, 'POST', '/v1/nodes', { driver: 'fake-hardware', name: `bench-${i}` })).uuid));
     });
-    const coldGet = await measure(4000, CONCURRENCY, get(uuids));
+    const coldGet = await measure(4000, CONCURRENCY, get);
     log(`warm-up: ${WARMUP_GETS} gets, ${WARMUP_CREATES} creates…`);
-    await measure(WARMUP_GETS, CONCURRENCY, get(uuids));
+    await measure(WARMUP_GETS, CONCURRENCY, get);
     await createNodes(url, WARMUP_CREATES, 'warm');
     log('steady state: create, get, list…');
     let before = cpuSample(pid);
@@ -96,7 +96,7 @@ async function throughput({ buildDir, log }: BenchContext): Promise<Record<strin
     });
     const createCpu = cpuPer(before, cpuSample(pid), LIST_NODES);
     before = cpuSample(pid);
-    const getNode = await measure(STEADY_GETS, CONCURRENCY, get(uuids));
+    const getNode = await measure(STEADY_GETS, CONCURRENCY, get);
     const getCpu = cpuPer(before, cpuSample(pid), STEADY_GETS);
     const list = await measure(48, CONCURRENCY, async () => {
       const body = await call(url, 'GET', `/v1/nodes/detail?limit=${LIST_NODES}`);
