@@ -334,3 +334,28 @@ export function targetOf(state: string): string | null {
 export function isStable(state: string): boolean {
   return STABLE_STATES.includes(state);
 }
+
+/**
+ * The node field holding the current step while `abort` may find the node waiting on it: the step
+ * whose `abortable` decides whether abort acts at once or once the step has finished.
+ */
+export const ABORTABLE_STEP_FIELD: Readonly<Record<string, 'deploy_step' | 'clean_step' | 'service_step'>> = {
+  [DEPLOYWAIT]: 'deploy_step',
+  [CLEANWAIT]: 'clean_step',
+  [CLEANHOLD]: 'clean_step',
+  [SERVICEWAIT]: 'service_step',
+  [SERVICEHOLD]: 'service_step',
+};
+
+/**
+ * Ironic's last_error for a deploy, clean or service operation aborted by request, naming the step
+ * it was in (cleaning/servicing `get_last_error`, `do_node_deploy_abort`).
+ */
+export function abortedByRequest(
+  operation: 'deploy' | 'clean' | 'service',
+  step: Readonly<Record<string, unknown>> | null | undefined,
+): string {
+  const during =
+    step && typeof step.step === 'string' ? ` during or after the completion of step "${String(step.interface)}.${step.step}"` : '';
+  return `By request, the ${operation} operation was aborted${during}`;
+}

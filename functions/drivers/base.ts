@@ -34,6 +34,11 @@ export interface Step {
   readonly inband?: boolean;
   /** Reboot the node (back into the ramdisk) once the step has finished. */
   readonly reboot_requested?: boolean;
+  /**
+   * Whether `abort` may stop the flow while this step runs; when not, the flow is aborted once the
+   * step has finished (Ironic's `abortable`; absent counts as not abortable, as Ironic reads it).
+   */
+  readonly abortable?: boolean;
 }
 
 /** What a step's implementation returns: done, or wait for the agent (async). */
@@ -46,6 +51,11 @@ export interface StepDefinition {
   readonly argsinfo?: Readonly<Record<string, { readonly description: string; readonly required?: boolean }>>;
   /** Finishes asynchronously (the steps machine waits for agent heartbeats): run by RunStepAsync. */
   readonly async?: boolean;
+  /**
+   * Whether `abort` may stop the flow during this step. Defaults as Ironic's decorators: clean and
+   * service steps are not abortable, deploy steps are (`deploy_step(abortable=True)`, 2026.1).
+   */
+  readonly abortable?: boolean;
   /** Servicing: whether the step needs the ramdisk booted first (Ironic's requires_ramdisk, default true). */
   readonly requiresRamdisk?: boolean;
   execute(task: Task, args: Record<string, unknown>): Promise<StepOutcome>;

@@ -41,11 +41,15 @@ afterAll(async () => {
 
 const IMAGE = { image_source: 'http://images.example/disk.raw', image_checksum: 'f00d' };
 
-async function agentNode(name: string, extra: Record<string, unknown> = {}): Promise<{ uuid: string; agent: TestAgent }> {
+async function agentNode(
+  name: string,
+  extra: Record<string, unknown> = {},
+  options: { stepMs?: number } = {},
+): Promise<{ uuid: string; agent: TestAgent }> {
   const created = await api.request('POST', '/v1/nodes', { driver: 'fake-hardware', name, deploy_interface: 'direct', ...extra });
   expect(created.status).toBe(201);
   const uuid = created.body.uuid as string;
-  const agent = await new TestAgent({ api: stack.url, node: uuid }).run();
+  const agent = await new TestAgent({ api: stack.url, node: uuid, ...options }).run();
   agent.cleanSteps = [{ interface: 'deploy', step: 'erase_devices_metadata', priority: 99, reboot_requested: false }];
   agent.deploySteps = [
     { interface: 'deploy', step: 'write_image', priority: 0 },
@@ -176,6 +180,40 @@ describe('direct deploy with an agent', () => {
     await api.provision(uuid, 'abort');
     const aborted = await api.waitFor(uuid, 'deploy failed', 20_000);
     expect(aborted.last_error).toContain('By request, the deploy operation was aborted');
+    for (let i = 0; i < 100 && (await api.get(`/v1/nodes/${uuid}`)).body.reservation !== null; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect((await api.get(`/v1/nodes/${uuid}`)).body.reservation).toBeNull();
+    expect(await executionsEnded()).toEqual([]);
+  }, 60_000);
+
+  it('aborts cleaning during an in-band step that may not be stopped once the agent has finished the step', async () => {
+    const { uuid, agent } = await agentNode('agent-5', {}, { stepMs: 3000 });
+    agent.cleanSteps = [
+      { interface: 'deploy', step: 'erase_devices_metadata', priority: 99, reboot_requested: false, abortable: false },
+      { interface: 'deploy', step: 'erase_devices', priority: 10, reboot_requested: false, abortable: true },
+    ];
+    await api.provision(uuid, 'manage');
+    await api.waitFor(uuid, 'manageable');
+    await api.provision(uuid, 'provide');
+    let waiting = await api.waitFor(uuid, 'clean wait', 20_000);
+    for (let i = 0; i < 200 && waiting.clean_step?.step !== 'erase_devices_metadata'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      waiting = (await api.get(`/v1/nodes/${uuid}`)).body;
+    }
+    expect(waiting.clean_step).toMatchObject({ step: 'erase_devices_metadata', abortable: false });
+    expect((await api.request('PUT', `/v1/nodes/${uuid}/states/provision`, { target: 'abort' })).status).toBe(202);
+    // Still cleaning: the step runs to its end.
+    const flagged = (await api.get(`/v1/nodes/${uuid}`)).body;
+    expect(flagged).toMatchObject({ provision_state: 'clean wait', clean_step: { step: 'erase_devices_metadata', abort_after: true } });
+    const failed = await api.waitFor(uuid, 'clean failed', 20_000);
+    expect(failed).toMatchObject({
+      last_error: 'By request, the clean operation was aborted during or after the completion of step "deploy.erase_devices_metadata"',
+      clean_step: {},
+      maintenance: false,
+      power_state: 'power off',
+    });
+    // The finished step was the last one run.
+    expect(ran(agent)).toEqual(['erase_devices_metadata']);
     for (let i = 0; i < 100 && (await api.get(`/v1/nodes/${uuid}`)).body.reservation !== null; i++)
       await new Promise((r) => setTimeout(r, 50));
     expect((await api.get(`/v1/nodes/${uuid}`)).body.reservation).toBeNull();

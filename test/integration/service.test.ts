@@ -185,7 +185,36 @@ describe('a redfish node with the virtual agent', () => {
     expect(String(failed.last_error)).toContain('deploy.burnin_memory');
     expect(String(failed.last_error)).toContain(`Injected failure of step burnin_memory on svc-0`);
     stack.fleet?.setAgentFaults('svc-0', {});
+    // A failed service step puts the node in maintenance, and abort waits for an operator to clear it.
+    expect(failed).toMatchObject({ maintenance: true, fault: 'service failure' });
+    const refused = await api.request('PUT', `/v1/nodes/${uuid}/states/provision`, { target: 'abort' });
+    expect(refused.status).toBe(409);
+    expect(faultOf(refused).faultstring).toContain('Please remove the node from maintenance prior to issuing the request to abort');
+    expect((await api.request('DELETE', `/v1/nodes/${uuid}/maintenance`)).status).toBe(202);
     await api.provision(uuid, 'abort');
-    expect(await api.settle(uuid, ['active'], 30_000)).toMatchObject({ provision_state: 'active' });
+    expect(await api.settle(uuid, ['active'], 30_000)).toMatchObject({ provision_state: 'active', maintenance: false, fault: null });
+  }, 240_000);
+
+  it('abort while servicing waits for the agent returns the node to active, the ramdisk off and the instance booted', async () => {
+    const machine = stack.fleet!.machine('svc-0');
+    stack.fleet?.setAgentFaults('svc-0', { hang: true });
+    await api.provision(uuid, 'service', { service_steps: [{ interface: 'deploy', step: 'burnin_cpu', args: {} }] });
+    await api.settle(uuid, ['service wait'], 60_000);
+    // Wait for the ramdisk to be up (booted from the virtual CD), never heartbeating.
+    for (let i = 0; i < 200 && machine.boots.at(-1)?.device !== 'Cd'; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(machine.boots.at(-1)?.device).toBe('Cd');
+    await api.provision(uuid, 'abort');
+    const node = await api.settle(uuid, ['active'], 30_000);
+    expect(node).toMatchObject({
+      provision_state: 'active',
+      last_error: 'By request, the service operation was aborted',
+      service_step: {},
+    });
+    for (let i = 0; i < 200 && (await api.get(`/v1/nodes/${uuid}`)).body.reservation !== null; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect((await api.get(`/v1/nodes/${uuid}`)).body).toMatchObject({ reservation: null, power_state: 'power on' });
+    expect(machine.boots.at(-1)?.device).toBe('Hdd');
+    expect(stack.sfn.running()).toEqual([]);
+    stack.fleet?.setAgentFaults('svc-0', {});
   }, 240_000);
 });

@@ -77,7 +77,9 @@ describe.each(st.ALL_STATES.map((s) => [s]))('from %s', (state) => {
       for (const [target, extra] of VERBS) {
         const uuid = await nodeIn(state);
         const event = (st.VERBS[target] ?? target) as st.ProvisionEvent;
-        const expected = st.transition(state, event);
+        // Servicing aborted while it waits goes on from service failed to active (Ironic 2025.2).
+        const serviceAbort = event === 'abort' && (state === st.SERVICEWAIT || state === st.SERVICEHOLD);
+        const expected = serviceAbort ? st.transition(st.SERVICEFAIL, 'abort') : st.transition(state, event);
         const reply = await api.request('PUT', `/v1/nodes/${uuid}/states/provision`, { target, ...extra });
         const after = (await api.get(`/v1/nodes/${uuid}`)).body;
         if (expected === undefined) {
@@ -124,6 +126,52 @@ it('aborting a clean wait fails the cleaning with Ironic’s message and stops t
   for (let i = 0; i < 100 && (await api.get(`/v1/nodes/${uuid}`)).body.reservation !== null; i++)
     await new Promise((r) => setTimeout(r, 50));
   expect((await api.get(`/v1/nodes/${uuid}`)).body.reservation).toBeNull();
+});
+
+it('abort during a step that may not be stopped only flags the step, for the conductor to abort after it', async () => {
+  stack.setEventSourcesEnabled(false);
+  try {
+    for (const [state, field] of [
+      [st.CLEANWAIT, 'clean_step'],
+      [st.SERVICEWAIT, 'service_step'],
+      [st.DEPLOYWAIT, 'deploy_step'],
+    ] as const) {
+      const uuid = await nodeIn(state);
+      const step = { interface: 'deploy', step: 'erase_devices', priority: 10, args: {}, abortable: false };
+      await db.send(
+        new UpdateCommand({
+          TableName: stack.tables.nodes,
+          Key: { uuid },
+          UpdateExpression: `SET ${field} = :s`,
+          ExpressionAttributeValues: { ':s': step },
+        }),
+      );
+      for (let i = 0; i < 2; i++) {
+        const reply = await api.request('PUT', `/v1/nodes/${uuid}/states/provision`, { target: 'abort' });
+        expect({ state, status: reply.status }).toEqual({ state, status: 202 });
+      }
+      const after = (await api.get(`/v1/nodes/${uuid}`)).body;
+      expect({ state: after.provision_state, step: after[field], reservation: after.reservation, last_error: after.last_error }).toEqual({
+        state,
+        step: { ...step, abort_after: true },
+        reservation: null,
+        last_error: null,
+      });
+    }
+  } finally {
+    stack.setEventSourcesEnabled(true);
+  }
+});
+
+it('abort from service failed is refused while the node is in maintenance', async () => {
+  const uuid = await nodeIn(st.SERVICEFAIL);
+  expect((await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'replace', path: '/maintenance', value: true }])).status).toBe(200);
+  const reply = await api.request('PUT', `/v1/nodes/${uuid}/states/provision`, { target: 'abort' });
+  expect(reply.status).toBe(409);
+  expect(faultOf(reply).faultstring).toBe(
+    `Can not abort service on node "${uuid}" while it is in maintenance mode. Please remove the node from maintenance prior to issuing the request to abort the service operation.`,
+  );
+  expect((await api.get(`/v1/nodes/${uuid}`)).body).toMatchObject({ provision_state: st.SERVICEFAIL, reservation: null });
 });
 
 describe('flows a fake-hardware node finishes', () => {

@@ -253,8 +253,29 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
       await cast('do_provisioning_action', { action: 'unhold' });
       break;
     case 'abort': {
+      const field = st.ABORTABLE_STEP_FIELD[node.provision_state];
+      const step = field === undefined ? null : node[field];
+      if (field !== undefined && step !== null && typeof step.step === 'string' && step.abortable !== true) {
+        // Ironic's _do_abort: a step that may not be stopped is flagged; the conductor aborts the
+        // flow once it has finished. The conditional write fails if a heartbeat took the node.
+        if (step.abort_after !== true) {
+          node[field] = { ...step, abort_after: true };
+          await ctx.nodes.save(node);
+        }
+        ctx.log.info('The current step is not abortable; the operation is aborted after it', { node: node.uuid, step: step.step });
+        break;
+      }
+      if (node.provision_state === st.SERVICEFAIL && node.maintenance) {
+        throw new InvalidState(
+          `Can not abort service on node "${node.uuid}" while it is in maintenance mode. Please remove the node from maintenance prior to issuing the request to abort the service operation.`,
+        );
+      }
       const error = abortError(node);
+      // Servicing aborted while waiting ends where an abort from service failed does (Ironic
+      // 2025.2): active, the conductor booting the instance again.
+      const onToActive = node.provision_state === st.SERVICEWAIT || node.provision_state === st.SERVICEHOLD;
       await cast('do_provisioning_action', { action: 'abort' }, (n) => {
+        if (onToActive) n.processEvent('abort');
         n.last_error = error;
       });
       break;
@@ -267,19 +288,17 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
 
 /** Ironic's last_error for an aborted operation, naming the step it was in. */
 function abortError(node: Node): string | null {
-  const during = (step: Record<string, unknown> | null) =>
-    step && typeof step.step === 'string' ? ` during or after the completion of step "${String(step.interface)}.${step.step}"` : '';
   switch (node.provision_state) {
     case st.CLEANWAIT:
     case st.CLEANHOLD:
-      return `By request, the clean operation was aborted${during(node.clean_step)}`;
+      return st.abortedByRequest('clean', node.clean_step);
     case st.DEPLOYWAIT:
     case st.DEPLOYHOLD:
-      return `By request, the deploy operation was aborted${during(node.deploy_step)}`;
+      return st.abortedByRequest('deploy', node.deploy_step);
     case st.SERVICEWAIT:
     case st.SERVICEHOLD:
     case st.SERVICEFAIL:
-      return 'By request, the service operation was aborted';
+      return st.abortedByRequest('service', node.service_step);
     case st.RESCUEWAIT:
       return 'By request, the rescue operation was aborted.';
     case st.INSPECTWAIT:

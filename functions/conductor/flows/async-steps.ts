@@ -16,7 +16,7 @@ import type { LockOwner } from '#db/nodes';
 import { lockOwner } from '../lock';
 import { nextStep, reserveForStep } from './run-steps';
 import { cleanStepsWithAgent, deployStepsWithAgent } from './step-lists';
-import { findStep, setSteps, stepName, storedSteps } from './steps';
+import { currentStepField, findStep, setSteps, stepName, storedSteps } from './steps';
 
 /** Task RunStepAsync: start the step; either park the node until the agent reports, or go on at once. */
 export async function startAsyncStep(
@@ -89,7 +89,7 @@ export async function agentReady(
     const at = current ? merged.findIndex((s) => stepName(s) === stepName(current)) : -1;
     setSteps(node, flow, merged);
     node.driver_internal_info = { ...node.driver_internal_info, deploy_step_index: at };
-    if (current) node.deploy_step = { interface: current.interface, step: current.step, priority: current.priority, args: current.args };
+    if (current) node.deploy_step = currentStepField(current);
   } else {
     setSteps(node, flow, cleanStepsWithAgent(flow, node, driver, agentSteps));
   }

@@ -6,7 +6,8 @@
  * - the ramdisk just booted (`deploy.deploy`, or cleaning's boot): fetch its steps, merge them,
  *   and complete the waiting task with the next step (`SendTaskSuccess`);
  * - an in-band step runs: ask the agent for its last command — still running: `SendTaskHeartbeat`;
- *   succeeded: reboot if the step asked for it, else the next step; failed: `SendTaskFailure`.
+ *   succeeded: reboot if the step asked for it, else the next step; failed: `SendTaskFailure`;
+ *   succeeded (or back from its reboot) with an abort asked for during it: the flow is aborted.
  *
  * A heartbeat takes the node's lock with its own token and skips when it is taken (as Ironic skips
  * a heartbeat for a locked node); the task token is taken off the node in the same conditional
@@ -22,6 +23,7 @@ import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext, FlowName } from '../context';
 import { lockOwner } from '../lock';
+import { abortAfterStep } from './abort';
 import { agentReady, executionOwner, isAgentBootStep, resumeWithNextStep, takeToken } from './async-steps';
 import { FLOWS } from './flow-kinds';
 import { continueSteps, WAITING_KEY } from './reserved';
@@ -163,6 +165,7 @@ async function process(
     const info = { ...node.driver_internal_info };
     delete info[rebootKey];
     node.driver_internal_info = info;
+    if (await abortAfterStep(ctx, node, flow)) return;
     takeToken(node);
     await resumeWithNextStep(ctx, node, flow, token, () => nextStep(ctx, node, flow, { lockFor: owner }));
     return;
@@ -187,6 +190,7 @@ async function process(
       return;
     }
     ctx.log.info(`Agent finished ${flow} step`, { node: node.uuid, step: stepName(step) });
+    if (await abortAfterStep(ctx, node, flow)) return;
     takeToken(node);
     await resumeWithNextStep(ctx, node, flow, token, () => nextStep(ctx, node, flow, { lockFor: owner }));
     return;

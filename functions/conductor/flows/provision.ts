@@ -16,7 +16,7 @@ import { failFlow } from './failure';
 import { startSteps } from './run-steps';
 import { isReservedStep, reservedStep } from './reserved';
 import { REQUESTED_KEY } from './step-lists';
-import { findStep, setSteps, stepName } from './steps';
+import { requestedDriverStep, setSteps, stepName } from './steps';
 
 /** provide: clean the node (automated cleaning) and make it available. */
 export async function doProvide(ctx: ConductorContext, args: MessageArgs): Promise<void> {
@@ -68,12 +68,17 @@ export async function doManualClean(
     bootAgent = driver.deploy.usesAgent === true;
     steps = args.clean_steps.map((requested) => {
       if (isReservedStep(requested)) return reservedStep(requested);
-      const step: Step = { interface: requested.interface as InterfaceType, step: requested.step, priority: 0, args: requested.args ?? {} };
+      const step = requestedDriverStep(driver, 'clean', requested);
+      if (step !== undefined) return step;
       // With an agent, a step the driver lacks may be in-band: checked once the agent is up.
-      if (!bootAgent && findStep(driver, 'clean', step) === undefined) {
-        throw new InvalidParameterValue(`node does not support this clean step: ${stepName(step)}`);
-      }
-      return step;
+      const unknown: Step = {
+        interface: requested.interface as InterfaceType,
+        step: requested.step,
+        priority: 0,
+        args: requested.args ?? {},
+      };
+      if (!bootAgent) throw new InvalidParameterValue(`node does not support this clean step: ${stepName(unknown)}`);
+      return unknown;
     });
   } catch (err) {
     await failFlow(ctx, node, 'clean', `Failed to prepare node ${node.uuid} for cleaning: ${(err as Error).message}`);

@@ -34,7 +34,9 @@ export function reservedStep(requested: {
   readonly priority?: number | string;
 }): Step {
   const priority = requested.priority === undefined ? 0 : Number(requested.priority);
-  return { interface: requested.interface as InterfaceType, step: requested.step, priority, args: requested.args ?? {} };
+  // Abortable: the conductor runs them, and abort from a hold or a wait acts at once (the state
+  // machine's abort from clean/deploy/service hold), where Ironic's step dicts lack the flag.
+  return { interface: requested.interface as InterfaceType, step: requested.step, priority, args: requested.args ?? {}, abortable: true };
 }
 
 const DONE: Decision = { mode: 'done', step: null };

@@ -21,7 +21,7 @@ import { failFlow } from './failure';
 import { continueSteps, isReservedStep, reservedStep } from './reserved';
 import { startSteps } from './run-steps';
 import { REQUESTED_KEY } from './step-lists';
-import { findStep, setSteps, stepName } from './steps';
+import { findStep, requestedDriverStep, setSteps, stepName } from './steps';
 
 export interface ServiceArgs extends MessageArgs {
   readonly service_steps: readonly { interface: string; step: string; args?: Record<string, unknown> }[];
@@ -47,10 +47,15 @@ export async function doNodeService(ctx: ConductorContext, args: ServiceArgs): P
     } catch (err) {
       throw new Error(`Validation of node ${node.uuid} for service failed: ${(err as Error).message}`);
     }
-    steps = args.service_steps.map((requested) =>
-      isReservedStep(requested)
-        ? reservedStep(requested)
-        : { interface: requested.interface as InterfaceType, step: requested.step, priority: 0, args: requested.args ?? {} },
+    steps = args.service_steps.map(
+      (requested) =>
+        (isReservedStep(requested) ? reservedStep(requested) : requestedDriverStep(driver, 'service', requested)) ?? {
+          // Not the driver's: an in-band step, known once the agent is up.
+          interface: requested.interface as InterfaceType,
+          step: requested.step,
+          priority: 0,
+          args: requested.args ?? {},
+        },
     );
     const ramdisk = driver.deploy.usesAgent === true && args.disable_ramdisk !== true && steps.some((s) => needsRamdisk(driver, s));
     bootAgent = ramdisk;

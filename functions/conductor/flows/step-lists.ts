@@ -106,7 +106,10 @@ export function resolveSteps(
         );
         continue;
       }
-      byName.set(name, { ...known, priority, args: requested.args ?? {} });
+      // Ironic keeps only interface, step, args and priority of a requested deploy step: it is not
+      // abortable, whatever the driver's step is (a requested clean or service step keeps the flag).
+      const { abortable: _dropped, ...rest } = known;
+      byName.set(name, { ...(flow === 'deploy' ? rest : known), priority, args: requested.args ?? {} });
     }
     if (errors.length > 0) throw new InvalidParameterValue(`${source.prefix}${errors.join('; ')}`);
   }

@@ -30,15 +30,34 @@ export function sortSteps(flow: FlowName, steps: Step[]): Step[] {
   return [...steps].sort((a, b) => b.priority - a.priority || (rank[b.interface] ?? 0) - (rank[a.interface] ?? 0));
 }
 
-/** Every step a driver defines for a flow, with its default priority (0 = disabled by default). */
-export function allDriverSteps(driver: Driver, flow: FlowName): Step[] {
-  return definitions(driver, flow).map(({ iface, def }) => ({
+/** A driver's step as stored in a flow's list: its flags from the definition, the given priority and args. */
+function storedStep(flow: FlowName, iface: InterfaceType, def: StepDefinition, priority: number, args: Record<string, unknown>): Step {
+  return {
     interface: iface,
     step: def.step,
-    priority: def.priority,
-    args: {},
+    priority,
+    args,
     ...(def.async ? { async: true } : {}),
-  }));
+    abortable: def.abortable ?? flow === 'deploy',
+  };
+}
+
+/** Every step a driver defines for a flow, with its default priority (0 = disabled by default). */
+export function allDriverSteps(driver: Driver, flow: FlowName): Step[] {
+  return definitions(driver, flow).map(({ iface, def }) => storedStep(flow, iface, def, def.priority, {}));
+}
+
+/**
+ * A step the user asked for by name (manual cleaning, servicing) as the driver defines it, at
+ * priority 0 with the user's args; undefined when the driver has no such step.
+ */
+export function requestedDriverStep(
+  driver: Driver,
+  flow: FlowName,
+  requested: { readonly interface: string; readonly step: string; readonly args?: Record<string, unknown> },
+): Step | undefined {
+  const found = definitions(driver, flow).find(({ iface, def }) => iface === requested.interface && def.step === requested.step);
+  return found && storedStep(flow, found.iface, found.def, 0, requested.args ?? {});
 }
 
 /** The enabled steps a driver defines for a flow (priority > 0), in execution order. */
@@ -83,8 +102,19 @@ export function advanceTo(node: Node, flow: FlowName, index: number): Decision {
     return { mode: 'done', step: null };
   }
   node.driver_internal_info = { ...node.driver_internal_info, [kind.indexKey]: index };
-  node[kind.stepField] = { interface: step.interface, step: step.step, priority: step.priority, args: step.args };
+  node[kind.stepField] = currentStepField(step);
   return { mode: step.async ? 'async' : 'sync', step };
+}
+
+/** The node's `deploy_step`/`clean_step`/`service_step` while `step` runs (with `abortable`, as Ironic shows it). */
+export function currentStepField(step: Step): Record<string, unknown> {
+  return {
+    interface: step.interface,
+    step: step.step,
+    priority: step.priority,
+    args: step.args,
+    ...(step.abortable !== undefined ? { abortable: step.abortable } : {}),
+  };
 }
 
 export function clearSteps(node: Node, flow: FlowName): void {

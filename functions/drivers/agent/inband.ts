@@ -105,6 +105,8 @@ export function parseAgentSteps(node: Node, flow: AgentFlow, result: Record<stri
         async: true,
         inband: true,
         reboot_requested: raw.reboot_requested === true,
+        // As the agent says (IPA flags its clean steps abortable, none of its deploy steps).
+        ...('abortable' in raw ? { abortable: raw.abortable === true } : {}),
       });
     }
   }

@@ -192,6 +192,49 @@ describe('direct deploy with the agent', () => {
     });
   });
 
+  it('aborts after a step that may not be stopped, once the agent has finished it, instead of going on', async () => {
+    ipa.deploySteps = [{ interface: 'deploy', step: 'burn_in', priority: 0, reboot_requested: false }];
+    const template = new DeployTemplate({ name: 'CUSTOM_BURN', steps: [{ interface: 'deploy', step: 'burn_in', priority: 90, args: {} }] });
+    const ctx = context([template]);
+    const node = await deployingNode(ctx, { traits: ['CUSTOM_BURN'] });
+    await doNodeDeploy(ctx, { node_id: node.uuid, lock_token: 'rpc:m1', message_id: 'm1' });
+    const execution = ctx.steps.started[0]!.name;
+    await start(ctx, node.uuid, ctx.steps.started[0]!.input.decision.step, 't1');
+    await agentLookedUp(ctx, node.uuid);
+    await heartbeat(ctx, node.uuid);
+    await start(ctx, node.uuid, (lastCall(ctx)?.decision as Decision).step, 't2');
+    const waiting = await ctx.nodes.get(node.uuid);
+    // A requested deploy step is not abortable (Ironic keeps only interface, step, args, priority of
+    // a template's step); the driver's own deploy steps are.
+    expect(waiting.deploy_step).toEqual({ interface: 'deploy', step: 'burn_in', priority: 90, args: {} });
+    const stored = waiting.driver_internal_info.deploy_steps as Step[];
+    expect(stored.find((s) => s.step === 'write_image')?.abortable).toBe(true);
+    // What the API does on abort for such a step: flag it.
+    waiting.deploy_step = { ...waiting.deploy_step, abort_after: true };
+    await ctx.nodes.save(waiting);
+
+    await heartbeat(ctx, node.uuid);
+    expect(lastCall(ctx)).toEqual({ call: 'heartbeat', token: 't2' });
+    expect((await ctx.nodes.get(node.uuid)).provision_state).toBe('wait call-back');
+    ipa.finish('SUCCEEDED');
+    await heartbeat(ctx, node.uuid);
+    const aborted = await ctx.nodes.get(node.uuid);
+    expect(aborted).toMatchObject({
+      provision_state: 'deploy failed',
+      reservation: null,
+      deploy_step: null,
+      power_state: 'power off',
+      last_error: 'By request, the deploy operation was aborted during or after the completion of step "deploy.burn_in"',
+    });
+    expect(ctx.steps.stopped).toEqual([execution]);
+    expect(ctx.steps.tokenCalls.filter((c) => c.token === 't2' && c.call !== 'heartbeat')).toEqual([]);
+    expect(ipa.requests.filter((r) => r.name === 'deploy.execute_deploy_step').map((r) => (r.params?.step as Step).step)).toEqual([
+      'burn_in',
+    ]);
+    expect(aborted.driver_internal_info.deploy_steps).toBeUndefined();
+    expect(aborted.driver_internal_info.steps_task_token).toBeUndefined();
+  });
+
   it('fails the deploy when the agent comes back from a requested reboot with another version', async () => {
     ipa.deploySteps = [{ interface: 'deploy', step: 'firmware_update', priority: 95, reboot_requested: true }];
     const ctx = context();

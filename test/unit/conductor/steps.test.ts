@@ -1,6 +1,6 @@
 import { doNodeDeploy } from '../../../functions/conductor/flows/deploy';
 import { failSteps, runStep } from '../../../functions/conductor/flows/run-steps';
-import { driverSteps } from '../../../functions/conductor/flows/steps';
+import { allDriverSteps, driverSteps, requestedDriverStep } from '../../../functions/conductor/flows/steps';
 import type { Driver } from '../../../functions/drivers/base';
 import { loadDriver } from '../../../functions/drivers/registry';
 import { makeConductorContext, makeNode } from '../helpers/builders';
@@ -109,5 +109,43 @@ describe('deploy on the steps machine', () => {
       },
     } as unknown as Driver;
     expect(driverSteps(driver, 'deploy').map((s) => `${s.interface}.${s.step}`)).toEqual(['deploy.p100', 'power.p50', 'deploy.p50']);
+  });
+
+  it('stores whether a step is abortable: Ironic’s defaults per flow unless the driver says otherwise', () => {
+    const step = (name: string, abortable?: boolean) => ({
+      step: name,
+      priority: 10,
+      ...(abortable === undefined ? {} : { abortable }),
+      execute: async () => ({ wait: false as const }),
+    });
+    const driver = {
+      interfaces: {
+        deploy: {
+          name: 'x',
+          validate: async () => {},
+          deploySteps: [step('d'), step('d_fixed', false)],
+          cleanSteps: [step('c'), step('c_stoppable', true)],
+          serviceSteps: [step('s')],
+        },
+      },
+    } as unknown as Driver;
+    const flags = (flow: 'deploy' | 'clean' | 'service') => allDriverSteps(driver, flow).map((s) => [s.step, s.abortable]);
+    expect(flags('deploy')).toEqual([
+      ['d', true],
+      ['d_fixed', false],
+    ]);
+    expect(flags('clean')).toEqual([
+      ['c', false],
+      ['c_stoppable', true],
+    ]);
+    expect(flags('service')).toEqual([['s', false]]);
+    expect(requestedDriverStep(driver, 'clean', { interface: 'deploy', step: 'c_stoppable', args: { a: 1 } })).toEqual({
+      interface: 'deploy',
+      step: 'c_stoppable',
+      priority: 0,
+      args: { a: 1 },
+      abortable: true,
+    });
+    expect(requestedDriverStep(driver, 'clean', { interface: 'deploy', step: 'nope' })).toBeUndefined();
   });
 });
