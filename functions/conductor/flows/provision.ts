@@ -7,7 +7,6 @@ import { CLEANING, DELETING } from '#common/states';
 import { InvalidParameterValue } from '#common/errors';
 import type { Step } from '#drivers/base';
 import { loadDriver } from '#drivers/registry';
-import type { InterfaceType } from '#objects/node';
 import type { ConductorContext } from '../context';
 import { type MessageArgs, claimForMessage, runToken } from '../claim';
 import { destroyReleasedAllocation } from './allocate';
@@ -16,7 +15,7 @@ import { failFlow } from './failure';
 import { startSteps } from './run-steps';
 import { isReservedStep, reservedStep } from './reserved';
 import { REQUESTED_KEY } from './step-lists';
-import { requestedDriverStep, setSteps, stepName } from './steps';
+import { requestedAgentStep, requestedDriverStep, setSteps, stepName } from './steps';
 
 /** provide: clean the node (automated cleaning) and make it available. */
 export async function doProvide(ctx: ConductorContext, args: MessageArgs): Promise<void> {
@@ -71,12 +70,7 @@ export async function doManualClean(
       const step = requestedDriverStep(driver, 'clean', requested);
       if (step !== undefined) return step;
       // With an agent, a step the driver lacks may be in-band: checked once the agent is up.
-      const unknown: Step = {
-        interface: requested.interface as InterfaceType,
-        step: requested.step,
-        priority: 0,
-        args: requested.args ?? {},
-      };
+      const unknown = requestedAgentStep(requested);
       if (!bootAgent) throw new InvalidParameterValue(`node does not support this clean step: ${stepName(unknown)}`);
       return unknown;
     });

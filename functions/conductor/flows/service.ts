@@ -14,14 +14,13 @@ import { InvalidParameterValue } from '#common/errors';
 import { CLEANWAIT, DEPLOYWAIT, SERVICEWAIT, SERVICING } from '#common/states';
 import type { Driver, Step } from '#drivers/base';
 import { loadDriver } from '#drivers/registry';
-import type { InterfaceType } from '#objects/node';
 import type { ConductorContext, FlowName } from '../context';
 import { type MessageArgs, claimForMessage, runToken } from '../claim';
 import { failFlow } from './failure';
 import { continueSteps, isReservedStep, reservedStep } from './reserved';
 import { startSteps } from './run-steps';
 import { REQUESTED_KEY } from './step-lists';
-import { findStep, requestedDriverStep, setSteps, stepName } from './steps';
+import { findStep, requestedAgentStep, requestedDriverStep, setSteps, stepName } from './steps';
 
 export interface ServiceArgs extends MessageArgs {
   readonly service_steps: readonly { interface: string; step: string; args?: Record<string, unknown> }[];
@@ -47,15 +46,10 @@ export async function doNodeService(ctx: ConductorContext, args: ServiceArgs): P
     } catch (err) {
       throw new Error(`Validation of node ${node.uuid} for service failed: ${(err as Error).message}`);
     }
-    steps = args.service_steps.map(
-      (requested) =>
-        (isReservedStep(requested) ? reservedStep(requested) : requestedDriverStep(driver, 'service', requested)) ?? {
-          // Not the driver's: an in-band step, known once the agent is up.
-          interface: requested.interface as InterfaceType,
-          step: requested.step,
-          priority: 0,
-          args: requested.args ?? {},
-        },
+    steps = args.service_steps.map((requested) =>
+      isReservedStep(requested)
+        ? reservedStep(requested)
+        : (requestedDriverStep(driver, 'service', requested) ?? requestedAgentStep(requested)),
     );
     const ramdisk = driver.deploy.usesAgent === true && args.disable_ramdisk !== true && steps.some((s) => needsRamdisk(driver, s));
     bootAgent = ramdisk;

@@ -47,6 +47,15 @@ export function allDriverSteps(driver: Driver, flow: FlowName): Step[] {
   return definitions(driver, flow).map(({ iface, def }) => storedStep(flow, iface, def, def.priority, {}));
 }
 
+/** A requested step no driver defines (an agent's in-band step, known once the agent is up), at priority 0. */
+export function requestedAgentStep(requested: {
+  readonly interface: string;
+  readonly step: string;
+  readonly args?: Record<string, unknown>;
+}): Step {
+  return { interface: requested.interface as InterfaceType, step: requested.step, priority: 0, args: requested.args ?? {} };
+}
+
 /**
  * A step the user asked for by name (manual cleaning, servicing) as the driver defines it, at
  * priority 0 with the user's args; undefined when the driver has no such step.
