@@ -196,6 +196,8 @@ describe('the node side', () => {
     const node = await nodeIn('available', { resource_class: 'rc-undeploy' });
     const a = await allocate({ resource_class: 'rc-undeploy' });
     expect(await settled(a.uuid)).toMatchObject({ state: 'active', node_uuid: node });
+    // The allocation is saved active before the conductor lets the node go.
+    expect(await unlocked(node)).toMatchObject({ reservation: null });
     await api.provision(node, 'active');
     await api.waitFor(node, 'active');
     await api.provision(node, 'deleted');
