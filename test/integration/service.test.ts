@@ -197,6 +197,9 @@ describe('a redfish node with the virtual agent', () => {
 
   it('abort while servicing waits for the agent returns the node to active, the ramdisk off and the instance booted', async () => {
     const machine = stack.fleet!.machine('svc-0');
+    // The abort that ended the test before shows the node active at once; its conductor lets go later.
+    for (let i = 0; i < 200 && (await api.get(`/v1/nodes/${uuid}`)).body.reservation !== null; i++)
+      await new Promise((r) => setTimeout(r, 50));
     stack.fleet?.setAgentFaults('svc-0', { hang: true });
     await api.provision(uuid, 'service', { service_steps: [{ interface: 'deploy', step: 'burnin_cpu', args: {} }] });
     await api.settle(uuid, ['service wait'], 60_000);
