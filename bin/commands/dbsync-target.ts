@@ -35,12 +35,17 @@ const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 export async function resolveTarget(options: TargetOptions): Promise<Target> {
   const release = releaseFromEnv();
-  const make = (client: DynamoDBClient, tables: Record<TableName, string>, description: string, extra: Partial<Target> = {}): Target => ({
-    description,
-    ctx: { client: createDocumentClient(client), tables: versionedTables(tables), release, segments: options.segments },
-    close: async () => client.destroy(),
-    ...extra,
-  });
+  const make = (client: DynamoDBClient, tables: Record<TableName, string>, description: string): Target => {
+    const documents = createDocumentClient(client);
+    return {
+      description,
+      ctx: { client: documents, tables: versionedTables(tables), release, segments: options.segments },
+      close: async () => {
+        documents.destroy();
+        client.destroy();
+      },
+    };
+  };
   const aws: DynamoDBClientConfig = {
     ...(options.region ? { region: options.region } : {}),
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
@@ -70,7 +75,7 @@ export async function resolveTarget(options: TargetOptions): Promise<Target> {
     ...target,
     ctx: { ...target.ctx, applySchema: () => applySchema(client) },
     close: async () => {
-      client.destroy();
+      await target.close();
       await dynamo.stop();
     },
   };

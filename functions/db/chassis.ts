@@ -1,5 +1,5 @@
 /** The chassis store. A chassis that still holds nodes cannot be destroyed (ChassisNotEmpty). */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from './dynamo';
 import { ChassisAlreadyExists, ChassisNotEmpty, ChassisNotFound } from '#common/errors';
 import { Chassis } from '#objects/chassis';
 import type { ObjectCodec } from './items';

@@ -1,32 +1,30 @@
 /**
- * The DynamoDB document client, built once per cold start. The endpoint comes from the SDK's own
- * configuration (`AWS_ENDPOINT_URL_DYNAMODB` on a local stack), never from code.
+ * The document client, built once per cold start. Its endpoint, region and credentials come from
+ * the environment as the AWS SDK's would (`AWS_ENDPOINT_URL_DYNAMODB` on a local stack), never
+ * from code; tests and CLIs may hand it an SDK client whose configuration it then follows.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ObjectTooLarge } from '#common/errors';
+import { type DynamoConfig, DocumentClient } from './dynamo';
 
-export function createDocumentClient(client: DynamoDBClient = new DynamoDBClient({})): DynamoDBDocumentClient {
-  const doc = DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
-    unmarshallOptions: { wrapNumbers: false },
-  });
-  // The SDK's logger middleware filters every input and output for sensitive values before handing
-  // them to a logger that (by default) drops them: a schema walk per request for nothing. The
-  // stores log what matters themselves.
-  doc.middlewareStack.remove('loggerMiddleware');
-  doc.middlewareStack.add(
-    (next) => async (args) => {
-      try {
-        return await next(args);
-      } catch (err) {
-        const tooLarge = itemSizeError(err);
-        throw tooLarge === undefined ? err : new ObjectTooLarge(tooLarge);
-      }
+export function createDocumentClient(sdk?: DynamoDBClient): DocumentClient {
+  const mapError: DynamoConfig['mapError'] = (err) => {
+    const tooLarge = itemSizeError(err);
+    return tooLarge === undefined ? err : new ObjectTooLarge(tooLarge);
+  };
+  if (sdk === undefined) return new DocumentClient({ mapError });
+  const config = sdk.config;
+  return new DocumentClient({
+    mapError,
+    region: () => config.region(),
+    endpoint: async () => {
+      if (!config.endpoint) return undefined;
+      const e = await config.endpoint();
+      return `${e.protocol}//${e.hostname}${e.port ? `:${e.port}` : ''}${e.path}`;
     },
-    { step: 'initialize', name: 'itemSizeErrors' },
-  );
-  return doc;
+    credentials: () => config.credentials(),
+    maxAttempts: () => config.maxAttempts(),
+  });
 }
 
 /**

@@ -3,7 +3,7 @@
  * conductor function, registered under its hostname ("conductor:<version>"); `updated_at` is its
  * heartbeat and `online` says whether it has unregistered.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from './dynamo';
 import { ConductorAlreadyRegistered, ConductorNotFound } from '#common/errors';
 import { Conductor } from '#objects/conductor';
 import { type ObjectCodec, isConditionFailure } from './items';

@@ -8,13 +8,13 @@
  * arguments (--max-count below 1).
  */
 import type { ReleaseSelection } from '#common/releases';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DocumentClient } from './dynamo';
 import type { VersionedTable } from './codecs';
 import { type MigrationResult, countToMigrate, migrateToLatest } from './migrations';
 import { type Incompatibility, type TableVersions, incompatibilities, versionsInUse } from './versions';
 
 export interface DbsyncContext {
-  readonly client: DynamoDBDocumentClient;
+  readonly client: DocumentClient;
   /** The tables of versioned objects (`versionedTables(names)`, or a test's fixtures). */
   readonly tables: readonly VersionedTable[];
   readonly release: ReleaseSelection;

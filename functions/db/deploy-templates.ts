@@ -3,7 +3,7 @@
  * template names, so `getByNames` reads the guards of the traits and then the templates: two
  * batch reads whatever the number of templates.
  */
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand } from './dynamo';
 import { DeployTemplateAlreadyExists, DeployTemplateDuplicateName, DeployTemplateNotFound } from '#common/errors';
 import { isUuidLike } from '#common/ids';
 import { DeployTemplate } from '#objects/deploy-template';

@@ -3,7 +3,7 @@
  * stored items into object data and bookkeeping, and telling apart the reasons a conditional
  * write failed.
  */
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import type { DynamoDbError } from './dynamo';
 import type { Dict } from '#objects/fields';
 import { type ObjectClass, type StoreMeta, type VersionedObject, objectFromItem } from '#objects/base';
 
@@ -32,15 +32,13 @@ export function splitItem(item: Dict): { attributes: Dict; meta: StoreMeta } {
 }
 
 export function isConditionFailure(err: unknown): boolean {
-  return err instanceof ConditionalCheckFailedException || (err as { name?: string })?.name === 'ConditionalCheckFailedException';
+  return (err as { name?: string })?.name === 'ConditionalCheckFailedException';
 }
 
 /** For a cancelled transaction, the cancellation code of each item, in order; undefined otherwise. */
 export function cancellationCodes(err: unknown): (string | undefined)[] | undefined {
-  if (!(err instanceof TransactionCanceledException) && (err as { name?: string })?.name !== 'TransactionCanceledException') {
-    return undefined;
-  }
-  const reasons = (err as TransactionCanceledException).CancellationReasons ?? [];
+  if ((err as { name?: string })?.name !== 'TransactionCanceledException') return undefined;
+  const reasons = (err as DynamoDbError).CancellationReasons ?? [];
   return reasons.map((reason) => (reason.Code === 'None' ? undefined : reason.Code));
 }
 

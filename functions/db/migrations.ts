@@ -14,7 +14,7 @@
 import { IncompatibleObjectVersion } from '#common/errors';
 import { objectFromItem } from '#objects/base';
 import type { Dict } from '#objects/fields';
-import { type DynamoDBDocumentClient, PutCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type DocumentClient, PutCommand, ScanCommand, TransactWriteCommand } from './dynamo';
 import type { VersionedTable } from './codecs';
 import { cancellationCodes, isConditionFailure, splitItem } from './items';
 
@@ -35,7 +35,7 @@ export interface MigrationResult {
 }
 
 export interface MigrateOptions {
-  readonly client: DynamoDBDocumentClient;
+  readonly client: DocumentClient;
   readonly tables: readonly VersionedTable[];
   /** Migrate at most this many items over all tables; undefined = all. */
   readonly maxCount?: number;
@@ -62,7 +62,7 @@ const NOT_LATEST = {
 };
 
 /** How many items of a table are not at `latest` (a parallel Scan that returns only counts). */
-export async function countToMigrate(client: DynamoDBDocumentClient, table: string, latest: string, segments = 4): Promise<number> {
+export async function countToMigrate(client: DocumentClient, table: string, latest: string, segments = 4): Promise<number> {
   const counts = await Promise.all(
     Array.from({ length: segments }, async (_, segment) => {
       let count = 0;
@@ -194,7 +194,7 @@ function condition(expected: Dict) {
  * the others; an item whose condition fails is a conflict.
  */
 async function writeBatch(
-  client: DynamoDBDocumentClient,
+  client: DocumentClient,
   table: string,
   keyName: string,
   batch: Write[],

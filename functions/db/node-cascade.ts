@@ -9,7 +9,7 @@
  * a port added in the same instant as the delete can outlive the node (Ironic's foreign key has
  * no DynamoDB equivalent).
  */
-import { BatchGetCommand, type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DocumentClient, QueryCommand } from './dynamo';
 import type { Dict } from '#objects/fields';
 import { sparseKey } from './keys';
 import type { TableName } from './schema';
@@ -25,7 +25,7 @@ export interface Dependent {
 const DEPENDENT_TABLES = ['ports', 'portgroups', 'allocations'] as const satisfies readonly TableName[];
 
 export async function dependentsOf(
-  client: DynamoDBDocumentClient,
+  client: DocumentClient,
   tables: Readonly<Record<TableName, string>>,
   nodeUuid: string,
 ): Promise<Dependent[]> {
@@ -62,7 +62,7 @@ export async function dependentsOf(
 }
 
 /** Keys of a node's items in a table's `byNode` index. */
-export async function keysByNode(client: DynamoDBDocumentClient, table: string, nodeUuid: string): Promise<string[]> {
+export async function keysByNode(client: DocumentClient, table: string, nodeUuid: string): Promise<string[]> {
   const uuids: string[] = [];
   let start: Dict | undefined;
   do {

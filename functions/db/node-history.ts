@@ -2,7 +2,7 @@
  * The node history store (API 1.78): a node's events in the order they happened, and their
  * removal with the node or when pruned.
  */
-import { BatchWriteCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand, ScanCommand } from './dynamo';
 import { Conflict, NodeHistoryNotFound } from '#common/errors';
 import type { Dict } from '#objects/fields';
 import { NodeHistory } from '#objects/node-history';

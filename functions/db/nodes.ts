@@ -10,7 +10,7 @@
  * Every write is conditional: on the item's revision (no lost updates) and on its lock (a node
  * reserved by someone else is never written: NodeLocked, 409).
  */
-import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand, UpdateCommand } from './dynamo';
 import {
   ChassisNotFound,
   ConcurrentUpdate,

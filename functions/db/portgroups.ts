@@ -3,7 +3,7 @@
  * name and MAC address are unique among portgroups (guards). A portgroup with ports cannot be
  * destroyed (Ironic's PortgroupNotEmpty).
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from './dynamo';
 import {
   NodeNotFound,
   PortgroupAlreadyExists,

@@ -12,7 +12,7 @@
  * `_id`) and one BatchGetItem per 100 items. Sorting by another key reads every matching item and
  * sorts in memory, as DynamoDB has no index per sort key.
  */
-import { BatchGetCommand, type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DocumentClient, GetCommand, QueryCommand } from './dynamo';
 import type { VersionedObject } from '#objects/base';
 import type { Dict } from '#objects/fields';
 import { type ObjectCodec, decodeItem } from './items';
@@ -43,7 +43,7 @@ export interface PageOf<T> {
 }
 
 export interface ListSpec<T extends VersionedObject> {
-  readonly client: DynamoDBDocumentClient;
+  readonly client: DocumentClient;
   readonly table: string;
   readonly codec: ObjectCodec<T>;
   /** Where keys come from: index partitions (merged in `_id` order), or a known set of keys. */

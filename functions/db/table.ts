@@ -7,14 +7,8 @@
  * create 1 write (a transaction when the object owns unique values or checks another item); save
  * 1 write (a transaction when unique values change); destroy 1 write (likewise).
  */
-import {
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DocumentClient, GetCommand, PutCommand, TransactWriteCommand } from './dynamo';
 import { ConcurrentUpdate } from '#common/errors';
 import type { ReleaseSelection } from '#common/releases';
 import type { StoreMeta, VersionedObject } from '#objects/base';
@@ -26,7 +20,7 @@ import type { TableName } from './schema';
 
 /** What every store is built from, once per cold start. */
 export interface StoreContext {
-  readonly client: DynamoDBDocumentClient;
+  readonly client: DocumentClient;
   /** Physical table names (`tableNamesFromEnv`). */
   readonly tables: Readonly<Record<TableName, string>>;
   /** Decides the object version items are written at. */
@@ -64,7 +58,7 @@ const CONDITION_FAILED = 'ConditionalCheckFailed';
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export class ObjectTable<T extends VersionedObject> {
-  protected readonly client: DynamoDBDocumentClient;
+  protected readonly client: DocumentClient;
   readonly tableName: string;
   protected readonly uniques: string;
   protected readonly releaseSelection: ReleaseSelection;

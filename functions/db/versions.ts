@@ -5,7 +5,7 @@
  */
 import type { ReleaseSelection } from '#common/releases';
 import type { Dict } from '#objects/fields';
-import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type DocumentClient, ScanCommand } from './dynamo';
 import type { VersionedTable } from './codecs';
 
 /** Stands for items that carry no version at all (never readable). */
@@ -25,7 +25,7 @@ export interface TableVersions {
  * `ignoreMissing`, as Ironic's upgrade check tolerates tables it is about to create.
  */
 export async function versionsInUse(
-  client: DynamoDBDocumentClient,
+  client: DocumentClient,
   tables: readonly VersionedTable[],
   segments = 4,
   ignoreMissing = false,
@@ -44,12 +44,7 @@ export async function versionsInUse(
   );
 }
 
-async function scanVersions(
-  client: DynamoDBDocumentClient,
-  table: string,
-  segments: number,
-  versions: Record<string, number>,
-): Promise<void> {
+async function scanVersions(client: DocumentClient, table: string, segments: number, versions: Record<string, number>): Promise<void> {
   await Promise.all(
     Array.from({ length: segments }, async (_, segment) => {
       let start: Dict | undefined;

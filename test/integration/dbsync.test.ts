@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '../../functions/db/dynamo';
 import { createDocumentClient } from '../../functions/db/client';
 import { PROJECT_ROOT } from '../../lib/bundling';
 import { LambdaHost } from '../../local/lambda-host';

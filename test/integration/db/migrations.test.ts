@@ -4,7 +4,7 @@
  * --max-count runs resume, and services writing meanwhile lose nothing.
  */
 import { randomInt } from 'node:crypto';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '../../../functions/db/dynamo';
 import { ConcurrentUpdate } from '../../../functions/common/errors';
 import { selectRelease } from '../../../functions/common/releases';
 import { type DbsyncContext, dbsyncOnlineDataMigrations } from '../../../functions/db/dbsync';

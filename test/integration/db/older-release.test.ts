@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '../../../functions/db/dynamo';
 import { build } from 'esbuild';
 import { PROJECT_ROOT, bundleOptions } from '../../../lib/bundling';
 import { type TestDynamo, startDynamo } from '../helpers/dynamo';

@@ -1,7 +1,7 @@
 /** DynamoDB Local alone (no stack), with the schema's tables, for store and migration tests. */
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DocumentClient } from '../../../functions/db/dynamo';
 import { selectRelease, type ReleaseSelection } from '../../../functions/common/releases';
 import { createDocumentClient } from '../../../functions/db/client';
 import type { TableName } from '../../../functions/db/schema';
@@ -11,7 +11,7 @@ import { createTables, startDynamoDbLocal } from '../../../local/dynamodb';
 export interface TestDynamo {
   readonly endpoint: string;
   readonly raw: DynamoDBClient;
-  readonly client: DynamoDBDocumentClient;
+  readonly client: DocumentClient;
   /** A fresh set of the schema's tables. */
   readonly tables: Record<TableName, string>;
   /** A store context over those tables for a release (default: unpinned). */

@@ -1,6 +1,6 @@
 /** Seeding tables directly with BatchWriteItem: many items fast, bypassing stores and the API. */
 import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DocumentClient } from '../../../functions/db/dynamo';
 import type { Dict } from '../../../functions/objects/fields';
 import { encodeItem } from '../../../functions/db/items';
 import { newSortId } from '../../../functions/db/keys';
@@ -8,7 +8,7 @@ import { NODE_CODEC } from '../../../functions/db/nodes';
 import { makeNode } from '../../unit/helpers/builders';
 
 /** Write items 25 to a request, `concurrency` requests at a time, retrying unprocessed ones. */
-export async function batchWrite(client: DynamoDBDocumentClient, table: string, items: readonly Dict[], concurrency = 16): Promise<void> {
+export async function batchWrite(client: DocumentClient, table: string, items: readonly Dict[], concurrency = 16): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
