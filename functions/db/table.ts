@@ -1,13 +1,21 @@
 /**
  * The DynamoDB side every object store shares: one table of one versioned object, items written
  * at the release's target version, every write conditional, unique values kept unique by guard
- * items written in the same transaction.
+ * items (in the `uniques` table) that name the object owning them.
  *
  * Costs (round trips): get 1 read; get by a unique value 2 reads (guard, item; both consistent);
- * create 1 write (a transaction when the object owns unique values or checks another item); save
- * 1 write (a transaction when unique values change); destroy 1 write (likewise).
+ * create 1 write, plus 1 per unique value the object owns (a single transaction instead when it
+ * also checks another item); save 1 write (a transaction when unique values change); destroy 1
+ * write (likewise).
+ *
+ * A create claims its unique values first, one conditional put each, and then puts its item. A
+ * transaction of the same items would cost DynamoDB twice the write units (and DynamoDB Local
+ * serves it at under half the rate). Between the writes a guard names an object that does not
+ * exist yet: a lookup by that value finds nothing, and another create of the value is refused as a
+ * duplicate. A claim whose object never appeared within ABANDONED_CLAIM_MS belonged to a create
+ * that died between its writes; the next create of the value takes it over.
  */
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DeleteCommandInput, PutCommandInput, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { DeleteCommand, type DocumentClient, GetCommand, PutCommand, TransactWriteCommand } from './dynamo';
 import { ConcurrentUpdate } from '#common/errors';
 import type { ReleaseSelection } from '#common/releases';
@@ -54,6 +62,12 @@ export interface WriteCondition {
 }
 
 const CONDITION_FAILED = 'ConditionalCheckFailed';
+
+/**
+ * How long a claimed unique value waits for its object before another create may take it over:
+ * Lambda's longest timeout, so the invocation that claimed it has certainly ended.
+ */
+export const ABANDONED_CLAIM_MS = 15 * 60 * 1000;
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -114,6 +128,7 @@ export class ObjectTable<T extends VersionedObject> {
     };
     try {
       if (guards.length === 0 && checks.length === 0) await this.client.send(new PutCommand(put));
+      else if (checks.length === 0) await this.createClaimed(obj, put, guards, now);
       else await this.transact([{ Put: put }, ...guards.map((key) => this.guardPut(key, obj)), ...checks.map(checkItem)]);
     } catch (err) {
       if (isConditionFailure(err)) throw this.errors.alreadyExists(obj);
@@ -268,6 +283,78 @@ export class ObjectTable<T extends VersionedObject> {
 
   private stamp(obj: T, field: 'created_at' | 'updated_at', now: number): void {
     if (field in this.codec.cls.fields) (obj as unknown as Dict)[field] = new Date(now).toISOString();
+  }
+
+  /** Claim each unique value, then put the item; the values this create claimed are given back if it fails. */
+  private async createClaimed(obj: T, put: PutCommandInput, guards: readonly string[], now: number): Promise<void> {
+    const claimed: string[] = [];
+    try {
+      for (const key of guards) if (await this.claim(key, obj, now)) claimed.push(key);
+      await this.client.send(new PutCommand(put));
+    } catch (err) {
+      await Promise.all(
+        claimed.map((key) =>
+          this.client.send(new DeleteCommand(this.guardDelete(key, obj).Delete as DeleteCommandInput)).catch(() => {
+            // Left behind, the claim is taken over once abandoned.
+          }),
+        ),
+      );
+      throw err;
+    }
+  }
+
+  /**
+   * Make `obj` the owner of the unique value `key`: true when this call wrote the claim, false when
+   * the guard already names `obj` (a create repeated with the same key). The value's
+   * duplicate error when another object owns it, or a create of it is under way.
+   */
+  private async claim(key: string, obj: T, now: number): Promise<boolean> {
+    const owner = this.keyOf(obj);
+    const item = { key, owner, claimed_at: now };
+    const names = { '#key': 'key' };
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.uniques,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(#key)',
+          ExpressionAttributeNames: names,
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+    const { Item: held } = await this.client.send(new GetCommand({ TableName: this.uniques, Key: { key }, ConsistentRead: true }));
+    if (held?.owner === owner) return false;
+    // A guard written by a transaction has no claim time: its owner was written with it.
+    const claimedAt = held?.claimed_at;
+    if (held === undefined || typeof claimedAt !== 'number' || now - claimedAt < ABANDONED_CLAIM_MS) throw this.errors.duplicate(key, obj);
+    const { Item: ownerItem } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { [this.codec.keyName]: held.owner },
+        ConsistentRead: true,
+        ProjectionExpression: '#k',
+        ExpressionAttributeNames: { '#k': this.codec.keyName },
+      }),
+    );
+    if (ownerItem !== undefined) throw this.errors.duplicate(key, obj);
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.uniques,
+          Item: item,
+          ConditionExpression: '#owner = :owner AND #at = :at',
+          ExpressionAttributeNames: { '#owner': 'owner', '#at': 'claimed_at' },
+          ExpressionAttributeValues: { ':owner': held.owner, ':at': claimedAt },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) throw this.errors.duplicate(key, obj);
+      throw err;
+    }
   }
 
   private guardPut(key: string, obj: T): TransactItem {

@@ -14,7 +14,10 @@ import {
   NodeNotFound,
 } from '../../../functions/common/errors';
 import { DynamoChassisStore } from '../../../functions/db/chassis';
+import { GetCommand, PutCommand } from '../../../functions/db/dynamo';
+import { guard } from '../../../functions/db/keys';
 import { DynamoNodeStore, type NodeFilter } from '../../../functions/db/nodes';
+import { ABANDONED_CLAIM_MS } from '../../../functions/db/table';
 import { Chassis } from '../../../functions/objects/chassis';
 import type { Node } from '../../../functions/objects/node';
 import { makeNode } from '../../unit/helpers/builders';
@@ -58,6 +61,38 @@ describe('DynamoNodeStore', () => {
     await nodes.create(makeNode({ name: 'n-unique' })); // the old name is free again
     await nodes.destroy(await nodes.get(a.uuid));
     await nodes.create(makeNode({ name: 'n-renamed' }));
+  });
+
+  it('claims a name before writing the node, gives it back when the node cannot be written, and takes over an abandoned claim', async () => {
+    const guardOf = async (name: string) =>
+      (await db.client.send(new GetCommand({ TableName: db.tables.uniques, Key: { key: guard.nodeName(name) }, ConsistentRead: true })))
+        .Item;
+    const claimBy = (name: string, owner: string, claimedAt: number) =>
+      db.client.send(new PutCommand({ TableName: db.tables.uniques, Item: { key: guard.nodeName(name), owner, claimed_at: claimedAt } }));
+
+    const a = await nodes.create(makeNode({ name: 'n-claim-a' }));
+    expect(await guardOf('n-claim-a')).toEqual({ key: guard.nodeName('n-claim-a'), owner: a.uuid, claimed_at: expect.any(Number) });
+    // A node that cannot be written (its uuid is taken) leaves no claim on its new name behind.
+    await expect(nodes.create(makeNode({ uuid: a.uuid, name: 'n-claim-b' }))).rejects.toThrow(NodeAlreadyExists);
+    expect(await guardOf('n-claim-b')).toBeUndefined();
+    // The same uuid and name again: its own claim, the node exists — NodeAlreadyExists, guard kept.
+    await expect(nodes.create(makeNode({ uuid: a.uuid, name: 'n-claim-a' }))).rejects.toThrow(NodeAlreadyExists);
+    expect((await guardOf('n-claim-a'))?.owner).toBe(a.uuid);
+
+    // A create that died between its writes: a claim with no node.
+    const ghost = randomUUID();
+    await claimBy('n-claim-c', ghost, Date.now() - 60_000);
+    await expect(nodes.create(makeNode({ name: 'n-claim-c' }))).rejects.toThrow(DuplicateName); // perhaps still under way
+    await expect(nodes.getByName('n-claim-c')).rejects.toThrow(NodeNotFound);
+    await claimBy('n-claim-c', ghost, Date.now() - ABANDONED_CLAIM_MS - 1000);
+    const c = await nodes.create(makeNode({ name: 'n-claim-c' }));
+    expect((await guardOf('n-claim-c'))?.owner).toBe(c.uuid);
+    expect((await nodes.getByName('n-claim-c')).uuid).toBe(c.uuid);
+
+    // An old claim whose node exists is that node's name, however old.
+    await claimBy('n-claim-a', a.uuid, Date.now() - ABANDONED_CLAIM_MS - 1000);
+    await expect(nodes.create(makeNode({ name: 'n-claim-a' }))).rejects.toThrow(DuplicateName);
+    expect((await guardOf('n-claim-a'))?.owner).toBe(a.uuid);
   });
 
   it('refuses to save a stale copy (no lost update) and a node locked by someone else (409)', async () => {
