@@ -292,15 +292,35 @@ export class ObjectTable<T extends VersionedObject> {
       for (const key of guards) if (await this.claim(key, obj, now)) claimed.push(key);
       await this.client.send(new PutCommand(put));
     } catch (err) {
+      // The item's condition failed: an object with this key exists, and it may own some of these
+      // values (a create repeated with the same key, racing the first): those stay.
+      // Unreadable, all stay: a claim left behind is taken over once abandoned.
+      const kept = isConditionFailure(err) && claimed.length > 0 ? await this.guardsOwnedBy(this.keyOf(obj)).catch(() => claimed) : [];
       await Promise.all(
-        claimed.map((key) =>
-          this.client.send(new DeleteCommand(this.guardDelete(key, obj).Delete as DeleteCommandInput)).catch(() => {
-            // Left behind, the claim is taken over once abandoned.
-          }),
-        ),
+        claimed
+          .filter((key) => !kept.includes(key))
+          .map((key) =>
+            this.client.send(new DeleteCommand(this.guardDelete(key, obj).Delete as DeleteCommandInput)).catch(() => {
+              // Left behind, the claim is taken over once abandoned.
+            }),
+          ),
       );
       throw err;
     }
+  }
+
+  /** The unique values the stored object with this key owns (its bookkeeping `_guards`). */
+  private async guardsOwnedBy(key: string): Promise<readonly string[]> {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { [this.codec.keyName]: key },
+        ConsistentRead: true,
+        ProjectionExpression: '#g',
+        ExpressionAttributeNames: { '#g': '_guards' },
+      }),
+    );
+    return Array.isArray(Item?._guards) ? (Item._guards as string[]) : [];
   }
 
   /**

@@ -14,7 +14,7 @@ import {
   NodeNotFound,
 } from '../../../functions/common/errors';
 import { DynamoChassisStore } from '../../../functions/db/chassis';
-import { GetCommand, PutCommand } from '../../../functions/db/dynamo';
+import { type Command, type DocumentClient, GetCommand, PutCommand } from '../../../functions/db/dynamo';
 import { guard } from '../../../functions/db/keys';
 import { DynamoNodeStore, type NodeFilter } from '../../../functions/db/nodes';
 import { ABANDONED_CLAIM_MS } from '../../../functions/db/table';
@@ -93,6 +93,29 @@ describe('DynamoNodeStore', () => {
     await claimBy('n-claim-a', a.uuid, Date.now() - ABANDONED_CLAIM_MS - 1000);
     await expect(nodes.create(makeNode({ name: 'n-claim-a' }))).rejects.toThrow(DuplicateName);
     expect((await guardOf('n-claim-a'))?.owner).toBe(a.uuid);
+  });
+
+  it('keeps the name of a node created by a repeat of a create that then fails', async () => {
+    // The first create claims the name, then waits before writing its node; a repeat of it (same
+    // uuid and name) finds its own claim and writes the node; the first then finds the node there.
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let held = false;
+    const gated = {
+      send: (command: Command<unknown, unknown>) => {
+        const first = !held && command instanceof PutCommand && command.input.TableName === db.tables.nodes;
+        if (first) held = true;
+        return first ? gate.then(() => db.client.send(command)) : db.client.send(command);
+      },
+    } as unknown as DocumentClient;
+    const slow = new DynamoNodeStore({ ...db.context(), client: gated });
+    const node = makeNode({ name: 'n-claim-repeat' });
+    const first = slow.create(makeNode({ uuid: node.uuid, name: 'n-claim-repeat' }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await nodes.create(node);
+    open();
+    await expect(first).rejects.toThrow(NodeAlreadyExists);
+    expect((await nodes.getByName('n-claim-repeat')).uuid).toBe(node.uuid);
   });
 
   it('refuses to save a stale copy (no lost update) and a node locked by someone else (409)', async () => {
