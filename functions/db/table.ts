@@ -311,70 +311,54 @@ export class ObjectTable<T extends VersionedObject> {
 
   /** The unique values the stored object with this key owns (its bookkeeping `_guards`). */
   private async guardsOwnedBy(key: string): Promise<readonly string[]> {
+    const item = await this.storedItem(key, '_guards');
+    return Array.isArray(item?._guards) ? (item._guards as string[]) : [];
+  }
+
+  /** The stored item with this key, read consistently with only `attribute`; undefined when there is none. */
+  private async storedItem(key: unknown, attribute: string): Promise<Dict | undefined> {
     const { Item } = await this.client.send(
       new GetCommand({
         TableName: this.tableName,
         Key: { [this.codec.keyName]: key },
         ConsistentRead: true,
-        ProjectionExpression: '#g',
-        ExpressionAttributeNames: { '#g': '_guards' },
+        ProjectionExpression: '#a',
+        ExpressionAttributeNames: { '#a': attribute },
       }),
     );
-    return Array.isArray(Item?._guards) ? (Item._guards as string[]) : [];
+    return Item;
   }
 
   /**
    * Make `obj` the owner of the unique value `key`: true when this call wrote the claim, false when
-   * the guard already names `obj` (a create repeated with the same key). The value's
-   * duplicate error when another object owns it, or a create of it is under way.
+   * the guard already names `obj` (a create repeated with the same key). Throws the value's
+   * duplicate error when another object owns it, or while another create of it is under way.
    */
   private async claim(key: string, obj: T, now: number): Promise<boolean> {
     const owner = this.keyOf(obj);
-    const item = { key, owner, claimed_at: now };
-    const names = { '#key': 'key' };
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.uniques,
-          Item: item,
-          ConditionExpression: 'attribute_not_exists(#key)',
-          ExpressionAttributeNames: names,
-        }),
+    // The claim written under `condition`: true, or false when the condition does not hold.
+    const claimIf = (condition: WriteCondition) =>
+      this.client.send(new PutCommand({ TableName: this.uniques, Item: { key, owner, claimed_at: now }, ...condition })).then(
+        () => true,
+        (err: unknown) => {
+          if (isConditionFailure(err)) return false;
+          throw err;
+        },
       );
-      return true;
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
-    }
+    if (await claimIf({ ConditionExpression: 'attribute_not_exists(#key)', ExpressionAttributeNames: { '#key': 'key' } })) return true;
     const { Item: held } = await this.client.send(new GetCommand({ TableName: this.uniques, Key: { key }, ConsistentRead: true }));
     if (held?.owner === owner) return false;
     // A guard written by a transaction has no claim time: its owner was written with it.
     const claimedAt = held?.claimed_at;
     if (held === undefined || typeof claimedAt !== 'number' || now - claimedAt < ABANDONED_CLAIM_MS) throw this.errors.duplicate(key, obj);
-    const { Item: ownerItem } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: { [this.codec.keyName]: held.owner },
-        ConsistentRead: true,
-        ProjectionExpression: '#k',
-        ExpressionAttributeNames: { '#k': this.codec.keyName },
-      }),
-    );
-    if (ownerItem !== undefined) throw this.errors.duplicate(key, obj);
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.uniques,
-          Item: item,
-          ConditionExpression: '#owner = :owner AND #at = :at',
-          ExpressionAttributeNames: { '#owner': 'owner', '#at': 'claimed_at' },
-          ExpressionAttributeValues: { ':owner': held.owner, ':at': claimedAt },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) throw this.errors.duplicate(key, obj);
-      throw err;
-    }
+    if ((await this.storedItem(held.owner, this.codec.keyName)) !== undefined) throw this.errors.duplicate(key, obj);
+    const abandoned = {
+      ConditionExpression: '#owner = :owner AND #at = :at',
+      ExpressionAttributeNames: { '#owner': 'owner', '#at': 'claimed_at' },
+      ExpressionAttributeValues: { ':owner': held.owner, ':at': claimedAt },
+    };
+    if (await claimIf(abandoned)) return true;
+    throw this.errors.duplicate(key, obj);
   }
 
   private guardPut(key: string, obj: T): TransactItem {
