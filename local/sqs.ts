@@ -55,6 +55,8 @@ export class SqsEventSource {
   private enabled = true;
   private readonly loops: Promise<void>[] = [];
   private readonly abort = new AbortController();
+  /** Messages received for the first time (redeliveries not counted): what was sent to the queue, for benchmarks. */
+  messagesReceived = 0;
 
   constructor(
     private readonly sqs: SQSClient,
@@ -120,6 +122,7 @@ export class SqsEventSource {
   }
 
   private async deliver(messages: Message[]): Promise<void> {
+    for (const m of messages) if ((m.Attributes?.ApproximateReceiveCount ?? '1') === '1') this.messagesReceived++;
     const event: SQSEvent = { Records: messages.map((m) => this.record(m)) };
     let failed: Set<string>;
     try {

@@ -113,6 +113,16 @@ export class LocalStack {
     return this.dynamo?.process.pid;
   }
 
+  /** DynamoDB Local itself, not the counting proxy: for benchmarks that read without being counted. */
+  get dynamoDbEndpoint(): string | undefined {
+    return this.dynamo?.endpoint;
+  }
+
+  /** Messages sent to the conductor queues so far (each counted once, at its first receipt). */
+  get sqsMessages(): number {
+    return this.sources.reduce((n, source) => n + source.messagesReceived, 0);
+  }
+
   private sqsServer: FauxqsServer | undefined;
   private awsEndpoint: AwsEndpoint | undefined;
   private gateway: Gateway | undefined;

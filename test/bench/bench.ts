@@ -1,5 +1,7 @@
 /** What a benchmark module exports, and measuring helpers they share. */
 import { readFileSync, readdirSync } from 'node:fs';
+import { BatchGetCommand, DocumentClient } from '../../functions/db/dynamo';
+import type { LocalStack } from '../../local/stack';
 
 export interface BenchContext {
   /** Bundles built for this run (pass to LocalStack's buildDir). */
@@ -86,4 +88,50 @@ export function cpuPer(before: CpuSample | undefined, after: CpuSample | undefin
     dynamodbLocal: ms(before.dynamodbLocal, after.dynamodbLocal),
   };
   return { ...out, total: Number((out.functions + out.hostMain + out.dynamodbLocal).toFixed(2)) };
+}
+
+/**
+ * Wait until every node is in provision state `state` (throwing on a failed state), reading the
+ * nodes straight from DynamoDB Local: neither the API nor the counting proxy sees these reads, so
+ * a benchmark's invocation and round-trip counts hold only what the work itself did.
+ */
+export async function waitForProvisionState(stack: LocalStack, uuids: readonly string[], state: string): Promise<void> {
+  const table = stack.tables.nodes;
+  const client = new DocumentClient({
+    endpoint: stack.dynamoDbEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  try {
+    let pending = [...uuids];
+    while (pending.length > 0) {
+      const waiting: string[] = [];
+      for (let i = 0; i < pending.length; i += 100) {
+        const keys = pending.slice(i, i + 100);
+        const out = await client.send(
+          new BatchGetCommand({
+            RequestItems: {
+              [table]: {
+                Keys: keys.map((uuid) => ({ uuid })),
+                ConsistentRead: true,
+                ProjectionExpression: '#uuid, #state, #error',
+                ExpressionAttributeNames: { '#uuid': 'uuid', '#state': 'provision_state', '#error': 'last_error' },
+              },
+            },
+          }),
+        );
+        const items = new Map((out.Responses?.[table] ?? []).map((item) => [String(item.uuid), item]));
+        for (const uuid of keys) {
+          const item = items.get(uuid); // missing: an unprocessed key, asked again
+          if (item?.provision_state === state) continue;
+          if (String(item?.provision_state).endsWith('failed')) throw new Error(`${uuid}: ${String(item?.last_error)}`);
+          waiting.push(uuid);
+        }
+      }
+      pending = waiting;
+      if (pending.length > 0) await new Promise((r) => setTimeout(r, 20));
+    }
+  } finally {
+    client.destroy();
+  }
 }

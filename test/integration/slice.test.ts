@@ -31,6 +31,7 @@ describe('a fake-hardware node through its life', () => {
     await api.waitFor(uuid, 'available');
 
     const executionsBefore = stack.sfn.listExecutions(stack.stateMachineArn).length;
+    const messagesBefore = stack.sqsMessages;
     await api.provision('slice-1', 'active');
     // The API took the first step itself: the client sees deploying at once.
     const right = await api.get(`/v1/nodes/${uuid}?fields=provision_state,target_provision_state`);
@@ -47,6 +48,8 @@ describe('a fake-hardware node through its life', () => {
     expect(execution?.name).toContain(uuid.slice(0, 8));
     // Route → RunStep (deploy.deploy) → Route → Done.
     expect(execution?.history.filter((e) => e.type === 'StateEntered').map((e) => e.state)).toEqual(['Route', 'RunStep', 'Route', 'Done']);
+    // One cast reached the conductor's queue: the deploy (the steps went through Step Functions).
+    expect(stack.sqsMessages - messagesBefore).toBe(1);
 
     await api.provision(uuid, 'deleted');
     const available = await api.waitFor(uuid, 'available');
