@@ -315,14 +315,20 @@ export function isAllowed(state: string, event: ProvisionEvent): boolean {
   return TABLE.has(`${state}\u0000${event}`);
 }
 
+/** The states a manual clean passes through, which lead back to manageable rather than available. */
+const CLEAN_STATES: ReadonlySet<string> = new Set([CLEANING, CLEANWAIT, CLEANHOLD, CLEANFAIL]);
+
 /**
  * Apply `event` to `state`. Like Ironic's FSM, entering a stable state clears the target, entering a
- * transitional state sets its declared target.
+ * transitional state sets its declared target. `target` is the target the flow has: a manual clean
+ * (target manageable) keeps it through the clean states, as Ironic passes `target_state=MANAGEABLE`
+ * at each of its transitions.
  */
-export function transition(state: string, event: ProvisionEvent): TransitionResult | undefined {
+export function transition(state: string, event: ProvisionEvent, target: string | null = null): TransitionResult | undefined {
   const to = nextState(state, event);
   if (to === undefined) return undefined;
-  return { provisionState: to, targetProvisionState: targetOf(to) };
+  const manualClean = target === MANAGEABLE && CLEAN_STATES.has(to);
+  return { provisionState: to, targetProvisionState: manualClean ? MANAGEABLE : targetOf(to) };
 }
 
 /** The target a state leads to: its declared target, or null for a stable state. */

@@ -116,15 +116,16 @@ export class Node extends VersionedObject {
   /**
    * Move through the provisioning state machine (`#common/states`): provision_state,
    * target_provision_state and provision_updated_at change together, or InvalidState if the
-   * table has no such transition.
+   * table has no such transition. `target` is Ironic's `target_state`: the flow's target when it
+   * is not the new state's declared one (manual cleaning: manageable); by default the node's.
    */
-  processEvent(event: ProvisionEvent, now: Date = new Date()): void {
-    const result = transition(this.provision_state, event);
+  processEvent(event: ProvisionEvent, target: string | null = this.target_provision_state): void {
+    const result = transition(this.provision_state, event, target);
     if (result === undefined) {
       throw new InvalidState(`Node ${this.uuid}: event "${event}" is not allowed in state "${this.provision_state}"`);
     }
     this.provision_state = result.provisionState;
     this.target_provision_state = result.targetProvisionState;
-    this.provision_updated_at = now.toISOString();
+    this.provision_updated_at = new Date().toISOString();
   }
 }

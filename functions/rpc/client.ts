@@ -9,6 +9,7 @@ import { compareVersions } from '#objects/base';
 import { IronicError, TemporaryFailure } from '#common/errors';
 import { newUuid } from '#common/ids';
 import {
+  ARG_VERSIONS,
   type CallReply,
   METHOD_VERSIONS,
   RPC_API_VERSION,
@@ -64,14 +65,28 @@ export class ConductorRpcClient {
     return compareVersions(METHOD_VERSIONS[method], this.versionCap) <= 0;
   }
 
-  /** Build a message for `method`, stamped with the version it needs, within the cap. */
+  /**
+   * Build a message for `method`, stamped with the version it needs (its method's, or a later one
+   * for an argument added since), within the cap.
+   */
   message<M extends RpcMethod>(method: M, args: RpcMethods[M], context: RequestContext, messageId: string = newUuid()): RpcMessage<M> {
     if (!this.canSend(method)) {
       throw new TemporaryFailure(
         `RPC method ${method} needs RPC API ${METHOD_VERSIONS[method]}, above this service's cap ${this.versionCap}`,
       );
     }
-    return { rpc: METHOD_VERSIONS[method], method, args, context, message_id: messageId };
+    let version: string = METHOD_VERSIONS[method];
+    const added: Readonly<Record<string, string>> = ARG_VERSIONS[method] ?? {};
+    for (const [arg, since] of Object.entries(added)) {
+      if ((args as Record<string, unknown>)[arg] === undefined) continue;
+      if (compareVersions(since, this.versionCap) > 0) {
+        throw new TemporaryFailure(
+          `RPC method ${method} with ${arg} needs RPC API ${since}, above this service's cap ${this.versionCap}: a conductor of the pinned release would ignore it`,
+        );
+      }
+      if (compareVersions(since, version) > 0) version = since;
+    }
+    return { rpc: version, method, args, context, message_id: messageId };
   }
 
   /** The queue of a conductor group; an unknown group has no conductor (Ironic's NoValidHost). */

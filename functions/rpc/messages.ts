@@ -15,6 +15,8 @@
 //      Agent: heartbeat (cast; the API has checked the agent's token); do_node_deploy's deploy_steps.
 // 1.1: Servicing (API 1.87): do_node_service (cast); do_provisioning_action's `unhold` action
 //      (API 1.85; a 2026.2 conductor does not know it, and an API pinned to 2026.2 refuses 1.85).
+//      do_node_clean's disable_ramdisk (API 1.70; a 2026.2 conductor would boot the ramdisk anyway,
+//      so a client capped at 1.0 refuses to send it: see ARG_VERSIONS).
 export const RPC_API_VERSION = '1.1';
 
 export interface RequestContext {
@@ -40,6 +42,8 @@ export interface RpcMethods {
     node_id: string;
     lock_token: string;
     clean_steps: { interface: string; step: string; args?: Record<string, unknown> }[];
+    /** Run only out-of-band steps, without booting the ramdisk (API 1.70; RPC 1.1). */
+    disable_ramdisk?: boolean;
   };
   /** Servicing of an active node with the given steps, from `servicing` (target active). */
   do_node_service: {
@@ -122,6 +126,15 @@ export const METHOD_VERSIONS: Readonly<Record<RpcMethod, string>> = {
   vif_detach: '1.0',
   create_allocation: '1.0',
   heartbeat: '1.0',
+};
+
+/**
+ * Arguments added to a method after the version that introduced it, with the version that added
+ * each: a message carrying one needs that version (Ironic's rpcapi raises the version it prepares
+ * when such an argument is given).
+ */
+export const ARG_VERSIONS: Readonly<Partial<Record<RpcMethod, Readonly<Record<string, string>>>>> = {
+  do_node_clean: { disable_ramdisk: '1.1' },
 };
 
 export interface RpcMessage<M extends RpcMethod = RpcMethod> {

@@ -103,7 +103,7 @@ it('services a fake-hardware node out-of-band, with reserved power steps, back t
   await api.provision(uuid, 'service', {
     service_steps: [
       { interface: 'power', step: 'power_off' },
-      { interface: 'vendor', step: 'log_passthrough', args: { note: 'hello' } },
+      { interface: 'vendor', step: 'log_passthrough' },
       { interface: 'power', step: 'power_on' },
     ],
   });
@@ -122,7 +122,9 @@ it('a service step the node does not have fails servicing; abort returns the nod
   await api.provision(uuid, 'service', { service_steps: [{ interface: 'deploy', step: 'no_such_step' }] });
   const failed = await api.settle(uuid, ['active', 'service failed'], 30_000);
   expect(failed).toMatchObject({ provision_state: 'service failed', reservation: null });
-  expect(failed.last_error).toBe(`Cannot service node ${uuid}: node does not support this service step: deploy.no_such_step`);
+  expect(failed.last_error).toBe(
+    `Cannot service node ${uuid}: node does not support this service step: {'interface': 'deploy', 'step': 'no_such_step'}`,
+  );
   await api.provision(uuid, 'abort');
   expect(await api.settle(uuid, ['active'], 30_000)).toMatchObject({ provision_state: 'active' });
 }, 60_000);

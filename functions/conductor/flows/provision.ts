@@ -4,18 +4,18 @@
  * lock the API took, and hands the node to the steps machine when there are steps to run.
  */
 import { CLEANING, DELETING } from '#common/states';
-import { InvalidParameterValue } from '#common/errors';
-import type { Step } from '#drivers/base';
+import type { Driver, Step } from '#drivers/base';
 import { loadDriver } from '#drivers/registry';
+import type { RpcMethods } from '#rpc/messages';
 import type { ConductorContext } from '../context';
 import { type MessageArgs, claimForMessage, runToken } from '../claim';
 import { destroyReleasedAllocation } from './allocate';
 import { startAutomatedClean } from './clean';
 import { failFlow } from './failure';
 import { startSteps } from './run-steps';
-import { isReservedStep, reservedStep } from './reserved';
+import { resolveUserSteps } from './requested-steps';
 import { REQUESTED_KEY } from './step-lists';
-import { requestedAgentStep, requestedDriverStep, setSteps, stepName } from './steps';
+import { setSteps } from './steps';
 
 /** provide: clean the node (automated cleaning) and make it available. */
 export async function doProvide(ctx: ConductorContext, args: MessageArgs): Promise<void> {
@@ -52,37 +52,40 @@ export async function doNodeTearDown(ctx: ConductorContext, args: MessageArgs): 
   await startAutomatedClean(ctx, node, runToken(args), args.message_id);
 }
 
-/** Manual cleaning: the operator's steps, in the order given; ends in manageable (Ironic's do_node_clean). */
+/**
+ * Manual cleaning: the operator's steps, in the order given; ends in manageable (Ironic's
+ * do_node_clean). The ramdisk boots for an agent deploy interface unless `disable_ramdisk`; then
+ * only out-of-band steps that do without it may be asked for.
+ */
 export async function doManualClean(
   ctx: ConductorContext,
-  args: MessageArgs & { clean_steps: { interface: string; step: string; args?: Record<string, unknown> }[] },
+  args: MessageArgs & Omit<RpcMethods['do_node_clean'], 'node_id' | 'lock_token'>,
 ): Promise<void> {
   const node = await claimForMessage(ctx, args, [CLEANING], 'clean');
   if (node === undefined) return;
-  let steps: Step[];
-  let bootAgent = false;
+  const disableRamdisk = args.disable_ramdisk === true;
+  let driver: Driver;
   try {
-    const driver = loadDriver(node);
+    driver = loadDriver(node);
     await driver.power.validate({ node, log: ctx.log });
-    bootAgent = driver.deploy.usesAgent === true;
-    steps = args.clean_steps.map((requested) => {
-      if (isReservedStep(requested)) return reservedStep(requested);
-      const step = requestedDriverStep(driver, 'clean', requested);
-      if (step !== undefined) return step;
-      // With an agent, a step the driver lacks may be in-band: checked once the agent is up.
-      const unknown = requestedAgentStep(requested);
-      if (!bootAgent) throw new InvalidParameterValue(`node does not support this clean step: ${stepName(unknown)}`);
-      return unknown;
-    });
   } catch (err) {
-    await failFlow(ctx, node, 'clean', `Failed to prepare node ${node.uuid} for cleaning: ${(err as Error).message}`);
+    await failFlow(ctx, node, 'clean', `Validation of node ${node.uuid} for cleaning failed: ${(err as Error).message}`);
+    return;
+  }
+  const bootAgent = driver.deploy.usesAgent === true && !disableRamdisk;
+  let steps: Step[];
+  try {
+    steps = resolveUserSteps(driver, 'clean', args.clean_steps, { ramdisk: bootAgent, disableRamdisk });
+  } catch (err) {
+    await failFlow(ctx, node, 'clean', `Cannot clean node ${node.uuid}: ${(err as Error).message}`);
     return;
   }
   setSteps(node, 'clean', bootAgent ? [] : steps);
   node.driver_internal_info = {
     ...node.driver_internal_info,
     manual_cleaning: true,
-    ...(bootAgent ? { [REQUESTED_KEY.clean]: steps } : {}),
+    // Kept as the user wrote them until the agent's steps are known (cleanStepsWithAgent).
+    ...(bootAgent ? { [REQUESTED_KEY.clean]: args.clean_steps } : {}),
   };
   await startSteps(ctx, node, 'clean', runToken(args), args.message_id, { bootAgent });
 }

@@ -10,73 +10,48 @@
  * `unhold`: the API has moved the node from a hold state to the flow's wait state; the flow
  * continues with the step after the hold in a new steps execution.
  */
-import { InvalidParameterValue } from '#common/errors';
 import { CLEANWAIT, DEPLOYWAIT, SERVICEWAIT, SERVICING } from '#common/states';
 import type { Driver, Step } from '#drivers/base';
 import { loadDriver } from '#drivers/registry';
 import type { ConductorContext, FlowName } from '../context';
 import { type MessageArgs, claimForMessage, runToken } from '../claim';
 import { failFlow } from './failure';
-import { continueSteps, isReservedStep, reservedStep } from './reserved';
+import { continueSteps } from './reserved';
+import { needsRamdisk, resolveUserSteps } from './requested-steps';
 import { startSteps } from './run-steps';
 import { REQUESTED_KEY } from './step-lists';
-import { findStep, requestedAgentStep, requestedDriverStep, setSteps, stepName } from './steps';
+import { setSteps } from './steps';
 
 export interface ServiceArgs extends MessageArgs {
   readonly service_steps: readonly { interface: string; step: string; args?: Record<string, unknown> }[];
   readonly disable_ramdisk?: boolean;
 }
 
-/** Whether a requested step needs the ramdisk: an agent step (unknown to the driver) or a driver step that says so. */
-function needsRamdisk(driver: Driver, step: Step): boolean {
-  if (isReservedStep(step)) return false;
-  const impl = findStep(driver, 'service', step);
-  return impl === undefined || impl.requiresRamdisk !== false;
-}
-
 export async function doNodeService(ctx: ConductorContext, args: ServiceArgs): Promise<void> {
   const node = await claimForMessage(ctx, args, [SERVICING], 'service');
   if (node === undefined) return;
-  let steps: Step[];
-  let bootAgent: boolean;
+  const disableRamdisk = args.disable_ramdisk === true;
+  let driver: Driver;
   try {
-    const driver = loadDriver(node);
-    try {
-      await driver.power.validate({ node, log: ctx.log });
-    } catch (err) {
-      throw new Error(`Validation of node ${node.uuid} for service failed: ${(err as Error).message}`);
-    }
-    steps = args.service_steps.map((requested) =>
-      isReservedStep(requested)
-        ? reservedStep(requested)
-        : (requestedDriverStep(driver, 'service', requested) ?? requestedAgentStep(requested)),
-    );
-    const ramdisk = driver.deploy.usesAgent === true && args.disable_ramdisk !== true && steps.some((s) => needsRamdisk(driver, s));
-    bootAgent = ramdisk;
-    if (!ramdisk) {
-      // Without the ramdisk every step must be the driver's own (Ironic's _validate_user_steps).
-      for (const step of steps) {
-        const impl = isReservedStep(step) ? undefined : findStep(driver, 'service', step);
-        if (!isReservedStep(step) && impl === undefined) {
-          throw new InvalidParameterValue(`node does not support this service step: ${stepName(step)}`);
-        }
-        if (args.disable_ramdisk === true && impl !== undefined && impl.requiresRamdisk !== false) {
-          throw new InvalidParameterValue(`service step ${stepName(step)} requires booting a ramdisk`);
-        }
-      }
-    }
+    driver = loadDriver(node);
+    await driver.power.validate({ node, log: ctx.log });
   } catch (err) {
-    const message = (err as Error).message;
-    await failFlow(
-      ctx,
-      node,
-      'service',
-      message.startsWith('Validation of node') ? message : `Cannot service node ${node.uuid}: ${message}`,
-    );
+    await failFlow(ctx, node, 'service', `Validation of node ${node.uuid} for service failed: ${(err as Error).message}`);
+    return;
+  }
+  // Unlike cleaning, servicing boots the ramdisk only when a step needs it.
+  const bootAgent =
+    driver.deploy.usesAgent === true && !disableRamdisk && args.service_steps.some((s) => needsRamdisk(driver, 'service', s));
+  let steps: Step[];
+  try {
+    steps = resolveUserSteps(driver, 'service', args.service_steps, { ramdisk: bootAgent, disableRamdisk });
+  } catch (err) {
+    await failFlow(ctx, node, 'service', `Cannot service node ${node.uuid}: ${(err as Error).message}`);
     return;
   }
   setSteps(node, 'service', bootAgent ? [] : steps);
-  if (bootAgent) node.driver_internal_info = { ...node.driver_internal_info, [REQUESTED_KEY.service]: steps };
+  // Kept as the user wrote them until the agent's steps are known (cleanStepsWithAgent).
+  if (bootAgent) node.driver_internal_info = { ...node.driver_internal_info, [REQUESTED_KEY.service]: args.service_steps };
   node.driver_internal_info = { ...node.driver_internal_info, service_disable_ramdisk: !bootAgent };
   await startSteps(ctx, node, 'service', runToken(args), args.message_id, { bootAgent });
 }

@@ -171,9 +171,7 @@ export function cleanStepsWithAgent(flow: FlowName, node: Node, driver: Driver, 
     if (isReservedStep(r)) return reservedStep(r);
     const known = available.find((s) => s.interface === r.interface && s.step === r.step);
     if (known === undefined) {
-      throw new InvalidParameterValue(
-        `node does not support this ${flow} step: ${pyRepr({ interface: r.interface, step: r.step, args: r.args ?? {} })}`,
-      );
+      throw new InvalidParameterValue(`node does not support this ${flow} step: ${pyRepr(r)}`);
     }
     return { ...known, interface: r.interface as InterfaceType, args: r.args ?? {} };
   });

@@ -78,7 +78,11 @@ export function driverSteps(driver: Driver, flow: FlowName): Step[] {
 }
 
 /** The implementation of a stored step; undefined when the driver no longer has it. */
-export function findStep(driver: Driver, flow: FlowName, step: Step): StepDefinition | undefined {
+export function findStep(
+  driver: Driver,
+  flow: FlowName,
+  step: { readonly interface: string; readonly step: string },
+): StepDefinition | undefined {
   return definitions(driver, flow).find(({ iface, def }) => iface === step.interface && def.step === step.step)?.def;
 }
 

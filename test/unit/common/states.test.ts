@@ -29,6 +29,17 @@ describe('the provisioning state machine', () => {
     expect(st.transition(from, event)).toEqual({ provisionState: to, targetProvisionState: target });
   });
 
+  it('keeps a manual clean (target manageable) aimed at manageable through the clean states, until it leaves them', () => {
+    const manual = (from: string, event: st.ProvisionEvent) => st.transition(from, event, st.MANAGEABLE)?.targetProvisionState;
+    expect(manual(st.MANAGEABLE, 'clean')).toBe(st.MANAGEABLE);
+    expect(manual(st.CLEANING, 'wait')).toBe(st.MANAGEABLE);
+    expect(manual(st.CLEANWAIT, 'hold')).toBe(st.MANAGEABLE);
+    expect(manual(st.CLEANWAIT, 'fail')).toBe(st.MANAGEABLE);
+    expect(manual(st.CLEANING, 'manage')).toBeNull();
+    expect(manual(st.CLEANFAIL, 'manage')).toBeNull();
+    expect(manual(st.MANAGEABLE, 'inspect')).toBe(st.MANAGEABLE);
+  });
+
   it('has no row for verbs a state does not allow', () => {
     expect(st.transition(st.ENROLL, 'deploy')).toBeUndefined();
     expect(st.isAllowed(st.ACTIVE, 'provide')).toBe(false);

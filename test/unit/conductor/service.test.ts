@@ -7,27 +7,8 @@ import { cleanStepsWithAgent, resolveSteps } from '../../../functions/conductor/
 import { isReservedStep } from '../../../functions/conductor/flows/reserved';
 import { loadDriver } from '../../../functions/drivers/registry';
 import type { Step } from '../../../functions/drivers/base';
-import type { ConductorContext } from '../../../functions/conductor/context';
 import { makeConductorContext, makeNode } from '../helpers/builders';
-
-type Ctx = ReturnType<typeof makeConductorContext>;
-
-/** A node the API has moved with `event` from `state` and locked for message `id`. */
-async function begun(ctx: Ctx, state: string, event: 'service' | 'clean', id: string, power_state = 'power on') {
-  const node = await ctx.nodes.create(makeNode({ provision_state: state, power_state }));
-  node.processEvent(event);
-  await ctx.nodes.save(node, { lockFor: { host: 'api', token: `rpc:${id}`, ttlSeconds: 300 } });
-  return node;
-}
-
-/** Run the execution's synchronous steps as the machine would, until it is done. */
-async function runAll(ctx: Ctx, flow: 'service' | 'clean' | 'deploy', uuid: string, owner: string, first: Step) {
-  let step: Step | null = first;
-  while (step !== null) {
-    const decision = await runStep(ctx as ConductorContext, { flow, node: uuid, owner, step });
-    step = decision.mode === 'done' ? null : decision.step;
-  }
-}
+import { begun, runAll } from '../helpers/flows';
 
 describe('servicing', () => {
   it('runs out-of-band and reserved service steps in the order given, then returns the node to active', async () => {
@@ -39,7 +20,7 @@ describe('servicing', () => {
       message_id: 's1',
       service_steps: [
         { interface: 'power', step: 'power_off' },
-        { interface: 'vendor', step: 'log_passthrough', args: { a: 1 } },
+        { interface: 'vendor', step: 'log_passthrough' },
       ],
     });
     const [started] = ctx.steps.started;
@@ -57,20 +38,25 @@ describe('servicing', () => {
     });
   });
 
-  it('fails with Ironic-style last_error when a step is unknown to a node without an agent', async () => {
+  it('fails with Ironic-style last_error naming every bad step, as the user wrote it, on a node without an agent', async () => {
     const ctx = makeConductorContext();
     const node = await begun(ctx, 'active', 'service', 's2');
     await doNodeService(ctx, {
       node_id: node.uuid,
       lock_token: 'rpc:s2',
       message_id: 's2',
-      service_steps: [{ interface: 'deploy', step: 'nope' }],
+      service_steps: [
+        { interface: 'deploy', step: 'nope' },
+        { interface: 'vendor', step: 'log_passthrough', args: { a: 1 } },
+      ],
     });
     expect(ctx.steps.started).toHaveLength(0);
     expect(await ctx.nodes.get(node.uuid)).toMatchObject({
       provision_state: 'service failed',
       reservation: null,
-      last_error: `Cannot service node ${node.uuid}: node does not support this service step: deploy.nope`,
+      last_error:
+        `Cannot service node ${node.uuid}: node does not support this service step: {'interface': 'deploy', 'step': 'nope'}; ` +
+        "service step {'interface': 'vendor', 'step': 'log_passthrough', 'args': {'a': 1}} has these unexpected arguments: a",
     });
   });
 });

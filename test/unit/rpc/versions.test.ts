@@ -51,6 +51,15 @@ describe('the client', () => {
       expect(() => client('0.9').message(method, {} as never, { request_id: 'r' })).toThrow(`above this service's cap 0.9`);
     }
   });
+
+  it("stamps a message carrying an argument added since its method with the argument's version, refused below it", () => {
+    const args = { node_id: 'n', lock_token: 't', clean_steps: [] };
+    expect(client('1.0').message('do_node_clean', args, { request_id: 'r' }).rpc).toBe('1.0');
+    expect(client('1.1').message('do_node_clean', { ...args, disable_ramdisk: true }, { request_id: 'r' }).rpc).toBe('1.1');
+    const pinned = () => client('1.0').message('do_node_clean', { ...args, disable_ramdisk: true }, { request_id: 'r' });
+    expect(pinned).toThrow(TemporaryFailure);
+    expect(pinned).toThrow("RPC method do_node_clean with disable_ramdisk needs RPC API 1.1, above this service's cap 1.0");
+  });
 });
 
 describe('the conductor', () => {
