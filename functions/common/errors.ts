@@ -60,6 +60,18 @@ export class InvalidStateRequested extends Invalid {
     super(`The requested action "${action}" can not be performed on node "${node}" while it is in state "${state}".`);
   }
 }
+/** The operation `op` ("cleaning", "rescuing", …) is refused while the node is in maintenance. */
+export class NodeInMaintenance extends Invalid {
+  constructor(op: string, node: string) {
+    super(`The ${op} operation can't be performed on node ${node} because it's in maintenance mode.`);
+  }
+}
+/** The operation `op` ("providing") is refused while the node is retired. */
+export class NodeIsRetired extends Invalid {
+  constructor(op: string, node: string) {
+    super(`The ${op} operation can't be performed on node ${node} because it is retired.`);
+  }
+}
 /** A driver does not implement an operation, or its interface is a `no-*` one (Ironic's noop). */
 export class UnsupportedDriverExtension extends Invalid {
   constructor(driver: string, extension: string) {

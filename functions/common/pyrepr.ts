@@ -17,6 +17,11 @@ export function pyRepr(value: unknown): string {
   return String(value);
 }
 
+/** Python's str() of a JSON value: a string as it is, anything else as repr() prints it. */
+export function pyStr(value: unknown): string {
+  return typeof value === 'string' ? value : pyRepr(value);
+}
+
 function pyFloat(value: number): string {
   if (!Number.isFinite(value)) return value > 0 ? 'inf' : value < 0 ? '-inf' : 'nan';
   return String(value);

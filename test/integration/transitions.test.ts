@@ -79,7 +79,10 @@ describe.each(st.ALL_STATES.map((s) => [s]))('from %s', (state) => {
         const event = (st.VERBS[target] ?? target) as st.ProvisionEvent;
         // Servicing aborted while it waits goes on from service failed to active (Ironic 2025.2).
         const serviceAbort = event === 'abort' && (state === st.SERVICEWAIT || state === st.SERVICEHOLD);
-        const expected = serviceAbort ? st.transition(st.SERVICEFAIL, 'abort') : st.transition(state, event);
+        // A manual clean is aimed at manageable, not at cleaning's usual available.
+        const expected = serviceAbort
+          ? st.transition(st.SERVICEFAIL, 'abort')
+          : st.transition(state, event, event === 'clean' ? st.MANAGEABLE : null);
         const reply = await api.request('PUT', `/v1/nodes/${uuid}/states/provision`, { target, ...extra });
         const after = (await api.get(`/v1/nodes/${uuid}`)).body;
         if (expected === undefined) {
@@ -201,7 +204,10 @@ describe('flows a fake-hardware node finishes', () => {
     const uuid = await nodeIn(st.MANAGEABLE);
     await api.provision(uuid, 'clean', { clean_steps: [{ interface: 'deploy', step: 'erase_devices' }] });
     const node = await api.waitFor(uuid, st.CLEANFAIL);
-    expect(node.last_error).toContain('node does not support this clean step: deploy.erase_devices');
+    expect(node).toMatchObject({
+      target_provision_state: st.MANAGEABLE,
+      last_error: `Cannot clean node ${uuid}: node does not support this clean step: {'interface': 'deploy', 'step': 'erase_devices'}`,
+    });
   }, 30_000);
 
   it('clean without steps, or with malformed steps, is refused before anything changes', async () => {
@@ -215,5 +221,70 @@ describe('flows a fake-hardware node finishes', () => {
     expect(bad.status).toBe(400);
     expect(faultOf(bad).faultstring).toMatch(/^Invalid clean_steps: 'nope' is not one of/);
     expect((await api.get(`/v1/nodes/${uuid}`)).body.provision_state).toBe(st.MANAGEABLE);
+  });
+
+  it('a manual clean with disable_ramdisk runs no step that needs the ramdisk, and says so', async () => {
+    const uuid = await nodeIn(st.MANAGEABLE);
+    await api.provision(uuid, 'clean', { clean_steps: [{ interface: 'bios', step: 'factory_reset' }], disable_ramdisk: true });
+    const node = await api.waitFor(uuid, st.CLEANFAIL);
+    expect(node).toMatchObject({
+      target_provision_state: st.MANAGEABLE,
+      maintenance: false,
+      last_error: `Cannot clean node ${uuid}: clean step {'interface': 'bios', 'step': 'factory_reset'} requires booting a ramdisk`,
+    });
+    // manage from clean failed is a state change only: the error stays, as Ironic keeps it.
+    await api.provision(uuid, 'manage');
+    expect(await api.waitFor(uuid, st.MANAGEABLE)).toMatchObject({ target_provision_state: null, last_error: node.last_error });
+  }, 30_000);
+});
+
+describe("refusals Ironic's conductor makes inside its synchronous call, made by the API before anything changes", () => {
+  const refused = async (uuid: string, body: Record<string, unknown>, status: number, message: string, version?: string) => {
+    const before = (await api.get(`/v1/nodes/${uuid}`)).body;
+    const headers: Record<string, string> = version === undefined ? {} : { 'X-OpenStack-Ironic-API-Version': version };
+    const reply = await api.request('PUT', `/v1/nodes/${uuid}/states/provision`, body, headers);
+    expect({ status: reply.status, message: faultOf(reply).faultstring }).toEqual({ status, message });
+    const after = (await api.get(`/v1/nodes/${uuid}`)).body;
+    expect([after.provision_state, after.target_provision_state, after.reservation, after.updated_at]).toEqual([
+      before.provision_state,
+      before.target_provision_state,
+      null,
+      before.updated_at,
+    ]);
+  };
+  const inMaintenance = async (state: string) => {
+    const uuid = await nodeIn(state);
+    expect((await api.request('PUT', `/v1/nodes/${uuid}/maintenance`, { reason: 'repair' })).status).toBe(202);
+    return uuid;
+  };
+
+  it.each([
+    [st.MANAGEABLE, { target: 'clean', clean_steps: [{ interface: 'bios', step: 'factory_reset' }] }, 'cleaning'],
+    [st.ACTIVE, { target: 'rescue', rescue_password: 'pw' }, 'rescuing'],
+    [st.RESCUE, { target: 'unrescue' }, 'unrescuing'],
+    [st.ACTIVE, { target: 'service', service_steps: [{ interface: 'vendor', step: 'log_passthrough' }] }, 'service'],
+  ])('in maintenance, from %s: %j is a 400 naming the operation', async (state, body, op) => {
+    const uuid = await inMaintenance(state);
+    await refused(uuid, body, 400, `The ${op} operation can't be performed on node ${uuid} because it's in maintenance mode.`);
+  });
+
+  it('a retired node is not provided', async () => {
+    const uuid = await nodeIn(st.MANAGEABLE);
+    await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'replace', path: '/retired', value: true }]);
+    await refused(uuid, { target: 'provide' }, 400, `The providing operation can't be performed on node ${uuid} because it is retired.`);
+  });
+
+  it('disable_ramdisk is for manual cleaning only, from API 1.70 (servicing takes it only from 1.108)', async () => {
+    const uuid = await nodeIn(st.MANAGEABLE);
+    const clean = { target: 'clean', clean_steps: [{ interface: 'bios', step: 'factory_reset' }], disable_ramdisk: true };
+    await refused(uuid, clean, 406, 'disable_ramdisk is not acceptable in this API version', '1.69');
+    await refused(uuid, { target: 'provide', disable_ramdisk: false }, 400, 'disable_ramdisk is supported only with manual cleaning');
+    const active = await nodeIn(st.ACTIVE);
+    await refused(
+      active,
+      { target: 'service', service_steps: [{ interface: 'vendor', step: 'log_passthrough' }], disable_ramdisk: true },
+      400,
+      'disable_ramdisk is supported only with manual cleaning',
+    );
   });
 });

@@ -14,6 +14,8 @@ import {
   InvalidParameterValue,
   InvalidStateRequested,
   MissingParameterValue,
+  NodeInMaintenance,
+  NodeIsRetired,
   NodeLocked,
   NotAcceptable,
   InvalidState,
@@ -24,8 +26,9 @@ import type { RpcMethod, RpcMethods } from '#rpc/messages';
 import { parseBody } from '../body';
 import { beginAndCast } from '../begin';
 import { checkConductorFor } from '../interfaces';
-import { type JsonSchema, parseBoolean, schemaErrorText, validateSchema } from '../validation';
-import { pyRepr } from '../pyrepr';
+import { CLEAN_STEPS_SCHEMA, DEPLOY_STEPS_SCHEMA, SERVICE_STEPS_SCHEMA } from '../schemas/steps';
+import { type JsonSchema, parseBoolean, schemaErrorText } from '../validation';
+import { pyRepr, pyStr } from '../pyrepr';
 import { pyTruthy } from '../views/node';
 import { route } from '../route';
 import type { ApiContext } from '../context';
@@ -93,11 +96,12 @@ function readProvisionBody(req: ApiRequest): ProvisionBody {
   const unexpected = Object.keys(record).filter((key) => !PROVISION_ARGS.includes(key));
   if (unexpected.length > 0) throw new ClientSideError(`Unexpected arguments: ${unexpected.join(', ')}`);
   if (record.target === undefined) throw new MissingParameterValue('Missing mandatory parameter: target');
-  if (typeof record.target !== 'string') throw new InvalidParameterValue(`Expected string for target: ${String(record.target)}`);
+  if (typeof record.target !== 'string') throw new InvalidParameterValue(`Expected string for target: ${pyStr(record.target)}`);
   for (const name of ['clean_steps', 'deploy_steps', 'service_steps'] as const) {
     const value = record[name];
+    // Ironic's args.types(type(None), list), which prints the value with str().
     if (value !== undefined && value !== null && !Array.isArray(value))
-      throw new InvalidParameterValue(`Expected list for ${name}: ${String(value)}`);
+      throw new InvalidParameterValue(`Expected types <class 'NoneType'>, <class 'list'> for ${name}: ${pyStr(value)}`);
   }
   const configdrive = record.configdrive;
   if (
@@ -111,7 +115,7 @@ function readProvisionBody(req: ApiRequest): ProvisionBody {
     );
   }
   if (record.rescue_password !== undefined && typeof record.rescue_password !== 'string') {
-    throw new InvalidParameterValue(`Expected string for rescue_password: ${String(record.rescue_password)}`);
+    throw new InvalidParameterValue(`Expected string for rescue_password: ${pyStr(record.rescue_password)}`);
   }
   if (record.disable_ramdisk !== undefined) record.disable_ramdisk = parseBoolean('disable_ramdisk', record.disable_ramdisk);
   return record as unknown as ProvisionBody;
@@ -134,6 +138,16 @@ const CONFIGDRIVE_SCHEMA = {
 };
 /** base64's letters, and the whitespace common in base64 values. */
 const BASE64_TEXT = /^[A-Za-z0-9+/=\n\r\t ]*$/;
+
+/**
+ * Ironic 2023.2's check_allow_clean_disable_ramdisk: disable_ramdisk (API 1.70) is for manual
+ * cleaning only. (Servicing takes it from API 1.108, above what Ironless serves.)
+ */
+function checkDisableRamdisk(version: ApiVersion, target: string, disableRamdisk: unknown): void {
+  if (disableRamdisk === undefined || disableRamdisk === null) return;
+  if (!atLeast(version, 70)) throw new NotAcceptable('disable_ramdisk is not acceptable in this API version');
+  if (target !== 'clean') throw new ClientSideError('disable_ramdisk is supported only with manual cleaning');
+}
 
 /** Ironic's check_allow_configdrive: where a configdrive may be given, and in which forms. */
 function checkConfigdrive(version: ApiVersion, target: string, configdrive: unknown): void {
@@ -162,7 +176,7 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
   const minimum = VERB_VERSIONS[target];
   if (minimum !== undefined && !atLeast(req.version, minimum)) throw new NotAcceptable('Request not acceptable.');
   if ((target === st.ACTIVE || target === 'rebuild' || target === 'deploy') && node.maintenance) {
-    throw new InvalidParameterValue(`The provisioning operation can't be performed on node ${node.uuid} because it's in maintenance mode.`);
+    throw new NodeInMaintenance('provisioning', node.uuid);
   }
   const event = (st.VERBS[target] ?? target) as st.ProvisionEvent;
   if (!st.isAllowed(node.provision_state, event)) {
@@ -170,6 +184,7 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
     throw new InvalidStateRequested(target, node.uuid, node.provision_state);
   }
   checkConfigdrive(req.version, target, body.configdrive);
+  checkDisableRamdisk(req.version, target, body.disable_ramdisk);
   if (body.clean_steps !== undefined && body.clean_steps !== null && event !== 'clean') {
     throw new ClientSideError('"clean_steps" is only valid when setting target provision state to clean');
   }
@@ -187,9 +202,13 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
   // Ironic's _do_provision_action asks for the node's conductor first: NoValidHost stays a 404.
   await checkConductorFor(ctx, node.driver, node.conductor_group, node.uuid, undefined);
 
+  // Ironic clears last_error when a verb starts work in the conductor (its process_event with a
+  // callback); a plain state change (manage from available or clean failed, unhold) keeps it.
+  const keepLastError = event === 'unhold' || (event === 'manage' && node.provision_state !== st.ENROLL);
   const begin = (change?: (n: Node) => void) => (n: Node) => {
-    n.processEvent(event);
-    n.last_error = null;
+    // A manual clean leads back to manageable (Ironic's target_state for it), not to available.
+    n.processEvent(event, event === 'clean' ? st.MANAGEABLE : undefined);
+    if (!keepLastError) n.last_error = null;
     change?.(n);
   };
   const cast = <M extends RpcMethod>(method: M, args: Omit<RpcMethods[M], 'lock_token' | 'node_id'>, change?: (n: Node) => void) =>
@@ -224,15 +243,23 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
       }
       break;
     case 'provide':
+      // Refused by Ironic's conductor inside its synchronous RPC call (do_provisioning_action).
+      if (node.retired) throw new NodeIsRetired('providing', node.uuid);
+      await cast('do_provisioning_action', { action: event });
+      break;
     case 'inspect':
     case 'adopt':
+      await cast('do_provisioning_action', { action: event });
+      break;
     case 'unrescue':
+      if (node.maintenance) throw new NodeInMaintenance('unrescuing', node.uuid);
       await cast('do_provisioning_action', { action: event });
       break;
     case 'rescue': {
       const password = typeof body.rescue_password === 'string' ? body.rescue_password : '';
       if (password.trim() === '')
         throw new ClientSideError('A non-empty "rescue_password" is required when setting target provision state to rescue');
+      if (node.maintenance) throw new NodeInMaintenance('rescuing', node.uuid);
       await cast('do_provisioning_action', { action: 'rescue' }, (n) => {
         n.instance_info = { ...n.instance_info, rescue_password: password };
       });
@@ -240,12 +267,14 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
     }
     case 'clean': {
       const steps = checkCleanSteps(body.clean_steps);
-      await cast('do_node_clean', { clean_steps: steps });
+      if (node.maintenance) throw new NodeInMaintenance('cleaning', node.uuid);
+      await cast('do_node_clean', { clean_steps: steps, ...(body.disable_ramdisk === true ? { disable_ramdisk: true } : {}) });
       break;
     }
     case 'service': {
       const steps = checkServiceSteps(body.service_steps);
-      await cast('do_node_service', { service_steps: steps, ...(body.disable_ramdisk === true ? { disable_ramdisk: true } : {}) });
+      if (node.maintenance) throw new NodeInMaintenance('service', node.uuid);
+      await cast('do_node_service', { service_steps: steps });
       break;
     }
     case 'unhold':
@@ -308,48 +337,11 @@ function abortError(node: Node): string | null {
   }
 }
 
-const CLEAN_STEP_INTERFACES = ['power', 'management', 'deploy', 'bios', 'raid', 'firmware'];
-
-const stepsSchema = (interfaces: readonly string[]): JsonSchema => ({
-  type: 'array',
-  items: {
-    type: 'object',
-    required: ['interface', 'step'],
-    properties: {
-      interface: { enum: [...interfaces] },
-      step: { type: 'string', minLength: 1 },
-      args: { type: 'object' },
-    },
-    additionalProperties: false,
-  },
-});
-
-/** Ironic's _STEPS_SCHEMA for clean_steps: the interfaces that have clean steps. */
-const CLEAN_STEPS_SCHEMA = stepsSchema(CLEAN_STEP_INTERFACES);
-
-/** The same schema for service_steps; servicing also has the vendor interface's steps (fake's log_passthrough). */
-const SERVICE_STEPS_SCHEMA = stepsSchema([...CLEAN_STEP_INTERFACES, 'vendor']);
-
-/** Ironic's DEPLOY_STEP_SCHEMA: interfaces that have deploy steps, a priority, args. */
-const DEPLOY_STEPS_SCHEMA: JsonSchema = {
-  type: 'array',
-  items: {
-    type: 'object',
-    properties: {
-      args: { type: 'object' },
-      interface: { type: 'string', enum: ['power', 'management', 'deploy', 'bios', 'raid', 'boot', 'rescue', 'storage', 'firmware'] },
-      priority: {
-        anyOf: [
-          { type: 'integer', minimum: 0 },
-          { type: 'string', minLength: 1, pattern: '^[0-9]+$' },
-        ],
-      },
-      step: { type: 'string', minLength: 1 },
-    },
-    required: ['interface', 'step', 'args', 'priority'],
-    additionalProperties: false,
-  },
-};
+/** Ironic's _check_steps: the list against its schema, refused with jsonschema's whole error. */
+function checkStepsSchema(kind: 'clean' | 'deploy' | 'service', schema: JsonSchema, steps: unknown): void {
+  const invalid = schemaErrorText(schema, steps);
+  if (invalid !== undefined) throw new InvalidParameterValue(`Invalid ${kind}_steps: ${invalid}`);
+}
 
 /** deploy_steps (1.69, deploy/rebuild only), Ironic's check_allow_deploy_steps and schema. */
 function checkDeploySteps(req: ApiRequest, target: string, steps: unknown): RpcMethods['do_node_deploy']['deploy_steps'] {
@@ -358,11 +350,7 @@ function checkDeploySteps(req: ApiRequest, target: string, steps: unknown): RpcM
   if (target !== st.ACTIVE && target !== 'rebuild' && target !== 'deploy') {
     throw new ClientSideError(`"deploy_steps" is only valid when setting target provision state to ${st.ACTIVE} or rebuild`);
   }
-  try {
-    validateSchema('deploy_steps', DEPLOY_STEPS_SCHEMA, steps);
-  } catch (err) {
-    throw new InvalidParameterValue(`Invalid deploy_steps: ${(err as Error).message.replace(/^Schema error for deploy_steps: /, '')}`);
-  }
+  checkStepsSchema('deploy', DEPLOY_STEPS_SCHEMA, steps);
   return steps as RpcMethods['do_node_deploy']['deploy_steps'];
 }
 
@@ -371,11 +359,7 @@ function checkCleanSteps(steps: unknown): RpcMethods['do_node_clean']['clean_ste
   if (steps === undefined || steps === null || (Array.isArray(steps) && steps.length === 0)) {
     throw new ClientSideError('"clean_steps" is required when setting target provision state to clean');
   }
-  try {
-    validateSchema('clean_steps', CLEAN_STEPS_SCHEMA, steps);
-  } catch (err) {
-    throw new InvalidParameterValue(`Invalid clean_steps: ${(err as Error).message.replace(/^Schema error for clean_steps: /, '')}`);
-  }
+  checkStepsSchema('clean', CLEAN_STEPS_SCHEMA, steps);
   return steps as RpcMethods['do_node_clean']['clean_steps'];
 }
 
@@ -384,11 +368,7 @@ function checkServiceSteps(steps: unknown): RpcMethods['do_node_service']['servi
   if (steps === undefined || steps === null || (Array.isArray(steps) && steps.length === 0)) {
     throw new ClientSideError('"service_steps" is required when setting target provision state to service');
   }
-  try {
-    validateSchema('service_steps', SERVICE_STEPS_SCHEMA, steps);
-  } catch (err) {
-    throw new InvalidParameterValue(`Invalid service_steps: ${(err as Error).message.replace(/^Schema error for service_steps: /, '')}`);
-  }
+  checkStepsSchema('service', SERVICE_STEPS_SCHEMA, steps);
   return steps as RpcMethods['do_node_service']['service_steps'];
 }
 
