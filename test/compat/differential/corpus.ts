@@ -9,6 +9,7 @@ import { CHANGES } from './corpus-changes';
 import { CONDUCTORS_DRIVERS_HISTORY } from './corpus-conductors';
 import { LIST } from './corpus-lists';
 import { MANAGEMENT } from './corpus-management';
+import { PROVISION } from './corpus-provision';
 import { RESOURCES } from './corpus-resources';
 import { FD, INSTANCE, MISSING, type Step, U1, U2, V, get, post } from './corpus-helpers';
 
@@ -146,4 +147,5 @@ export const CORPUS: readonly Step[] = [
   ...RESOURCES,
   ...ALLOCATIONS,
   ...CONDUCTORS_DRIVERS_HISTORY,
+  ...PROVISION,
 ];

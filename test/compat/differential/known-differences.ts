@@ -89,11 +89,17 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     id: 'Step bookkeeping and power state after fake-hardware provisioning',
     why:
       "Outside the node API: after cleaning and deploying, Ironic's conductor leaves driver_internal_info clean_steps / " +
-      "deploy_steps as null and fake-hardware's power_state unset, while the Ironless conductor removes the step lists " +
-      'and records the fake power state ("power off"). Shown by every reply that includes such a node.',
+      "deploy_steps as null (a failed manual clean: the steps asked for, and cleaning_disable_ramdisk) and fake-hardware's " +
+      'power_state unset, while the Ironless conductor removes the step lists and records the fake power state ("power ' +
+      'off"). Shown by every reply that includes such a node.',
     matches: (d) =>
-      /\/v1\/nodes\/(life|rn)\d/.test(d.request) &&
-      bodyField('driver_internal_info.clean_steps', 'driver_internal_info.deploy_steps', 'power_state')(d),
+      /\/v1\/nodes\/(life|rn|pv)\d/.test(d.request) &&
+      bodyField(
+        'driver_internal_info.clean_steps',
+        'driver_internal_info.deploy_steps',
+        'driver_internal_info.cleaning_disable_ramdisk',
+        'power_state',
+      )(d),
   },
   {
     id: 'Port and portgroup moves between nodes succeed',
@@ -106,11 +112,18 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
   {
     id: 'Refusals Ironic answers with a 500',
     why:
-      'Ironic 21.4 answers 500 when a port is added to a portgroup of another node (it raises a BadRequest without an HTTP ' +
-      'code), and when a portgroup with ports is deleted or moved (on SQLite the database error escapes as "Unexpected error ' +
-      'raised by RPC"). Ironless refuses these with a 400: "Port can not be added to a portgroup belonging to a different ' +
-      'node.", "… contains ports.", "… because there are ports associated with this portgroup."',
-    matches: step('port create portgroup of another node', 'portgroup delete with ports', 'portgroup patch move with ports'),
+      'Ironic 21.4 answers 500 when a port is added to a portgroup of another node, and when disable_ramdisk is given to a ' +
+      'verb other than clean (it raises a BadRequest without an HTTP code), and when a portgroup with ports is deleted or ' +
+      'moved (on SQLite the database error escapes as "Unexpected error raised by RPC"). Ironless refuses these with a 400: ' +
+      '"Port can not be added to a portgroup belonging to a different node.", "disable_ramdisk is supported only with ' +
+      'manual cleaning", "… contains ports.", "… because there are ports associated with this portgroup."',
+    matches: step(
+      'port create portgroup of another node',
+      'provide with disable_ramdisk',
+      'provide with disable_ramdisk false',
+      'portgroup delete with ports',
+      'portgroup patch move with ports',
+    ),
   },
   {
     id: 'Connectivity attributes named in a fixed order',
