@@ -9,6 +9,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { InterfaceType, Node } from '#objects/node';
 import type { Port } from '#objects/port';
 import type { Portgroup } from '#objects/portgroup';
+import type { AgentCommand } from './agent-client';
 
 /** What a driver call gets: the locked node and a logger. The caller saves the node afterwards. */
 export interface Task {
@@ -61,6 +62,28 @@ export interface StepDefinition {
   execute(task: Task, args: Record<string, unknown>): Promise<StepOutcome>;
 }
 
+/** The flows that run steps. */
+export type StepFlow = 'deploy' | 'clean' | 'service';
+
+/** A post-step hook (Ironic's `post_clean_step_hook`/`post_deploy_step_hook`): its name shows in the failure it causes. */
+export interface PostStepHook {
+  readonly name: string;
+  /** Given the agent's finished command (its `command_result` holds `<flow>_result`); throw to fail the step. */
+  run(task: Task, command: AgentCommand): void | Promise<void>;
+}
+
+/**
+ * How an interface takes part in the ramdisk agent's in-band steps of its type, after Ironic's
+ * agent-based interfaces (AgentDeploy for `deploy` steps, AgentRAID for `raid` steps): only an
+ * interface that has this makes the agent's steps of its type part of a node's step lists.
+ */
+export interface InbandSteps {
+  /** Before the agent is asked to run a step, by flow and step name: check and prepare the node; throw to fail the step. */
+  readonly prepare?: Partial<Record<StepFlow, Readonly<Record<string, (task: Task, step: Step) => void>>>>;
+  /** After the agent reports a step succeeded, by flow and step name (Ironic's post-step hooks). */
+  readonly after?: Partial<Record<StepFlow, Readonly<Record<string, PostStepHook>>>>;
+}
+
 export interface HardwareInterface {
   /** The implementation name, as in `deploy_interface: "fake"`. */
   readonly name: string;
@@ -69,6 +92,14 @@ export interface HardwareInterface {
   readonly deploySteps?: readonly StepDefinition[];
   readonly cleanSteps?: readonly StepDefinition[];
   readonly serviceSteps?: readonly StepDefinition[];
+  /** Present on an interface that runs the agent's in-band steps of its type. */
+  readonly inband?: InbandSteps;
+}
+
+/** RAID configuration (Ironic's RAIDInterface); a `no-raid` one refuses with UnsupportedDriverExtension. */
+export interface RaidInterface extends HardwareInterface {
+  /** Check a target configuration; InvalidParameterValue naming what is wrong. */
+  validateRaidConfig(task: Task, config: Record<string, unknown>): void;
 }
 
 export interface PowerInterface extends HardwareInterface {
@@ -206,7 +237,14 @@ export interface NetworkInterface extends HardwareInterface {
 }
 
 export type AnyInterface =
-  HardwareInterface | PowerInterface | DeployInterface | ManagementInterface | BootInterface | InspectInterface | NetworkInterface;
+  | HardwareInterface
+  | PowerInterface
+  | DeployInterface
+  | ManagementInterface
+  | BootInterface
+  | InspectInterface
+  | NetworkInterface
+  | RaidInterface;
 
 export interface HardwareType {
   readonly name: string;
@@ -224,4 +262,5 @@ export interface Driver {
   readonly boot: BootInterface;
   readonly inspect: InspectInterface;
   readonly network: NetworkInterface;
+  readonly raid: RaidInterface;
 }

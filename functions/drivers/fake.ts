@@ -18,6 +18,8 @@ import {
 } from './base';
 import { flatNetwork } from './flat';
 import { directDeploy } from './agent/deploy';
+import { agentRaid } from './agent/raid';
+import { raidInterface } from './raid';
 import { noBios, noConsole, noFirmware, noInspect, noRaid, noRescue, noVendor, noopNetwork, noopStorage } from './noop';
 
 const done = { wait: false } as const;
@@ -184,7 +186,7 @@ export const FAKE_INTERFACES = {
   management: [fakeManagement],
   network: [noopNetwork, flatNetwork],
   power: [fakePower],
-  raid: [passive('fake'), noRaid],
+  raid: [raidInterface('fake'), noRaid, agentRaid],
   rescue: [passive('fake'), noRescue],
   storage: [noopStorage, passive('fake')],
   vendor: [fakeVendor, noVendor],

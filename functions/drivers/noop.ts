@@ -6,7 +6,7 @@
  */
 import { UnsupportedDriverExtension } from '#common/errors';
 import type { InterfaceType } from '#objects/node';
-import type { HardwareInterface, InspectInterface, NetworkInterface, Task } from './base';
+import type { HardwareInterface, InspectInterface, NetworkInterface, RaidInterface, Task } from './base';
 
 function fail(type: InterfaceType, task: Task): never {
   throw new UnsupportedDriverExtension(task.node.driver, type);
@@ -34,7 +34,13 @@ export const noInspect: InspectInterface = {
 export const noBios = unsupported('bios', 'no-bios');
 export const noConsole = unsupported('console', 'no-console');
 export const noFirmware = unsupported('firmware', 'no-firmware');
-export const noRaid = unsupported('raid', 'no-raid');
+/** Ironic's NoRAID: refuses configurations too (an empty target needs no validation, so it may be set). */
+export const noRaid: RaidInterface = {
+  ...unsupported('raid', 'no-raid'),
+  validateRaidConfig(task) {
+    fail('raid', task);
+  },
+};
 export const noRescue = unsupported('rescue', 'no-rescue');
 export const noVendor = unsupported('vendor', 'no-vendor');
 

@@ -15,6 +15,7 @@ import type {
   ManagementInterface,
   NetworkInterface,
   PowerInterface,
+  RaidInterface,
 } from './base';
 import { setDriverResolver } from './agent/deploy';
 import { FAKE_INTERFACES, fakeHardware } from './fake';
@@ -91,6 +92,7 @@ export function loadDriver(node: Node): Driver {
     boot: interfaces.boot as BootInterface,
     inspect: interfaces.inspect as InspectInterface,
     network: interfaces.network as NetworkInterface,
+    raid: interfaces.raid as RaidInterface,
   };
 }
 

@@ -32,6 +32,8 @@ export async function startAsyncStep(
     wait = (await driver.deploy.prepareCleaning?.(task)) ?? false;
     agentUp = !wait;
   } else if (input.step.inband) {
+    // The step's interface checks and prepares the node first (agent RAID: the target it builds).
+    driver.interfaces[input.step.interface]?.inband?.prepare?.[input.flow]?.[input.step.step]?.(task, input.step);
     await executeInbandStep(task, input.flow as AgentFlow, input.step);
     wait = true;
   } else {
@@ -74,11 +76,14 @@ export async function agentReady(
   lockFor?: LockOwner,
 ): Promise<Decision> {
   const node = task.node;
-  const { steps: agentSteps, version } = await fetchAgentSteps(task, flow as AgentFlow);
+  const { steps: reported, version } = await fetchAgentSteps(task, flow as AgentFlow);
+  // Only the agent's steps of interfaces that run them (direct deploy, agent RAID) join the lists,
+  // as Ironic asks each of the node's interfaces for its steps.
+  const agentSteps = reported.filter((s) => driver.interfaces[s.interface]?.inband !== undefined);
   const cacheKey = `agent_cached_${flow}_steps`;
   node.driver_internal_info = {
     ...node.driver_internal_info,
-    [cacheKey]: agentSteps,
+    [cacheKey]: reported,
     hardware_manager_version: version,
     agent_version_at_boot: node.driver_internal_info.agent_version ?? null,
   };

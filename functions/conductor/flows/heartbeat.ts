@@ -14,11 +14,12 @@
  * write that moves the flow on, so many heartbeats never complete one step twice.
  */
 import { NodeLocked, NodeNotFound } from '#common/errors';
+import { pyRepr } from '#common/pyrepr';
 import { CLEANWAIT, DEPLOYWAIT, SERVICEWAIT } from '#common/states';
 import type { AgentCommand } from '#drivers/agent-client';
 import { bootRamdisk } from '#drivers/agent/deploy';
 import { agentClient } from '#drivers/agent/inband';
-import type { Step, Task } from '#drivers/base';
+import type { Driver, Step, Task } from '#drivers/base';
 import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext, FlowName } from '../context';
@@ -182,6 +183,13 @@ async function process(
   }
   const label = FLOWS[flow].label;
   if (command.command_status === 'SUCCEEDED') {
+    const hookError = await runPostStepHook(task, driver, flow, step, command);
+    if (hookError !== undefined) {
+      takeToken(node);
+      await ctx.nodes.save(node, { release: true });
+      await ctx.steps.fail(token, AGENT_STEP_FAILED, hookError);
+      return;
+    }
     if (step.reboot_requested) {
       ctx.log.info('Step asked for a reboot', { node: node.uuid, step: stepName(step) });
       node.driver_internal_info = { ...node.driver_internal_info, [rebootKey]: true };
@@ -204,6 +212,23 @@ async function process(
   takeToken(node);
   await ctx.nodes.save(node, { release: true });
   await ctx.steps.fail(token, AGENT_STEP_FAILED, message);
+}
+
+/**
+ * Ironic's post-step hook: what the interface of a succeeded in-band step records from the agent's
+ * command (agent RAID: the configuration built). Returns Ironic's failure message if it failed.
+ */
+async function runPostStepHook(task: Task, driver: Driver, flow: FlowName, step: Step, command: AgentCommand): Promise<string | undefined> {
+  const hook = driver.interfaces[step.interface]?.inband?.after?.[flow]?.[step.step];
+  if (hook === undefined) return undefined;
+  task.log.info(`Running post ${flow} step hook`, { node: task.node.uuid, step: stepName(step), hook: hook.name });
+  try {
+    await hook.run(task, command);
+    return undefined;
+  } catch (err) {
+    const current = pyRepr(task.node[FLOWS[flow].stepField]);
+    return `For node ${task.node.uuid}, post ${flow} step hook ${hook.name} failed for ${flow} step ${current}.${(err as Error).name}: ${(err as Error).message}`;
+  }
 }
 
 /** Still working: record the heartbeat and keep the waiting task alive. */

@@ -293,6 +293,8 @@ export function createDirectDeploy(driverOf: DriverOf, agentConfig: () => AgentC
   return {
     name: 'direct',
     usesAgent: true,
+    // The agent's in-band `deploy` steps (erase_devices, burn-in…) join the node's step lists.
+    inband: {},
     async validate(task) {
       validateImageSource(task.node);
     },

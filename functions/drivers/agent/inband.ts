@@ -67,6 +67,8 @@ export async function executeInbandStep(task: Task, flow: AgentFlow, step: Step)
       properties: node.properties,
       instance_info: node.instance_info,
       driver_internal_info: node.driver_internal_info,
+      // IPA's RAID steps read the configuration to build from the node.
+      target_raid_config: node.target_raid_config,
     },
     ports: [],
     [`${kind}_version`]: node.driver_internal_info.hardware_manager_version ?? null,

@@ -7,6 +7,7 @@ import { directDeploy } from '../agent/deploy';
 import { fakeDeploy } from '../fake';
 import { flatNetwork } from '../flat';
 import { noBios, noConsole, noFirmware, noInspect, noRaid, noRescue, noVendor, noopNetwork, noopStorage } from '../noop';
+import { agentRaid } from '../agent/raid';
 import { createRedfishVirtualMediaBoot } from './boot';
 import { type RedfishConfig, loadRedfishConfig } from './config';
 import { createRedfishInspect } from './inspect';
@@ -41,7 +42,7 @@ export function redfishImplementations(config: RedfishConfig = loadRedfishConfig
     management: [redfish.management],
     network: [noopNetwork, flatNetwork],
     power: [redfish.power],
-    raid: [noRaid],
+    raid: [noRaid, agentRaid],
     rescue: [noRescue],
     storage: [noopStorage],
     vendor: [noVendor],

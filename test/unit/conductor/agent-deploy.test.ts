@@ -5,7 +5,6 @@
  */
 import { handleStepsTask } from '../../../functions/conductor/entries/steps';
 import { doNodeDeploy } from '../../../functions/conductor/flows/deploy';
-import { doHeartbeat } from '../../../functions/conductor/flows/heartbeat';
 import type { Decision } from '../../../functions/conductor/context';
 import { AgentClient } from '../../../functions/drivers/agent-client';
 import { setAgentClient } from '../../../functions/drivers/agent/inband';
@@ -16,6 +15,7 @@ import { DeployTemplate } from '../../../functions/objects/deploy-template';
 import type { DeployTemplateStore } from '../../../functions/db/deploy-templates';
 import { makeConductorContext, makeNode, storesWith } from '../helpers/builders';
 import { FakeIpa } from '../helpers/fake-ipa';
+import { agentHeartbeat, agentLookedUp as lookedUp } from '../helpers/flows';
 
 let ipa: FakeIpa;
 beforeEach(async () => {
@@ -50,17 +50,8 @@ async function deployingNode(ctx: Ctx, instanceInfo: Record<string, unknown> = {
   return node;
 }
 
-/** What the agent's lookup leaves on the node: its URL comes with the heartbeat, the token from lookup. */
-async function agentLookedUp(ctx: Ctx, uuid: string): Promise<void> {
-  const node = await ctx.nodes.get(uuid);
-  node.driver_internal_info = { ...node.driver_internal_info, agent_secret_token: ipa.token };
-  await ctx.nodes.save(node);
-}
-
-let beats = 0;
-function heartbeat(ctx: Ctx, uuid: string, version = '9.0.0') {
-  return doHeartbeat(ctx, { node_id: uuid, callback_url: ipa.url, agent_version: version, message_id: `hb${beats++}` });
-}
+const agentLookedUp = (ctx: Ctx, uuid: string) => lookedUp(ctx, uuid, ipa.token);
+const heartbeat = (ctx: Ctx, uuid: string, version?: string) => agentHeartbeat(ctx, uuid, ipa.url, version);
 
 function start(ctx: Ctx, uuid: string, step: Step | null, token: string) {
   return handleStepsTask(ctx, { entry: 'steps', action: 'start', flow: 'deploy', node: uuid, owner: 'run:m1', step, token });

@@ -17,7 +17,7 @@ describe('the redfish hardware type', () => {
       management: ['redfish'],
       network: ['noop', 'flat'],
       power: ['redfish'],
-      raid: ['no-raid'],
+      raid: ['no-raid', 'agent'],
       rescue: ['no-rescue'],
       storage: ['noop'],
       vendor: ['no-vendor'],

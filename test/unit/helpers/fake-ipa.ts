@@ -46,12 +46,13 @@ export class FakeIpa {
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
   }
 
-  /** Finish the running command (an in-band step) as the agent would. */
-  finish(status: 'SUCCEEDED' | 'FAILED', error: unknown = null): FakeCommand {
+  /** Finish the running command (an in-band step) as the agent would, with what it returned (`{clean_result: …}`). */
+  finish(status: 'SUCCEEDED' | 'FAILED', error: unknown = null, result: Record<string, unknown> = {}): FakeCommand {
     const running = this.commands.find((c) => c.command_status === 'RUNNING');
     if (running === undefined) throw new Error('FakeIpa: no running command');
     running.command_status = status;
     running.command_error = error;
+    running.command_result = { ...running.command_result, ...result };
     return running;
   }
 

@@ -1,5 +1,6 @@
 /** Driving a conductor flow in unit tests as the API and the steps machine would. */
 import type { ConductorContext } from '../../../functions/conductor/context';
+import { doHeartbeat } from '../../../functions/conductor/flows/heartbeat';
 import { runStep } from '../../../functions/conductor/flows/run-steps';
 import type { Step } from '../../../functions/drivers/base';
 import type { NodeData } from '../../../functions/objects/node';
@@ -32,4 +33,18 @@ export async function runAll(ctx: Ctx, flow: 'service' | 'clean' | 'deploy', uui
     const decision = await runStep(ctx as ConductorContext, { flow, node: uuid, owner, step });
     step = decision.mode === 'done' ? null : decision.step;
   }
+}
+
+/** What the agent's lookup leaves on the node: its one-time token (its URL comes with the heartbeats). */
+export async function agentLookedUp(ctx: Ctx, uuid: string, token: string): Promise<void> {
+  const node = await ctx.nodes.get(uuid);
+  node.driver_internal_info = { ...node.driver_internal_info, agent_secret_token: token };
+  await ctx.nodes.save(node);
+}
+
+let beats = 0;
+
+/** A heartbeat of the agent at `url`, as the API casts it. */
+export function agentHeartbeat(ctx: Ctx, uuid: string, url: string, version = '9.0.0') {
+  return doHeartbeat(ctx, { node_id: uuid, callback_url: url, agent_version: version, message_id: `hb${beats++}` });
 }
