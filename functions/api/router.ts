@@ -13,6 +13,7 @@ import { NODE_ROUTES } from './controllers/nodes';
 import { NODE_MAINTENANCE_ROUTES } from './controllers/node-maintenance';
 import { NODE_PATCH_ROUTES } from './controllers/node-patch';
 import { NODE_STATE_ROUTES } from './controllers/node-states';
+import { RAID_ROUTES } from './controllers/node-raid';
 import { NODE_POWER_ROUTES } from './controllers/node-power';
 import { NODE_TRAIT_ROUTES } from './controllers/node-traits';
 import { NODE_MANAGEMENT_ROUTES } from './controllers/node-management';
@@ -43,6 +44,7 @@ const ROUTES: readonly Route[] = [
   ...NODE_MAINTENANCE_ROUTES,
   ...NODE_TRAIT_ROUTES,
   ...NODE_STATE_ROUTES,
+  ...RAID_ROUTES,
   ...NODE_POWER_ROUTES,
   ...SHARD_ROUTES,
   ...NODE_MANAGEMENT_ROUTES,

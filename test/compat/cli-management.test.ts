@@ -1,7 +1,8 @@
 /**
  * The real `openstack baremetal` client against a local stack for node management and VIFs:
- * boot device show/set (+supported), boot mode and secure boot, inject NMI, and vif
- * attach/list/detach, as an operator types them. Needs the client installed (`.ci/run`).
+ * boot device show/set (+supported), boot mode and secure boot, inject NMI, the target RAID
+ * configuration and the logical disk properties, and vif attach/list/detach, as an operator types
+ * them. Needs the client installed (`.ci/run`).
  */
 import type { LocalStack } from '../../local/stack';
 import { startStack } from '../integration/helpers/stack';
@@ -66,4 +67,23 @@ it('vif attach, list and detach through the client', async () => {
   expect(await baremetal('node', 'vif', 'list', 'cli-v', '-f', 'value')).toBe('');
   await baremetal('node', 'vif', 'detach', 'cli-v', 'vif-1');
   expect(await refused('node', 'vif', 'attach', 'cli-v', 'bad id')).toContain('Expected UUID or name for id: bad id');
+}, 120_000);
+
+it('target RAID configuration and the logical disk properties through the client', async () => {
+  await baremetal('node', 'create', '--driver', 'fake-hardware', '--name', 'cli-r');
+  const target = { logical_disks: [{ raid_level: '1', size_gb: 100, is_root_volume: true }] };
+  await baremetal('node', 'set', 'cli-r', '--target-raid-config', JSON.stringify(target));
+  expect(JSON.parse(await baremetal('node', 'show', 'cli-r', '--fields', 'target_raid_config', 'raid_config', '-f', 'json'))).toEqual({
+    target_raid_config: target,
+    raid_config: {},
+  });
+  expect(await refused('node', 'set', 'cli-r', '--target-raid-config', '{"logical_disks": [{"size_gb": 10}]}')).toContain(
+    "RAID config validation error: 'raid_level' is a required property",
+  );
+  const properties = JSON.parse(await baremetal('driver', 'raid', 'property', 'list', 'fake-hardware', '-f', 'json')) as {
+    Property: string;
+    Description: string;
+  }[];
+  expect(properties.map((p) => p.Property)).toEqual(expect.arrayContaining(['raid_level', 'size_gb', 'physical_disks']));
+  expect(properties.find((p) => p.Property === 'raid_level')?.Description).toMatch(/^RAID level for the logical disk/);
 }, 120_000);

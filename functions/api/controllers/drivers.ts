@@ -108,7 +108,7 @@ export async function getDriverProperties(req: ApiRequest, ctx: ApiContext, para
 }
 
 /** DriverNotFound raised with a message of its own, as Ironic's hash ring raises it. */
-class DriverNotFoundMessage extends DriverNotFound {
+export class DriverNotFoundMessage extends DriverNotFound {
   constructor(message: string) {
     super('');
     this.message = message;

@@ -10,6 +10,7 @@ import { CONDUCTORS_DRIVERS_HISTORY } from './corpus-conductors';
 import { LIST } from './corpus-lists';
 import { MANAGEMENT } from './corpus-management';
 import { PROVISION } from './corpus-provision';
+import { RAID_STEPS } from './corpus-raid';
 import { RESOURCES } from './corpus-resources';
 import { FD, INSTANCE, MISSING, type Step, U1, U2, V, get, post } from './corpus-helpers';
 
@@ -148,4 +149,5 @@ export const CORPUS: readonly Step[] = [
   ...ALLOCATIONS,
   ...CONDUCTORS_DRIVERS_HISTORY,
   ...PROVISION,
+  ...RAID_STEPS,
 ];

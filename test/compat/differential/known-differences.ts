@@ -48,11 +48,11 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     },
   },
   {
-    id: 'fake-hardware also enables direct deploy and flat networking',
+    id: 'fake-hardware also enables direct deploy, flat networking and agent RAID',
     why:
-      "Ironless's fake-hardware offers the agent's direct deploy interface and the flat network interface beside the fake " +
-      'and noop ones (the agent and VIF tests run on it); the reference Ironic enables only fake and noop.',
-    matches: (d) => /^body(\.drivers\[\d+\])?\.enabled_(deploy|network)_interfaces/.test(d.aspect),
+      "Ironless's fake-hardware offers the agent's direct deploy and RAID interfaces and the flat network interface beside " +
+      'the fake and noop ones (the agent, RAID and VIF tests run on it); the reference Ironic enables only fake and noop.',
+    matches: (d) => /^body(\.drivers\[\d+\])?\.enabled_(deploy|network|raid)_interfaces/.test(d.aspect),
   },
   {
     id: 'Valid interfaces include redfish and direct',
