@@ -4,18 +4,13 @@
  * lock the API took, and hands the node to the steps machine when there are steps to run.
  */
 import { CLEANING, DELETING } from '#common/states';
-import type { Driver, Step } from '#drivers/base';
 import { loadDriver } from '#drivers/registry';
 import type { RpcMethods } from '#rpc/messages';
 import type { ConductorContext } from '../context';
 import { type MessageArgs, claimForMessage, runToken } from '../claim';
 import { destroyReleasedAllocation } from './allocate';
 import { startAutomatedClean } from './clean';
-import { failFlow } from './failure';
-import { startSteps } from './run-steps';
-import { resolveUserSteps } from './requested-steps';
-import { REQUESTED_KEY } from './step-lists';
-import { setSteps } from './steps';
+import { startUserSteps } from './requested-steps';
 
 /** provide: clean the node (automated cleaning) and make it available. */
 export async function doProvide(ctx: ConductorContext, args: MessageArgs): Promise<void> {
@@ -64,28 +59,12 @@ export async function doManualClean(
   const node = await claimForMessage(ctx, args, [CLEANING], 'clean');
   if (node === undefined) return;
   const disableRamdisk = args.disable_ramdisk === true;
-  let driver: Driver;
-  try {
-    driver = loadDriver(node);
-    await driver.power.validate({ node, log: ctx.log });
-  } catch (err) {
-    await failFlow(ctx, node, 'clean', `Validation of node ${node.uuid} for cleaning failed: ${(err as Error).message}`);
-    return;
-  }
-  const bootAgent = driver.deploy.usesAgent === true && !disableRamdisk;
-  let steps: Step[];
-  try {
-    steps = resolveUserSteps(driver, 'clean', args.clean_steps, { ramdisk: bootAgent, disableRamdisk });
-  } catch (err) {
-    await failFlow(ctx, node, 'clean', `Cannot clean node ${node.uuid}: ${(err as Error).message}`);
-    return;
-  }
-  setSteps(node, 'clean', bootAgent ? [] : steps);
-  node.driver_internal_info = {
-    ...node.driver_internal_info,
-    manual_cleaning: true,
-    // Kept as the user wrote them until the agent's steps are known (cleanStepsWithAgent).
-    ...(bootAgent ? { [REQUESTED_KEY.clean]: args.clean_steps } : {}),
-  };
-  await startSteps(ctx, node, 'clean', runToken(args), args.message_id, { bootAgent });
+  await startUserSteps(ctx, node, 'clean', args.clean_steps, {
+    owner: runToken(args),
+    messageId: args.message_id,
+    disableRamdisk,
+    // Ironic's prepare_cleaning boots the ramdisk of an agent deploy interface, unless disabled.
+    ramdisk: (driver) => driver.deploy.usesAgent === true && !disableRamdisk,
+    info: () => ({ manual_cleaning: true }),
+  });
 }

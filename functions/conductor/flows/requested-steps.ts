@@ -8,9 +8,14 @@
 import { InvalidParameterValue } from '#common/errors';
 import { pyRepr } from '#common/pyrepr';
 import type { Driver, Step, StepDefinition } from '#drivers/base';
-import type { FlowName } from '../context';
+import { loadDriver } from '#drivers/registry';
+import type { Node } from '#objects/node';
+import type { ConductorContext, FlowName } from '../context';
+import { failFlow } from './failure';
 import { isReservedStep, reservedStep } from './reserved';
-import { findStep, requestedAgentStep, requestedDriverStep } from './steps';
+import { startSteps } from './run-steps';
+import { REQUESTED_KEY } from './step-lists';
+import { findStep, requestedAgentStep, requestedDriverStep, setSteps } from './steps';
 
 /** A step as the user wrote it (the API has checked its shape). */
 export interface UserStep {
@@ -69,4 +74,55 @@ export function resolveUserSteps(
   });
   if (errors.length > 0) throw new InvalidParameterValue(errors.join('; '));
   return steps;
+}
+
+/** How Ironic's messages name each flow of requested steps. */
+const WORDS = {
+  clean: { validating: 'cleaning', verb: 'clean' },
+  service: { validating: 'service', verb: 'service' },
+} as const;
+
+/**
+ * Start a flow of steps the user asked for on a node claimed for it (Ironic's do_node_clean for a
+ * manual clean, do_node_service): the power interface must validate and the steps must hold, or
+ * the flow fails with Ironic's message. `ramdisk` says whether the agent boots first (then its
+ * in-band steps are checked once it is up, and the steps are kept as the user wrote them until
+ * then); `info` is what the flow records on the node besides.
+ */
+export async function startUserSteps(
+  ctx: ConductorContext,
+  node: Node,
+  flow: 'clean' | 'service',
+  requested: readonly UserStep[],
+  options: {
+    readonly owner: string;
+    readonly messageId: string;
+    readonly disableRamdisk: boolean;
+    readonly ramdisk: (driver: Driver) => boolean;
+    readonly info: (bootAgent: boolean) => Record<string, unknown>;
+  },
+): Promise<void> {
+  let driver: Driver;
+  try {
+    driver = loadDriver(node);
+    await driver.power.validate({ node, log: ctx.log });
+  } catch (err) {
+    await failFlow(ctx, node, flow, `Validation of node ${node.uuid} for ${WORDS[flow].validating} failed: ${(err as Error).message}`);
+    return;
+  }
+  const bootAgent = options.ramdisk(driver);
+  let steps: Step[];
+  try {
+    steps = resolveUserSteps(driver, flow, requested, { ramdisk: bootAgent, disableRamdisk: options.disableRamdisk });
+  } catch (err) {
+    await failFlow(ctx, node, flow, `Cannot ${WORDS[flow].verb} node ${node.uuid}: ${(err as Error).message}`);
+    return;
+  }
+  setSteps(node, flow, bootAgent ? [] : steps);
+  node.driver_internal_info = {
+    ...node.driver_internal_info,
+    ...(bootAgent ? { [REQUESTED_KEY[flow]]: requested } : {}),
+    ...options.info(bootAgent),
+  };
+  await startSteps(ctx, node, flow, options.owner, options.messageId, { bootAgent });
 }

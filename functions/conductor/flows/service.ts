@@ -11,16 +11,10 @@
  * continues with the step after the hold in a new steps execution.
  */
 import { CLEANWAIT, DEPLOYWAIT, SERVICEWAIT, SERVICING } from '#common/states';
-import type { Driver, Step } from '#drivers/base';
-import { loadDriver } from '#drivers/registry';
 import type { ConductorContext, FlowName } from '../context';
 import { type MessageArgs, claimForMessage, runToken } from '../claim';
-import { failFlow } from './failure';
 import { continueSteps } from './reserved';
-import { needsRamdisk, resolveUserSteps } from './requested-steps';
-import { startSteps } from './run-steps';
-import { REQUESTED_KEY } from './step-lists';
-import { setSteps } from './steps';
+import { needsRamdisk, startUserSteps } from './requested-steps';
 
 export interface ServiceArgs extends MessageArgs {
   readonly service_steps: readonly { interface: string; step: string; args?: Record<string, unknown> }[];
@@ -31,29 +25,15 @@ export async function doNodeService(ctx: ConductorContext, args: ServiceArgs): P
   const node = await claimForMessage(ctx, args, [SERVICING], 'service');
   if (node === undefined) return;
   const disableRamdisk = args.disable_ramdisk === true;
-  let driver: Driver;
-  try {
-    driver = loadDriver(node);
-    await driver.power.validate({ node, log: ctx.log });
-  } catch (err) {
-    await failFlow(ctx, node, 'service', `Validation of node ${node.uuid} for service failed: ${(err as Error).message}`);
-    return;
-  }
-  // Unlike cleaning, servicing boots the ramdisk only when a step needs it.
-  const bootAgent =
-    driver.deploy.usesAgent === true && !disableRamdisk && args.service_steps.some((s) => needsRamdisk(driver, 'service', s));
-  let steps: Step[];
-  try {
-    steps = resolveUserSteps(driver, 'service', args.service_steps, { ramdisk: bootAgent, disableRamdisk });
-  } catch (err) {
-    await failFlow(ctx, node, 'service', `Cannot service node ${node.uuid}: ${(err as Error).message}`);
-    return;
-  }
-  setSteps(node, 'service', bootAgent ? [] : steps);
-  // Kept as the user wrote them until the agent's steps are known (cleanStepsWithAgent).
-  if (bootAgent) node.driver_internal_info = { ...node.driver_internal_info, [REQUESTED_KEY.service]: args.service_steps };
-  node.driver_internal_info = { ...node.driver_internal_info, service_disable_ramdisk: !bootAgent };
-  await startSteps(ctx, node, 'service', runToken(args), args.message_id, { bootAgent });
+  await startUserSteps(ctx, node, 'service', args.service_steps, {
+    owner: runToken(args),
+    messageId: args.message_id,
+    disableRamdisk,
+    // Unlike cleaning, servicing boots the ramdisk only when a step needs it.
+    ramdisk: (driver) =>
+      driver.deploy.usesAgent === true && !disableRamdisk && args.service_steps.some((s) => needsRamdisk(driver, 'service', s)),
+    info: (bootAgent) => ({ service_disable_ramdisk: !bootAgent }),
+  });
 }
 
 const WAIT_FLOWS: Readonly<Record<string, FlowName>> = { [DEPLOYWAIT]: 'deploy', [CLEANWAIT]: 'clean', [SERVICEWAIT]: 'service' };
