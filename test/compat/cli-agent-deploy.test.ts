@@ -4,29 +4,22 @@
  * agent, deployed from an image URL with a deploy template that enables an in-band step and a
  * config drive given as JSON, and undeployed back to available.
  */
-import { createHash } from 'node:crypto';
 import type { LocalStack } from '../../local/stack';
-import { startStack } from '../integration/helpers/stack';
-import { ImageServer } from '../unit/fleet/helpers/fake-ironic';
+import { type FleetStack, startFleetStack } from '../integration/helpers/fleet';
 import { baremetalClient } from './helpers/openstack';
 
 const IMAGE = Buffer.from('a whole-disk image for the client\n'.repeat(300));
+let fleet: FleetStack;
 let stack: LocalStack;
-let images: ImageServer;
 const baremetal = baremetalClient(() => stack.url, { timeoutMs: 400_000 });
 
 beforeAll(async () => {
-  stack = await startStack({
-    fleet: { count: 1, prefix: 'cli' },
-    settings: { heartbeatTimeoutSeconds: 20, callbackTimeoutSeconds: 300, postDeployPowerStateRetryIntervalSeconds: 1 },
-  });
-  images = await new ImageServer().start();
-  images.images.set('/disk.img', IMAGE);
+  fleet = await startFleetStack({ count: 1, prefix: 'cli', image: IMAGE });
+  stack = fleet.stack;
 }, 120_000);
 
 afterAll(async () => {
-  await images?.stop();
-  await stack?.stop();
+  await fleet?.stop();
 });
 
 it('cleans, deploys with a template-enabled in-band step and a JSON config drive, and undeploys', async () => {
@@ -37,15 +30,14 @@ it('cleans, deploys with a template-enabled in-band step and a JSON config drive
 
   const steps = JSON.stringify([{ interface: 'deploy', step: 'burnin_cpu', priority: 90, args: {} }]);
   await baremetal('deploy', 'template', 'create', 'CUSTOM_BURNIN', '--steps', steps);
-  const md5 = createHash('md5').update(IMAGE).digest('hex');
   await baremetal(
     'node',
     'set',
     'cli-0',
     '--instance-info',
-    `image_source=${images.url}/disk.img`,
+    `image_source=${fleet.image.image_source}`,
     '--instance-info',
-    `image_checksum=${md5}`,
+    `image_checksum=${fleet.image.image_checksum}`,
     '--instance-info',
     'traits=["CUSTOM_BURNIN"]',
   );

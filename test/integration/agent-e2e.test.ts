@@ -5,29 +5,23 @@
  * image URL with a deploy template enabling an in-band step, every step in priority order in the
  * node's history, the image on the machine's disk, and undeploy cleaning it back to available.
  */
-import { createHash } from 'node:crypto';
 import type { LocalStack } from '../../local/stack';
-import { ImageServer } from '../unit/fleet/helpers/fake-ironic';
-import { ApiClient, startStack } from './helpers/stack';
+import { type FleetStack, startFleetStack } from './helpers/fleet';
+import { ApiClient } from './helpers/stack';
 
+let fleet: FleetStack;
 let stack: LocalStack;
 let api: ApiClient;
-let images: ImageServer;
 const IMAGE = Buffer.from('a whole-disk image\n'.repeat(500));
 
 beforeAll(async () => {
-  stack = await startStack({
-    fleet: { count: 2, prefix: 'e2e' },
-    settings: { heartbeatTimeoutSeconds: 20, callbackTimeoutSeconds: 300, postDeployPowerStateRetryIntervalSeconds: 1 },
-  });
+  fleet = await startFleetStack({ count: 2, prefix: 'e2e', image: IMAGE });
+  stack = fleet.stack;
   api = new ApiClient(stack.url, '1.82');
-  images = await new ImageServer().start();
-  images.images.set('/disk.img', IMAGE);
 }, 120_000);
 
 afterAll(async () => {
-  await images?.stop();
-  await stack?.stop();
+  await fleet?.stop();
 });
 
 it('cleans, deploys with a template-enabled in-band step in priority order, and undeploys through the virtual agent', async () => {
@@ -46,13 +40,8 @@ it('cleans, deploys with a template-enabled in-band step in priority order, and 
     steps: [{ interface: 'deploy', step: 'burnin_cpu', priority: 90, args: {} }],
   });
   expect(template.status).toBe(201);
-  const md5 = createHash('md5').update(IMAGE).digest('hex');
   const patched = await api.request('PATCH', `/v1/nodes/${uuid}`, [
-    {
-      op: 'add',
-      path: '/instance_info',
-      value: { image_source: `${images.url}/disk.img`, image_checksum: md5, traits: ['CUSTOM_BURNIN'] },
-    },
+    { op: 'add', path: '/instance_info', value: { ...fleet.image, traits: ['CUSTOM_BURNIN'] } },
   ]);
   expect(patched.status).toBe(200);
   // A configdrive as JSON: the conductor builds the ISO image the agent writes to its partition.
@@ -96,8 +85,7 @@ it('deploys a partition image: the agent partitions the disk and installs the bo
   await api.settle(uuid, ['manageable'], 60_000);
   await api.provision(uuid, 'provide');
   expect(await api.settle(uuid, ['available', 'clean failed'], 150_000)).toMatchObject({ provision_state: 'available' });
-  const md5 = createHash('md5').update(IMAGE).digest('hex');
-  const info = { image_source: `${images.url}/disk.img`, image_checksum: md5, image_type: 'partition', swap_mb: 256 };
+  const info = { ...fleet.image, image_type: 'partition', swap_mb: 256 };
   await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: info }]);
   // Ironic's parse_instance_info: a partition image needs its root size.
   await api.provision(uuid, 'active');

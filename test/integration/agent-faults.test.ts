@@ -4,38 +4,30 @@
  * `deploy failed` with a clear last_error within the heartbeat timeout — never a hung execution,
  * never a node left locked.
  */
-import { createHash } from 'node:crypto';
 import type { AgentFaults } from '../../local/fleet/machine';
 import type { LocalStack } from '../../local/stack';
-import { ImageServer } from '../unit/fleet/helpers/fake-ironic';
-import { ApiClient, startStack } from './helpers/stack';
+import { type FleetStack, startFleetStack } from './helpers/fleet';
+import { ApiClient } from './helpers/stack';
 
 const HEARTBEAT_TIMEOUT_S = 8;
+let fleet: FleetStack;
 let stack: LocalStack;
 let api: ApiClient;
-let images: ImageServer;
-const IMAGE = Buffer.from('a whole-disk image\n'.repeat(200));
-const MD5 = createHash('md5').update(IMAGE).digest('hex');
 
 beforeAll(async () => {
-  stack = await startStack({
-    fleet: { count: 6, prefix: 'flt' },
+  fleet = await startFleetStack({
+    count: 6,
+    prefix: 'flt',
+    image: Buffer.from('a whole-disk image\n'.repeat(200)),
     // No automated cleaning: each case is about the deploy; cleaning with the agent has its own test.
-    settings: {
-      heartbeatTimeoutSeconds: HEARTBEAT_TIMEOUT_S,
-      callbackTimeoutSeconds: 300,
-      automatedClean: false,
-      postDeployPowerStateRetryIntervalSeconds: 1,
-    },
+    settings: { heartbeatTimeoutSeconds: HEARTBEAT_TIMEOUT_S, automatedClean: false },
   });
+  stack = fleet.stack;
   api = new ApiClient(stack.url, '1.82');
-  images = await new ImageServer().start();
-  images.images.set('/disk.img', IMAGE);
 }, 120_000);
 
 afterAll(async () => {
-  await images?.stop();
-  await stack?.stop();
+  await fleet?.stop();
 });
 
 /** Deploy machine `id` with `faults` injected into its agent; the node as the deploy left it. */
@@ -47,7 +39,7 @@ async function deployWith(id: string, faults: AgentFaults, traits: string[] = []
   await api.settle(uuid, ['available'], 60_000);
   stack.fleet?.setAgentFaults(id, faults);
   const patched = await api.request('PATCH', `/v1/nodes/${uuid}`, [
-    { op: 'add', path: '/instance_info', value: { image_source: `${images.url}/disk.img`, image_checksum: MD5, traits } },
+    { op: 'add', path: '/instance_info', value: { ...fleet.image, traits } },
   ]);
   expect(patched.status).toBe(200);
   const started = Date.now();

@@ -3,29 +3,23 @@
  * cleaning leaves the agent running, and the deploy that follows uses it — no second ramdisk boot —
  * then the agent powers the machine off itself (standby.power_off) before the instance boots.
  */
-import { createHash } from 'node:crypto';
 import type { LocalStack } from '../../local/stack';
-import { ImageServer } from '../unit/fleet/helpers/fake-ironic';
-import { ApiClient, startStack } from './helpers/stack';
+import { type FleetStack, startFleetStack } from './helpers/fleet';
+import { ApiClient } from './helpers/stack';
 
+let fleet: FleetStack;
 let stack: LocalStack;
 let api: ApiClient;
-let images: ImageServer;
 const IMAGE = Buffer.from('a fast-tracked image\n'.repeat(300));
 
 beforeAll(async () => {
-  stack = await startStack({
-    fleet: { count: 1, prefix: 'ft' },
-    settings: { heartbeatTimeoutSeconds: 20, callbackTimeoutSeconds: 300, fastTrack: true, postDeployPowerStateRetryIntervalSeconds: 1 },
-  });
+  fleet = await startFleetStack({ count: 1, prefix: 'ft', image: IMAGE, settings: { fastTrack: true } });
+  stack = fleet.stack;
   api = new ApiClient(stack.url, '1.82');
-  images = await new ImageServer().start();
-  images.images.set('/disk.img', IMAGE);
 }, 120_000);
 
 afterAll(async () => {
-  await images?.stop();
-  await stack?.stop();
+  await fleet?.stop();
 });
 
 it('deploys on the agent cleaning left running, without booting the ramdisk again', async () => {
@@ -41,10 +35,7 @@ it('deploys on the agent cleaning left running, without booting the ramdisk agai
   const bootsBefore = machine.boots.length;
   expect(machine.boots.at(-1)).toMatchObject({ device: 'Cd' });
 
-  const md5 = createHash('md5').update(IMAGE).digest('hex');
-  await api.request('PATCH', `/v1/nodes/${uuid}`, [
-    { op: 'add', path: '/instance_info', value: { image_source: `${images.url}/disk.img`, image_checksum: md5 } },
-  ]);
+  await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: fleet.image }]);
   await api.provision(uuid, 'active');
   expect(await api.settle(uuid, ['active', 'deploy failed'], 120_000)).toMatchObject({ provision_state: 'active', last_error: null });
   expect(machine.disk).toMatchObject({ imageId: 'disk.img', size: IMAGE.length });

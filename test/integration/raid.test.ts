@@ -4,15 +4,11 @@
  * built by the virtual agent in a manual clean and recorded on the node by the post-step hook,
  * deleted again, and applied by a deploy step given on the deploy request.
  */
-import { createHash } from 'node:crypto';
-import type { LocalStack } from '../../local/stack';
-import { ImageServer } from '../unit/fleet/helpers/fake-ironic';
-import { ApiClient, faultOf, startStack } from './helpers/stack';
+import { type FleetStack, startFleetStack } from './helpers/fleet';
+import { ApiClient, faultOf } from './helpers/stack';
 
-let stack: LocalStack;
+let fleet: FleetStack;
 let api: ApiClient;
-let images: ImageServer;
-const IMAGE = Buffer.from('a whole-disk image\n'.repeat(100));
 
 const TARGET = {
   logical_disks: [
@@ -22,18 +18,12 @@ const TARGET = {
 };
 
 beforeAll(async () => {
-  stack = await startStack({
-    fleet: { count: 1, prefix: 'raid' },
-    settings: { heartbeatTimeoutSeconds: 20, callbackTimeoutSeconds: 300, postDeployPowerStateRetryIntervalSeconds: 1 },
-  });
-  api = new ApiClient(stack.url, '1.82');
-  images = await new ImageServer().start();
-  images.images.set('/disk.img', IMAGE);
+  fleet = await startFleetStack({ count: 1, prefix: 'raid', image: Buffer.from('a whole-disk image\n'.repeat(100)) });
+  api = new ApiClient(fleet.stack.url, '1.82');
 }, 120_000);
 
 afterAll(async () => {
-  await images?.stop();
-  await stack?.stop();
+  await fleet?.stop();
 });
 
 async function clean(uuid: string, steps: { interface: string; step: string }[]) {
@@ -81,10 +71,7 @@ it('builds the target RAID in a manual clean through the virtual agent, records 
 
   await api.provision(uuid, 'provide');
   await api.settle(uuid, ['available', 'clean failed'], 150_000);
-  const md5 = createHash('md5').update(IMAGE).digest('hex');
-  await api.request('PATCH', `/v1/nodes/${uuid}`, [
-    { op: 'add', path: '/instance_info', value: { image_source: `${images.url}/disk.img`, image_checksum: md5 } },
-  ]);
+  await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: fleet.image }]);
   const raid1 = { logical_disks: [{ raid_level: '1', size_gb: 50, is_root_volume: true, controller: 'software' }] };
   const deploy = await api.request(
     'PUT',

@@ -5,30 +5,28 @@
  * virtual agent (booted from virtual media, then the instance booted again), and a failing in-band
  * service step ending in `service failed`, from which `abort` returns the node to `active`.
  */
-import { createHash } from 'node:crypto';
 import type { LocalStack } from '../../local/stack';
-import { ImageServer } from '../unit/fleet/helpers/fake-ironic';
-import { ApiClient, faultOf, startStack } from './helpers/stack';
+import { type FleetStack, startFleetStack } from './helpers/fleet';
+import { ApiClient, faultOf } from './helpers/stack';
 
+let fleet: FleetStack;
 let stack: LocalStack;
 let api: ApiClient;
-let images: ImageServer;
 const IMAGE = Buffer.from('a whole-disk image\n'.repeat(200));
-const MD5 = createHash('md5').update(IMAGE).digest('hex');
 
 beforeAll(async () => {
-  stack = await startStack({
-    fleet: { count: 1, prefix: 'svc' },
-    settings: { heartbeatTimeoutSeconds: 20, callbackTimeoutSeconds: 300, automatedClean: false },
+  fleet = await startFleetStack({
+    count: 1,
+    prefix: 'svc',
+    image: IMAGE,
+    settings: { automatedClean: false },
   });
+  stack = fleet.stack;
   api = new ApiClient(stack.url, '1.87');
-  images = await new ImageServer().start();
-  images.images.set('/disk.img', IMAGE);
 }, 120_000);
 
 afterAll(async () => {
-  await images?.stop();
-  await stack?.stop();
+  await fleet?.stop();
 });
 
 /** A fake-hardware node taken to `state` (manageable or active) through the API. */
@@ -161,9 +159,7 @@ describe('a redfish node with the virtual agent', () => {
     await api.settle(uuid, ['manageable'], 60_000);
     await api.provision(uuid, 'provide');
     await api.settle(uuid, ['available'], 60_000);
-    const patched = await api.request('PATCH', `/v1/nodes/${uuid}`, [
-      { op: 'add', path: '/instance_info', value: { image_source: `${images.url}/disk.img`, image_checksum: MD5 } },
-    ]);
+    const patched = await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: fleet.image }]);
     expect(patched.status).toBe(200);
     await api.provision(uuid, 'active');
     expect(await api.settle(uuid, ['active', 'deploy failed'], 180_000)).toMatchObject({ provision_state: 'active' });
