@@ -6,7 +6,8 @@
  * - the ramdisk just booted (`deploy.deploy`, or cleaning's boot): fetch its steps, merge them,
  *   and complete the waiting task with the next step (`SendTaskSuccess`);
  * - an in-band step runs: ask the agent for its last command — still running: `SendTaskHeartbeat`;
- *   succeeded: reboot if the step asked for it, else the next step; failed: `SendTaskFailure`;
+ *   succeeded: the interface's post-step hook (agent RAID records what was built), then reboot if
+ *   the step asked for it, else the next step; failed (or the hook failed): `SendTaskFailure`;
  *   succeeded (or back from its reboot) with an abort asked for during it: the flow is aborted.
  *
  * A heartbeat takes the node's lock with its own token and skips when it is taken (as Ironic skips
