@@ -99,16 +99,21 @@ export async function getDriver(req: ApiRequest, ctx: ApiContext, params: { name
 
 export async function getDriverProperties(req: ApiRequest, ctx: ApiContext, params: { name: string }): Promise<ApiResponse> {
   rejectUnexpected(collectArgs(req), []);
-  const types = await ctx.conductors.hardwareTypes();
-  // Ironic asks a conductor serving the driver: none at all, or none serving it, is a 404.
-  if (types.size === 0) throw new DriverNotFoundMessage('No conductors registered.');
-  const properties = types.has(params.name) ? driverProperties(params.name) : undefined;
+  await requireServedDriver(ctx, params.name);
+  const properties = driverProperties(params.name);
   if (properties === undefined) throw new DriverNotFoundMessage(`The driver '${params.name}' is unknown.`);
   return json(200, properties);
 }
 
+/** Ironic asks a conductor serving the driver: none at all, or none serving it, is a 404. */
+export async function requireServedDriver(ctx: ApiContext, name: string): Promise<void> {
+  const types = await ctx.conductors.hardwareTypes();
+  if (types.size === 0) throw new DriverNotFoundMessage('No conductors registered.');
+  if (!types.has(name)) throw new DriverNotFoundMessage(`The driver '${name}' is unknown.`);
+}
+
 /** DriverNotFound raised with a message of its own, as Ironic's hash ring raises it. */
-export class DriverNotFoundMessage extends DriverNotFound {
+class DriverNotFoundMessage extends DriverNotFound {
   constructor(message: string) {
     super('');
     this.message = message;

@@ -12,7 +12,7 @@ import { logicalDiskProperties } from '#drivers/raid';
 import { loadDriver } from '#drivers/registry';
 import { collectArgs, rejectUnexpected } from '../args';
 import { parseBody } from '../body';
-import { DriverNotFoundMessage } from './drivers';
+import { requireServedDriver } from './drivers';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
 import { checkConductorFor } from '../interfaces';
@@ -56,10 +56,7 @@ export async function putRaid(req: ApiRequest, ctx: ApiContext, params: { ident:
 export async function getLogicalDiskProperties(req: ApiRequest, ctx: ApiContext, params: { name: string }): Promise<ApiResponse> {
   rejectUnexpected(collectArgs(req), []);
   if (!atLeast(req.version, RAID_VERSION)) throw new NotAcceptable('Request not acceptable.');
-  // Ironic asks a conductor serving the driver, as for the driver's properties.
-  const types = await ctx.conductors.hardwareTypes();
-  if (types.size === 0) throw new DriverNotFoundMessage('No conductors registered.');
-  if (!types.has(params.name)) throw new DriverNotFoundMessage(`The driver '${params.name}' is unknown.`);
+  await requireServedDriver(ctx, params.name);
   return json(200, logicalDiskProperties());
 }
 
