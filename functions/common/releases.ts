@@ -23,12 +23,37 @@ export interface ReleaseMapping {
 
 export type ReleaseMappings = Readonly<Record<string, ReleaseMapping>>;
 
+/**
+ * The commit of this repository each release was cut from: `ironless build --release R` builds
+ * that release's bundles from it, and the grenade test upgrades from them. 2026.2 was never cut
+ * (it is the API 1.82 pin the differential suite compares with Ironic 21.4).
+ */
+export const RELEASE_COMMITS: Readonly<Record<string, string>> = {
+  '2026.3': 'cdf759a9669db9c839264ebb42099081a61503c3',
+};
+
 export const RELEASE_MAPPING: ReleaseMappings = {
   // The first release: Ironic 21.4's API (1.82, shards). A deployment of it upgrades to master by
   // pinning the new version to it, shifting the aliases, then unpinning.
   '2026.2': {
     api: '1.82',
     rpc: '1.0',
+    objects: {
+      Node: ['1.0'],
+      Port: ['1.0'],
+      Portgroup: ['1.0'],
+      Chassis: ['1.0'],
+      Conductor: ['1.0'],
+      DeployTemplate: ['1.0'],
+      Allocation: ['1.0'],
+      NodeHistory: ['1.0'],
+    },
+  },
+  // What main served on 2026-11-25 (commit in RELEASE_COMMITS): servicing (API 1.87, RPC 1.1).
+  // The grenade test (`npm run test:upgrade`) builds it from that commit and upgrades it to master.
+  '2026.3': {
+    api: '1.87',
+    rpc: '1.1',
     objects: {
       Node: ['1.0'],
       Port: ['1.0'],

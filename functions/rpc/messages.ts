@@ -6,7 +6,7 @@
  * message carries the version it was built for, so a receiver can refuse what it cannot handle.
  */
 
-// RPC API version history (release 2026.2 froze 1.0):
+// RPC API version history (release 2026.2 froze 1.0, 2026.3 froze 1.1):
 // 1.0: do_node_deploy, do_node_tear_down, do_provisioning_action, do_node_clean,
 //      change_node_power_state (casts); validate_driver_interfaces (call).
 //      Management: change_node_boot_mode, change_node_secure_boot (casts); set_boot_device,

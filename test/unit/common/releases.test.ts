@@ -4,6 +4,7 @@
  * releases and object versions have no gaps; and how a pin selects a row.
  */
 import {
+  RELEASE_COMMITS,
   RELEASE_MAPPING,
   type ReleaseMappings,
   UnknownReleaseError,
@@ -57,9 +58,12 @@ describe('RELEASE_MAPPING', () => {
     }
   });
 
-  it('has the releases shipped so far, the first at Ironic 21.4’s API', () => {
-    expect(Object.keys(RELEASE_MAPPING)).toEqual(['2026.2', 'master']);
+  it('has the releases shipped so far, the first at Ironic 21.4’s API, each cut release with its commit', () => {
+    expect(Object.keys(RELEASE_MAPPING)).toEqual(['2026.2', '2026.3', 'master']);
     expect(RELEASE_MAPPING['2026.2']).toMatchObject({ api: '1.82', rpc: '1.0' });
+    expect(RELEASE_MAPPING['2026.3']).toMatchObject({ api: '1.87', rpc: '1.1' });
+    expect(Object.keys(RELEASE_COMMITS)).toEqual(['2026.3']);
+    for (const commit of Object.values(RELEASE_COMMITS)) expect(commit).toMatch(/^[0-9a-f]{40}$/);
   });
 
   it("lists exactly the registered objects in master, each at its class's VERSION first", () => {
@@ -134,7 +138,7 @@ describe('selectRelease', () => {
       'PIN_RELEASE_VERSION "2025.2" is not a known release; use "" for the latest or one of: 2026.1, 2026.2',
     );
     expect(() => selectRelease('2025.2')).toThrow(
-      'PIN_RELEASE_VERSION "2025.2" is not a known release; use "" for the latest or one of: 2026.2',
+      'PIN_RELEASE_VERSION "2025.2" is not a known release; use "" for the latest or one of: 2026.2, 2026.3',
     );
     expect(() => selectRelease('2025.2', { master: FIXTURE.master! })).toThrow(
       'PIN_RELEASE_VERSION "2025.2" is not a known release; use "" for the latest (no release has shipped yet)',
