@@ -9,6 +9,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { releaseFromEnv } from '../../functions/common/releases';
 import { createDocumentClient } from '../../functions/db/client';
+import { profileConfig } from '../../functions/db/dynamo';
 import { versionedTables } from '../../functions/db/codecs';
 import type { DbsyncContext } from '../../functions/db/dbsync';
 import { TABLES, type TableName, tableNamesFromEnv, tableOutputKey } from '../../functions/db/schema';
@@ -46,7 +47,9 @@ export async function resolveTarget(options: TargetOptions): Promise<Target> {
       },
     };
   };
+  // dbsync's retries and timeouts (a long batch job, patient under throttling).
   const aws: DynamoDBClientConfig = {
+    ...profileConfig('tool'),
     ...(options.region ? { region: options.region } : {}),
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
   };

@@ -6,7 +6,7 @@
  * ParsableErrorMiddleware produces. Unexpected errors are logged with their stack and answered
  * with a generic 500; only our own errors' messages reach the client.
  */
-import { HttpError, type IronicError } from '#common/errors';
+import { DatabaseUnavailable, HttpError, type IronicError } from '#common/errors';
 import type { ApiVersion } from './microversion';
 
 export interface ApiRequest {
@@ -60,7 +60,12 @@ export function errorResponse(err: IronicError): ApiResponse {
       body: { error_message: JSON.stringify({ code: err.status, title: err.title, description: err.message }) },
     };
   }
-  return { status: err.code, body: errorBody(err.code, err.message) };
+  const body = errorBody(err.code, err.message);
+  // DynamoDB unavailable (here, or in the conductor answering a call): clients retry a 503, after
+  // the time Retry-After names (python-ironicclient and openstacksdk retry 503s by themselves).
+  const unavailable = err instanceof DatabaseUnavailable || (err as { remoteName?: string }).remoteName === DatabaseUnavailable.name;
+  if (unavailable) return { status: err.code, headers: { 'Retry-After': String(DatabaseUnavailable.RETRY_AFTER_SECONDS) }, body };
+  return { status: err.code, body };
 }
 
 /** The single value of a query parameter; the last one wins when repeated (as webob does). */

@@ -10,7 +10,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { loadApiConfig } from '#common/config';
-import { isIronicError } from '#common/errors';
+import { DatabaseUnavailable, isIronicError } from '#common/errors';
 import { newRequestId } from '#common/ids';
 import { selectRelease } from '#common/releases';
 import { createDocumentClient } from '#db/client';
@@ -29,7 +29,7 @@ const log = new Logger({ serviceName: 'ironless-api', persistentKeys: { release:
 const maxVersion = parseVersion(release.mapping.api);
 if (maxVersion === undefined) throw new Error(`Release ${release.release} has an invalid api version "${release.mapping.api}"`);
 
-const stores = createStores({ client: createDocumentClient(), tables: tableNamesFromEnv(process.env), release });
+const stores = createStores({ client: createDocumentClient('api'), tables: tableNamesFromEnv(process.env), release });
 
 const ctx: ApiContext = {
   config,
@@ -103,7 +103,8 @@ async function lambdaHandler(event: APIGatewayProxyEvent): Promise<APIGatewayPro
       res = errorResponse(err);
       if (req.negotiated && err.name !== 'HttpError')
         res = { ...res, headers: { ...versionHeaders(ctx, req.version), ...(res.headers ?? {}) } };
-      if (err.code >= 500) log.error('Request failed', { error: err.message, stack: err.stack });
+      if (err instanceof DatabaseUnavailable) log.warn('Request failed: DynamoDB unavailable', { error: err.reason });
+      else if (err.code >= 500) log.error('Request failed', { error: err.message, stack: err.stack });
     } else {
       log.error('Unexpected error', err as Error);
       res = { status: 500, body: errorBody(500, 'Internal Server Error') };

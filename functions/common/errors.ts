@@ -356,6 +356,28 @@ export class UnsupportedMediaType extends IronicError {
 export class TemporaryFailure extends IronicError {
   static override readonly code: number = 503;
 }
+/**
+ * DynamoDB throttled the request or failed it beyond the client's retries (throttling, a 5xx, a
+ * timeout): answered as Ironic's TemporaryFailure, a 503 with Retry-After; in the conductor the
+ * caller retries (Step Functions' Retry by this name, SQS redelivery). The cause is logged, not
+ * returned. `outcomeUnknown`: the request may have been applied (an attempt timed out or got a 5xx).
+ */
+export class DatabaseUnavailable extends TemporaryFailure {
+  /** Seconds a client should wait before sending the request again. */
+  static readonly RETRY_AFTER_SECONDS = 2;
+
+  constructor(
+    readonly reason: string,
+    readonly outcomeUnknown: boolean,
+    options?: ErrorOptions,
+  ) {
+    super('Resource temporarily unavailable, please retry.', options);
+  }
+
+  get retryAfterSeconds(): number {
+    return DatabaseUnavailable.RETRY_AFTER_SECONDS;
+  }
+}
 export class NoFreeConductorWorker extends TemporaryFailure {
   constructor() {
     super('Requested action cannot be performed due to lack of free conductor workers.');

@@ -1,30 +1,27 @@
 /**
- * The document client, built once per cold start. Its endpoint, region and credentials come from
- * the environment as the AWS SDK's would (`AWS_ENDPOINT_URL_DYNAMODB` on a local stack), never
- * from code; tests and CLIs may hand it an SDK client whose configuration it then follows.
+ * The document client, built once per execution environment for who uses it (`api`, `conductor`,
+ * `tool`: their retries and timeouts, see `CLIENT_PROFILES`). Its endpoint, region and credentials
+ * come from the environment through the AWS SDK (`AWS_ENDPOINT_URL_DYNAMODB` on a local stack),
+ * never from code; tests and CLIs may hand it an SDK client, which is then used as configured.
+ *
+ * Failures become the stores' errors: an item over DynamoDB's size limit is ObjectTooLarge (400),
+ * and DynamoDB throttling or failing beyond the retries is DatabaseUnavailable (503, retried by
+ * the conductor's callers). Anything else is thrown as the SDK threw it.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ObjectTooLarge } from '#common/errors';
-import { type DynamoConfig, DocumentClient } from './dynamo';
+import { DatabaseUnavailable, ObjectTooLarge } from '#common/errors';
+import { type ClientProfile, DocumentClient, isTransient, outcomeUnknown } from './dynamo';
 
-export function createDocumentClient(sdk?: DynamoDBClient): DocumentClient {
-  const mapError: DynamoConfig['mapError'] = (err) => {
-    const tooLarge = itemSizeError(err);
-    return tooLarge === undefined ? err : new ObjectTooLarge(tooLarge);
-  };
-  if (sdk === undefined) return new DocumentClient({ mapError });
-  const config = sdk.config;
-  return new DocumentClient({
-    mapError,
-    region: () => config.region(),
-    endpoint: async () => {
-      if (!config.endpoint) return undefined;
-      const e = await config.endpoint();
-      return `${e.protocol}//${e.hostname}${e.port ? `:${e.port}` : ''}${e.path}`;
-    },
-    credentials: () => config.credentials(),
-    maxAttempts: () => config.maxAttempts(),
-  });
+export function createDocumentClient(source: DynamoDBClient | ClientProfile = 'api'): DocumentClient {
+  return typeof source === 'string' ? new DocumentClient({ profile: source, mapError }) : new DocumentClient({ sdk: source, mapError });
+}
+
+/** The stores' error for a failed request. */
+export function mapError(err: Error): Error {
+  const tooLarge = itemSizeError(err);
+  if (tooLarge !== undefined) return new ObjectTooLarge(tooLarge);
+  if (isTransient(err)) return new DatabaseUnavailable(`DynamoDB ${err.name}: ${err.message}`, outcomeUnknown(err), { cause: err });
+  return err;
 }
 
 /**

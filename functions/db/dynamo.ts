@@ -1,21 +1,39 @@
 /**
- * DynamoDB's JSON protocol, spoken directly: the document client every store uses.
+ * The document client every store uses: DynamoDB through the AWS SDK's low-level client
+ * (`@aws-sdk/client-dynamodb`), with items marshalled by `@aws-sdk/util-dynamodb`.
  *
  * The commands and their input and output shapes are lib-dynamodb's (native JavaScript values in,
- * native values out), so stores read as they would with the SDK. Underneath, one request is one
- * JSON body, signed with SigV4 by `aws4`, sent over a keep-alive agent, retried with backoff when
- * DynamoDB throttles or the connection drops. The AWS SDK's middleware stack (endpoint rule set,
- * schema serde, user agent, retry quota, signing) costs about 0.35 ms of CPU per call on this
- * project's machine; this path costs about 0.09 ms, and a store call is most of what a GET node
- * does (see the README's Benchmarks section).
+ * native values out), so stores read as they would with its document client; marshalling here is
+ * a walk over the few item-valued fields of each operation, which costs less than lib-dynamodb's
+ * schema walk over every field of every input and output (see the README's Benchmarks).
  *
- * Marshalling is `@aws-sdk/util-dynamodb`'s, with the options the stores have always used: undefined
- * values removed, empty strings kept, numbers as JavaScript numbers. The legacy parameters
- * (`Expected`, `KeyConditions`, `QueryFilter`, `ScanFilter`, `AttributeUpdates`) are not marshalled.
+ * Everything the wire needs is the SDK's: SigV4 signing with clock-skew correction, the credential
+ * provider chain, endpoint resolution (FIPS and dual-stack through AWS_USE_FIPS_ENDPOINT and
+ * AWS_USE_DUALSTACK_ENDPOINT), the idempotency token of TransactWriteItems, and the standard or
+ * adaptive retry strategy. A client is built once per execution environment for a profile
+ * (`CLIENT_PROFILES`): keep-alive connections, connection and request timeouts, and retries sized
+ * for who waits — the API answers within API Gateway's 29 s, the conductor can wait longer.
+ *
+ * Marshalling keeps the options the stores have always used: undefined values removed, empty
+ * strings kept, numbers as JavaScript numbers. The legacy parameters (`Expected`, `KeyConditions`,
+ * `QueryFilter`, `ScanFilter`, `AttributeUpdates`) are not marshalled.
  */
-import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import {
+  type AttributeValue,
+  BatchGetItemCommand,
+  BatchWriteItemCommand,
+  DeleteItemCommand,
+  DynamoDBClient,
+  type DynamoDBClientConfig,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand as QueryItemsCommand,
+  ScanCommand as ScanItemsCommand,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import type {
   BatchGetCommandInput,
   BatchGetCommandOutput,
@@ -36,45 +54,14 @@ import type {
   UpdateCommandInput,
   UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import aws4 from 'aws4';
 
 type Dict = Record<string, unknown>;
 type Wire = Record<string, AttributeValue>;
 
-/** A value, or an async function that gives it (as the SDK's own config providers do). */
-export type Provider<T> = T | (() => Promise<T>);
-
-export interface Credentials {
-  readonly accessKeyId: string;
-  readonly secretAccessKey: string;
-  readonly sessionToken?: string | undefined;
-}
-
-export interface DynamoConfig {
-  /** Default: AWS_REGION, then AWS_DEFAULT_REGION. */
-  readonly region?: Provider<string>;
-  /** Default: AWS_ENDPOINT_URL_DYNAMODB, then AWS_ENDPOINT_URL, then the region's public endpoint. */
-  readonly endpoint?: Provider<string | undefined>;
-  /** Default: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (what Lambda sets). */
-  readonly credentials?: Provider<Credentials>;
-  /** Attempts per request, the first included (the SDK's default, 3). */
-  readonly maxAttempts?: Provider<number>;
-  /** What a failed request throws instead of its DynamoDbError (the stores' own errors). */
-  readonly mapError?: (err: DynamoDbError) => Error;
-}
-
-interface Metadata {
-  httpStatusCode?: number;
-  requestId?: string;
-  attempts: number;
-  totalRetryDelay: number;
-}
-
 /** One DynamoDB operation and its input; `send` gives its output. */
 export abstract class Command<Input, Output> {
-  abstract readonly operation: string;
+  abstract readonly operation: Operation;
   /** Only for typing `send`: never set. */
   declare readonly output?: Output;
   constructor(readonly input: Input) {}
@@ -108,46 +95,217 @@ export class TransactWriteCommand extends Command<TransactWriteCommandInput, Tra
   readonly operation = 'TransactWriteItems';
 }
 
-/** An error DynamoDB answered (named by its `__type`), or a request that never got an answer. */
-export class DynamoDbError extends Error {
-  /** TransactionCanceledException: one reason per transaction item, in order. */
-  CancellationReasons?: { Code?: string; Message?: string; Item?: Dict }[];
-  /** ConditionalCheckFailedException with ReturnValuesOnConditionCheckFailure: the item as it was. */
-  Item?: Dict;
-  readonly $fault: 'client' | 'server';
+/** The SDK command for each operation. */
+const SDK_COMMANDS = {
+  GetItem: GetItemCommand,
+  PutItem: PutItemCommand,
+  UpdateItem: UpdateItemCommand,
+  DeleteItem: DeleteItemCommand,
+  Query: QueryItemsCommand,
+  Scan: ScanItemsCommand,
+  BatchGetItem: BatchGetItemCommand,
+  BatchWriteItem: BatchWriteItemCommand,
+  TransactWriteItems: TransactWriteItemsCommand,
+} as const;
+export type Operation = keyof typeof SDK_COMMANDS;
 
-  constructor(
-    name: string,
-    message: string,
-    readonly $metadata: Metadata,
-    readonly $retryable: boolean,
-  ) {
-    super(message);
-    this.name = name;
-    this.$fault = $metadata.httpStatusCode !== undefined && $metadata.httpStatusCode < 500 ? 'client' : 'server';
-  }
+/** Who waits for DynamoDB, and so how long a request may take and how often it is retried. */
+export type ClientProfile = 'api' | 'conductor' | 'tool';
+
+export interface ProfileSettings {
+  /** The SDK's retry mode: `adaptive` also slows this client down while DynamoDB throttles it. */
+  readonly retryMode: 'standard' | 'adaptive';
+  /** Attempts per request, the first included. */
+  readonly maxAttempts: number;
+  /** Most milliseconds to open a connection. */
+  readonly connectionTimeoutMs: number;
+  /** Most milliseconds for one attempt, from sending to the whole answer. */
+  readonly requestTimeoutMs: number;
 }
 
-/** Error names DynamoDB uses for "slow down" (the SDK's throttling list, as far as DynamoDB goes). */
-const THROTTLING = new Set([
-  'ThrottlingException',
-  'Throttling',
+/**
+ * Retries and timeouts by profile. With the SDK's backoff (full jitter over 1 s × 2^n when
+ * throttled, capped at 20 s; 25 ms × 2^n otherwise) the API's 3 attempts wait at most 3 s between
+ * them, and one request takes at most 3 × 5 s + 3 s: a request of a few DynamoDB calls still
+ * answers (503 at worst) within API Gateway's 29 s. The conductor's 6 attempts ride out about 15 s
+ * of throttling on average (31 s at most); beyond that its callers retry (Step Functions' Retry on
+ * DatabaseUnavailable, SQS redelivery). `tool` is dbsync: long batch work, patient.
+ */
+export const CLIENT_PROFILES: Readonly<Record<ClientProfile, ProfileSettings>> = {
+  api: { retryMode: 'standard', maxAttempts: 3, connectionTimeoutMs: 1000, requestTimeoutMs: 5000 },
+  conductor: { retryMode: 'adaptive', maxAttempts: 6, connectionTimeoutMs: 2000, requestTimeoutMs: 10_000 },
+  tool: { retryMode: 'adaptive', maxAttempts: 10, connectionTimeoutMs: 2000, requestTimeoutMs: 30_000 },
+};
+
+/** The SDK client configuration of a profile: retries, timeouts, keep-alive connections. */
+export function profileConfig(profile: ClientProfile): DynamoDBClientConfig {
+  const p = CLIENT_PROFILES[profile];
+  const agent = { keepAlive: true, maxSockets: 50 };
+  return {
+    retryMode: p.retryMode,
+    maxAttempts: p.maxAttempts,
+    requestHandler: {
+      connectionTimeout: p.connectionTimeoutMs,
+      requestTimeout: p.requestTimeoutMs,
+      throwOnRequestTimeout: true,
+      httpAgent: new HttpAgent(agent),
+      httpsAgent: new HttpsAgent(agent),
+    },
+  };
+}
+
+export interface DocumentClientOptions {
+  /** Send through this SDK client as it is configured (tests, CLIs); it stays the caller's to destroy. */
+  readonly sdk?: DynamoDBClient;
+  /** Otherwise a client is built for this profile (default `api`)… */
+  readonly profile?: ClientProfile;
+  /** …with this configuration on top (an endpoint, region or credentials). */
+  readonly config?: DynamoDBClientConfig;
+  /** What a failed request throws instead of the SDK's error (the stores' own errors). */
+  readonly mapError?: (err: Error) => Error;
+}
+
+/**
+ * Error names DynamoDB answers when it throttles (the SDK's throttling list, as far as DynamoDB
+ * goes). A throttled request was not applied.
+ */
+export const THROTTLING_ERRORS: ReadonlySet<string> = new Set([
   'ProvisionedThroughputExceededException',
+  'ThrottlingException',
   'RequestLimitExceeded',
   'TransactionInProgressException',
-  'LimitExceededException',
+  'Throttling',
   'TooManyRequestsException',
 ]);
-/** Backoff: full jitter over base × 2^(attempt − 1), capped, as the SDK's standard retry mode. */
-const BACKOFF_BASE_MS = 100;
-const BACKOFF_CAP_MS = 20_000;
-const MARSHALL = { removeUndefinedValues: true, convertEmptyValues: false } as const;
 
+/** Cancellation reasons of a transaction item DynamoDB throttled. */
+const THROTTLED_ITEM = new Set(['ProvisionedThroughputExceeded', 'ThrottlingError', 'RequestLimitExceeded']);
+
+/** Node's errors for a connection that never carried the request. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([...NOT_SENT_CODES, 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
+
+interface SdkErrorShape {
+  name?: string;
+  code?: string;
+  message?: string;
+  $fault?: string;
+  $metadata?: { httpStatusCode?: number; attempts?: number };
+}
+
+const statusOf = (err: unknown): number | undefined => (err as SdkErrorShape | undefined)?.$metadata?.httpStatusCode;
+
+/**
+ * Whether `err` (what the SDK threw after its retries) is DynamoDB being unavailable rather than a
+ * refusal of the request: throttling, a 5xx, a timeout or a dropped connection. The request may
+ * succeed if sent again later.
+ */
+export function isTransient(err: unknown): boolean {
+  const e = err as SdkErrorShape | undefined;
+  if (e === undefined || e === null || typeof e !== 'object') return false;
+  if (transient.has(e)) return true;
+  if (THROTTLING_ERRORS.has(e.name ?? '')) return true;
+  if (e.name === 'TransactionCanceledException') {
+    // Cancelled because an item was throttled, and for no reason of its own.
+    const codes = ((e as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((r) => r.Code ?? 'None');
+    return codes.some((code) => THROTTLED_ITEM.has(code)) && codes.every((code) => code === 'None' || THROTTLED_ITEM.has(code));
+  }
+  const status = statusOf(e);
+  if (status !== undefined) return status >= 500 || status === 429;
+  return e.name === 'TimeoutError' || NETWORK_CODES.has(e.code ?? '');
+}
+
+/** Whether one attempt's failure leaves open that DynamoDB applied the request. */
+function attemptMayHaveApplied(err: unknown): boolean {
+  const e = err as SdkErrorShape | undefined;
+  if (e === undefined || e === null || typeof e !== 'object') return false;
+  const status = statusOf(e);
+  // DynamoDB answers 4xx only for requests it refused; 5xx may come after the write.
+  if (status !== undefined) return status >= 500;
+  if (NOT_SENT_CODES.has(e.code ?? '')) return false;
+  if (e.name === 'TimeoutError' && /did not establish a connection/.test(e.message ?? '')) return false;
+  return true;
+}
+
+/** Errors of requests some attempt of which may have been applied (see `attemptOutcome`). */
+const uncertain = new WeakSet<object>();
+/** Inputs (one object per `send`) of requests some attempt of which may have been applied. */
+const uncertainInputs = new WeakSet<object>();
+/** The last attempt's failure of each request, as it was before the SDK's retry loop wrapped it. */
+const lastFailure = new WeakMap<object, unknown>();
+/** Errors of requests whose last attempt failed for a transient cause (see `isTransient`). */
+const transient = new WeakSet<object>();
+
+/**
+ * Whether a failed write may nevertheless have been applied: one of its attempts timed out, lost
+ * its connection or got a 5xx. The error may be anything — a ConditionalCheckFailedException after
+ * such an attempt is most likely the request's own earlier attempt.
+ */
+export function outcomeUnknown(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  if (uncertain.has(err)) return true;
+  return (err as { outcomeUnknown?: unknown }).outcomeUnknown === true;
+}
+
+/** Mark `err` as the failure of a write that may have been applied (tests that inject faults). */
+export function markOutcomeUnknown<E extends object>(err: E): E {
+  uncertain.add(err);
+  return err;
+}
+
+/**
+ * Runs inside the SDK's retry loop, once per attempt, and remembers requests an attempt of which
+ * may have been applied. Requests are told apart by their input object, one per `send`: the SDK
+ * caches the resolved middleware per command class, so the handler context is shared by requests.
+ */
+const attemptOutcome =
+  (next: (args: { input: object }) => Promise<unknown>) =>
+  async (args: { input: object }): Promise<unknown> => {
+    try {
+      return await next(args);
+    } catch (err) {
+      if (attemptMayHaveApplied(err)) uncertainInputs.add(args.input);
+      lastFailure.set(args.input, err);
+      throw err;
+    }
+  };
+
+/** The SDK's middleware a client of the stores does without. */
+const UNNEEDED_MIDDLEWARE = [
+  // Filters every input and output for sensitive values for a logger that drops them: a schema
+  // walk per request for nothing.
+  'loggerMiddleware',
+  // Builds the user agent string per request; DynamoDB needs none.
+  'getUserAgentMiddleware',
+  // Only sets X-Amzn-Trace-Id from _X_AMZN_TRACE_ID, for X-Ray, which Ironless does not use.
+  'recursionDetectionMiddleware',
+];
+
+const prepared = new WeakSet<DynamoDBClient>();
+
+/**
+ * Prepare an SDK client for the stores (once): without the middleware they do without, with the
+ * middleware stack resolved once per command class (the SDK's `cacheMiddleware`, also for a client
+ * handed in), and with the attempt tracking.
+ */
+function prepare(sdk: DynamoDBClient): void {
+  if (prepared.has(sdk)) return;
+  prepared.add(sdk);
+  for (const name of UNNEEDED_MIDDLEWARE) sdk.middlewareStack.remove(name);
+  (sdk.config as { cacheMiddleware?: boolean }).cacheMiddleware = true;
+  sdk.middlewareStack.addRelativeTo(attemptOutcome as never, {
+    relation: 'after',
+    toMiddleware: 'retryMiddleware',
+    name: 'ironlessAttemptOutcome',
+  });
+}
+
+const MARSHALL = { removeUndefinedValues: true, convertEmptyValues: false } as const;
 const toWire = (value: Dict): Wire => marshall(value, MARSHALL) as Wire;
 const fromWire = (value: Wire): Dict => unmarshall(value);
 
-/** The request body for `input`: the item-valued fields marshalled. */
-function marshallInput(operation: string, input: Dict): Dict {
+/** The SDK input for `input`: the item-valued fields marshalled. */
+function marshallInput(operation: Operation, input: Dict): Dict {
   if (operation === 'BatchGetItem') {
     const requests = input.RequestItems as Record<string, Dict & { Keys: Dict[] }>;
     return {
@@ -160,10 +318,9 @@ function marshallInput(operation: string, input: Dict): Dict {
     return { ...input, RequestItems: mapValues(requests, (list) => list.map(marshallWriteRequest)) };
   }
   if (operation === 'TransactWriteItems') {
+    // The SDK fills ClientRequestToken (the transaction's idempotency token) when it is missing.
     const items = (input.TransactItems as Record<string, Dict>[]).map((item) => mapValues(item, (part) => marshallItemFields(part)));
-    // The SDK fills this idempotency token when it is missing: a retried transaction (the first
-    // attempt's answer lost) then succeeds once instead of failing on its own writes.
-    return { ClientRequestToken: randomUUID(), ...input, TransactItems: items };
+    return { ...input, TransactItems: items };
   }
   return marshallItemFields(input);
 }
@@ -185,7 +342,7 @@ function marshallWriteRequest(request: Dict): Dict {
   };
 }
 
-/** The output for a response body: its item-valued fields unmarshalled. */
+/** The output for the SDK's output: its item-valued fields unmarshalled. */
 function unmarshallOutput(body: Dict): Dict {
   const out: Dict = { ...body };
   for (const field of ['Item', 'Attributes', 'LastEvaluatedKey']) {
@@ -213,174 +370,55 @@ function unmarshallOutput(body: Dict): Dict {
   return out;
 }
 
+/** The items an error carries (a cancelled transaction's reasons, a failed condition's item), unmarshalled in place. */
+function unmarshallError(err: unknown): void {
+  const e = err as { CancellationReasons?: { Item?: unknown }[]; Item?: unknown } | undefined;
+  if (typeof e !== 'object' || e === null) return;
+  if (Array.isArray(e.CancellationReasons)) {
+    for (const reason of e.CancellationReasons) if (reason.Item !== undefined) reason.Item = fromWire(reason.Item as Wire);
+  }
+  if (e.Item !== undefined) e.Item = fromWire(e.Item as Wire);
+}
+
 function mapValues<A, B>(record: Record<string, A>, fn: (value: A) => B): Record<string, B> {
   const out: Record<string, B> = {};
   for (const [key, value] of Object.entries(record)) out[key] = fn(value);
   return out;
 }
 
-/** The error DynamoDB's JSON error body describes (`__type` is "<namespace>#<Name>"). */
-function decodeError(status: number, text: string, metadata: Metadata): DynamoDbError {
-  let body: Dict = {};
-  try {
-    body = JSON.parse(text) as Dict;
-  } catch {
-    // Not JSON (a proxy's page, a truncated body): the status says what happened.
-  }
-  const type = typeof body.__type === 'string' ? body.__type : '';
-  const name = type.includes('#') ? type.slice(type.lastIndexOf('#') + 1) : type || `HttpError${status}`;
-  const message = String(body.message ?? body.Message ?? (text || `HTTP ${status}`));
-  const retryable = status >= 500 || status === 429 || THROTTLING.has(name);
-  const err = new DynamoDbError(name, message, metadata, retryable);
-  if (Array.isArray(body.CancellationReasons)) {
-    err.CancellationReasons = (body.CancellationReasons as Dict[]).map((reason) => ({
-      ...reason,
-      ...(reason.Item ? { Item: fromWire(reason.Item as Wire) } : {}),
-    }));
-  }
-  if (body.Item !== undefined) err.Item = fromWire(body.Item as Wire);
-  return err;
-}
-
-const resolve = <T>(provider: Provider<T>): Promise<T> | T =>
-  typeof provider === 'function' ? (provider as () => Promise<T>)() : provider;
-
-function credentialsFromEnv(): Credentials {
-  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN: sessionToken } = process.env;
-  if (!accessKeyId || !secretAccessKey) {
-    throw new DynamoDbError(
-      'CredentialsProviderError',
-      'No AWS credentials for DynamoDB: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (Lambda sets them for its role)',
-      { attempts: 0, totalRetryDelay: 0 },
-      false,
-    );
-  }
-  return { accessKeyId, secretAccessKey, sessionToken };
-}
-
-function publicEndpoint(region: string): string {
-  return `https://dynamodb.${region}.${region.startsWith('cn-') ? 'amazonaws.com.cn' : 'amazonaws.com'}`;
-}
-
-interface Target {
-  readonly url: URL;
-  readonly region: string;
-  readonly agent: http.Agent;
-  readonly maxAttempts: number;
-}
-
 export class DocumentClient {
-  private target: Promise<Target> | undefined;
+  /** The SDK client requests go through. */
+  readonly sdk: DynamoDBClient;
+  private readonly owned: boolean;
+  private readonly mapError: ((err: Error) => Error) | undefined;
 
-  constructor(private readonly config: DynamoConfig = {}) {}
+  constructor(options: DocumentClientOptions = {}) {
+    this.owned = options.sdk === undefined;
+    this.sdk = options.sdk ?? new DynamoDBClient({ ...profileConfig(options.profile ?? 'api'), ...(options.config ?? {}) });
+    prepare(this.sdk);
+    this.mapError = options.mapError;
+  }
 
   async send<Input, Output>(command: Command<Input, Output>): Promise<Output> {
+    const Sdk = SDK_COMMANDS[command.operation] as unknown as new (input: Dict) => Parameters<DynamoDBClient['send']>[0];
+    const input = marshallInput(command.operation, command.input as Dict);
     try {
-      const body = JSON.stringify(marshallInput(command.operation, command.input as Dict));
-      const { status, text, metadata } = await this.request(command.operation, body);
-      const output = text === '' ? {} : unmarshallOutput(JSON.parse(text) as Dict);
-      return { ...output, $metadata: { ...metadata, httpStatusCode: status } } as Output;
+      const output = await this.sdk.send(new Sdk(input));
+      return unmarshallOutput(output as unknown as Dict) as Output;
     } catch (err) {
-      throw err instanceof DynamoDbError && this.config.mapError ? this.config.mapError(err) : err;
-    }
-  }
-
-  /** Close the keep-alive connections (tests, CLIs; a Lambda environment keeps them). */
-  destroy(): void {
-    void this.target?.then(
-      (target) => target.agent.destroy(),
-      () => undefined,
-    );
-  }
-
-  private resolveTarget(): Promise<Target> {
-    this.target ??= (async () => {
-      const env = process.env;
-      const region = (await resolve(this.config.region ?? (env.AWS_REGION || env.AWS_DEFAULT_REGION || ''))) || '';
-      if (region === '')
-        throw new DynamoDbError('ConfigError', 'No region for DynamoDB: set AWS_REGION', { attempts: 0, totalRetryDelay: 0 }, false);
-      const configured =
-        (this.config.endpoint === undefined ? undefined : await resolve(this.config.endpoint)) ||
-        env.AWS_ENDPOINT_URL_DYNAMODB ||
-        env.AWS_ENDPOINT_URL;
-      const url = new URL(configured ?? publicEndpoint(region));
-      const agent =
-        url.protocol === 'https:'
-          ? new https.Agent({ keepAlive: true, maxSockets: 50 })
-          : new http.Agent({ keepAlive: true, maxSockets: 50 });
-      return { url, region, agent, maxAttempts: Math.max(1, await resolve(this.config.maxAttempts ?? 3)) };
-    })();
-    this.target.catch(() => (this.target = undefined));
-    return this.target;
-  }
-
-  private async request(operation: string, body: string): Promise<{ status: number; text: string; metadata: Metadata }> {
-    const target = await this.resolveTarget();
-    let totalRetryDelay = 0;
-    for (let attempt = 1; ; attempt++) {
-      const credentials = this.config.credentials === undefined ? credentialsFromEnv() : await resolve(this.config.credentials);
-      const metadata: Metadata = { attempts: attempt, totalRetryDelay };
-      let error: DynamoDbError;
-      try {
-        const res = await this.post(target, operation, body, credentials);
-        metadata.httpStatusCode = res.status;
-        if (res.requestId) metadata.requestId = res.requestId;
-        if (res.status === 200) return { status: res.status, text: res.text, metadata };
-        error = decodeError(res.status, res.text, metadata);
-      } catch (err) {
-        const e = err as NodeJS.ErrnoException;
-        error = new DynamoDbError(e.code ?? 'NetworkingError', `${operation} to ${target.url.host}: ${e.message}`, metadata, true);
+      if (typeof err === 'object' && err !== null) {
+        if (uncertainInputs.has(input)) uncertain.add(err);
+        // The SDK wraps what is not an Error of its own realm (a socket error seen from a test VM).
+        if (isTransient(lastFailure.get(input))) transient.add(err);
       }
-      if (!error.$retryable || attempt >= target.maxAttempts) throw error;
-      const delay = Math.random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1));
-      totalRetryDelay += delay;
-      await new Promise((done) => setTimeout(done, delay));
+      unmarshallError(err);
+      // Not `instanceof Error`: errors of Node's own sockets may come from another realm (a test VM).
+      throw typeof err === 'object' && err !== null && this.mapError ? this.mapError(err as Error) : err;
     }
   }
 
-  private post(
-    target: Target,
-    operation: string,
-    body: string,
-    credentials: Credentials,
-  ): Promise<{ status: number; text: string; requestId?: string }> {
-    const { url, region, agent } = target;
-    const signed = aws4.sign(
-      {
-        host: url.host,
-        path: url.pathname || '/',
-        method: 'POST',
-        service: 'dynamodb',
-        region,
-        body,
-        headers: { 'Content-Type': 'application/x-amz-json-1.0', 'X-Amz-Target': `DynamoDB_20120810.${operation}` },
-      },
-      credentials,
-    );
-    const options = {
-      hostname: url.hostname,
-      port: url.port || undefined,
-      path: signed.path,
-      method: 'POST',
-      headers: signed.headers as http.OutgoingHttpHeaders,
-      agent,
-    };
-    return new Promise((done, fail) => {
-      const req = (url.protocol === 'https:' ? https : http).request(options, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', fail);
-        res.on('end', () => {
-          const requestId = res.headers['x-amzn-requestid'];
-          done({
-            status: res.statusCode ?? 0,
-            text: Buffer.concat(chunks).toString('utf8'),
-            ...(typeof requestId === 'string' ? { requestId } : {}),
-          });
-        });
-      });
-      req.on('error', fail);
-      req.end(body);
-    });
+  /** Close the keep-alive connections of a client built here (tests, CLIs; a Lambda environment keeps them). */
+  destroy(): void {
+    if (this.owned) this.sdk.destroy();
   }
 }

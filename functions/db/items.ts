@@ -3,7 +3,6 @@
  * stored items into object data and bookkeeping, and telling apart the reasons a conditional
  * write failed.
  */
-import type { DynamoDbError } from './dynamo';
 import type { Dict } from '#objects/fields';
 import { type ObjectClass, type StoreMeta, type VersionedObject, objectFromItem } from '#objects/base';
 
@@ -38,7 +37,7 @@ export function isConditionFailure(err: unknown): boolean {
 /** For a cancelled transaction, the cancellation code of each item, in order; undefined otherwise. */
 export function cancellationCodes(err: unknown): (string | undefined)[] | undefined {
   if ((err as { name?: string })?.name !== 'TransactionCanceledException') return undefined;
-  const reasons = (err as DynamoDbError).CancellationReasons ?? [];
+  const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
   return reasons.map((reason) => (reason.Code === 'None' ? undefined : reason.Code));
 }
 

@@ -27,7 +27,7 @@ export interface DbsyncEvent {
 const release = releaseFromEnv();
 const log = new Logger({ serviceName: 'ironless-dbsync', persistentKeys: { release: release.release } });
 const ctx: DbsyncContext = {
-  client: createDocumentClient(),
+  client: createDocumentClient('tool'),
   tables: versionedTables(tableNamesFromEnv(process.env)),
   release,
   segments: 8,

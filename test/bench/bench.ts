@@ -98,9 +98,7 @@ export function cpuPer(before: CpuSample | undefined, after: CpuSample | undefin
 export async function waitForProvisionState(stack: LocalStack, uuids: readonly string[], state: string): Promise<void> {
   const table = stack.tables.nodes;
   const client = new DocumentClient({
-    endpoint: stack.dynamoDbEndpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    config: { endpoint: stack.dynamoDbEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } },
   });
   try {
     let pending = [...uuids];

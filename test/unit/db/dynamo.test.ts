@@ -1,30 +1,34 @@
 /**
- * The document client's wire protocol, against a loopback server standing in for DynamoDB: the
- * signed request (checked against the AWS SDK's own SigV4 signer), marshalling both ways, error
- * decoding, and which failures are retried. The store suites run it against DynamoDB Local.
+ * The document client over the AWS SDK, against a loopback server standing in for DynamoDB: the
+ * request the SDK signs and sends, marshalling both ways, the SDK's errors, retries, timeouts and
+ * clock-skew correction, whether a failed write may have been applied, and the stores' errors for
+ * what DynamoDB answers. The store suites run it against DynamoDB Local.
  */
-import { createHash, createHmac } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HttpRequest } from '@smithy/protocol-http';
-import { SignatureV4 } from '@smithy/signature-v4';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DatabaseUnavailable, ObjectTooLarge } from '../../../functions/common/errors';
+import { createDocumentClient } from '../../../functions/db/client';
 import {
   BatchGetCommand,
   BatchWriteCommand,
+  CLIENT_PROFILES,
   DocumentClient,
-  DynamoDbError,
   GetCommand,
   PutCommand,
   QueryCommand,
   TransactWriteCommand,
+  isTransient,
+  outcomeUnknown,
+  profileConfig,
 } from '../../../functions/db/dynamo';
 
 interface Seen {
   readonly headers: IncomingMessage['headers'];
   readonly body: Record<string, unknown>;
-  readonly raw: string;
 }
-type Reply = { status: number; body: unknown } | 'reset';
+/** An answer: a status and body (and headers), a dropped connection, or none at all (a hung request). */
+type Reply = { status: number; body: unknown; headers?: Record<string, string> } | 'reset' | 'hang';
 
 let server: Server;
 let endpoint: string;
@@ -36,71 +40,64 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString();
-      seen.push({ headers: req.headers, body: JSON.parse(raw) as Record<string, unknown>, raw });
+      seen.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown> });
       const reply = replies.shift() ?? { status: 200, body: {} };
-      if (reply === 'reset') {
-        req.socket.destroy();
-        return;
-      }
-      res.writeHead(reply.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': `req-${seen.length}` });
+      if (reply === 'reset') return void req.socket.destroy();
+      if (reply === 'hang') return;
+      res.writeHead(reply.status, {
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amzn-requestid': `req-${seen.length}`,
+        ...(reply.headers ?? {}),
+      });
       res.end(JSON.stringify(reply.body));
     });
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise<void>((done) => server.close(() => done())));
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((done) => server.close(() => done()));
+});
+
+const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'token-1' };
+const sdks: DynamoDBClient[] = [];
+/** An SDK client for the loopback server, as tests and CLIs hand one to the stores. */
+function sdkClient(config: DynamoDBClientConfig = {}): DynamoDBClient {
+  const sdk = new DynamoDBClient({ endpoint, region: 'eu-west-1', credentials, maxAttempts: 3, ...config });
+  sdks.push(sdk);
+  return sdk;
+}
 
 let client: DocumentClient;
-const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'token-1' };
 beforeEach(() => {
   seen = [];
   replies = [];
-  client = new DocumentClient({ endpoint, region: 'eu-west-1', credentials, maxAttempts: 3 });
+  client = new DocumentClient({ sdk: sdkClient() });
 });
-afterEach(() => client.destroy());
+afterEach(() => {
+  for (const sdk of sdks.splice(0)) sdk.destroy();
+});
 
-it('signs each request as the AWS SDK signs it, and names the operation', async () => {
+const awsError = (status: number, type: string, message: string, extra: Record<string, unknown> = {}): Reply => ({
+  status,
+  body: { __type: `com.amazonaws.dynamodb.v20120810#${type}`, message, ...extra },
+});
+const THROTTLED = awsError(400, 'ProvisionedThroughputExceededException', 'The level of configured provisioned throughput was exceeded');
+const SERVER_ERROR = awsError(500, 'InternalServerError', 'Internal server error');
+const CONDITION_FAILED = awsError(400, 'ConditionalCheckFailedException', 'The conditional request failed');
+
+it('sends each operation through the SDK: signed with SigV4, named by its target', async () => {
   replies.push({ status: 200, body: { Item: { uuid: { S: 'u1' } } } });
   await client.send(new GetCommand({ TableName: 'nodes', Key: { uuid: 'u1' }, ConsistentRead: true }));
   const [request] = seen as [Seen];
   expect(request.headers['x-amz-target']).toBe('DynamoDB_20120810.GetItem');
   expect(request.headers['content-type']).toBe('application/x-amz-json-1.0');
   expect(request.headers['x-amz-security-token']).toBe('token-1');
-
-  const amzDate = String(request.headers['x-amz-date']);
-  const signer = new SignatureV4({ service: 'dynamodb', region: 'eu-west-1', credentials, sha256: Sha256, applyChecksum: false });
-  const url = new URL(endpoint);
-  const expected = await signer.sign(
-    new HttpRequest({
-      method: 'POST',
-      protocol: 'http:',
-      hostname: url.hostname,
-      port: Number(url.port),
-      path: '/',
-      headers: {
-        host: url.host,
-        'content-type': 'application/x-amz-json-1.0',
-        'x-amz-target': 'DynamoDB_20120810.GetItem',
-        'x-amz-security-token': 'token-1',
-        'content-length': String(Buffer.byteLength(request.raw)),
-      },
-      body: request.raw,
-    }),
-    {
-      signingDate: new Date(
-        `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13)}`,
-      ),
-    },
+  expect(String(request.headers.authorization)).toMatch(
+    /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/dynamodb\/aws4_request, SignedHeaders=[^,]*x-amz-target[^,]*, Signature=[0-9a-f]{64}$/,
   );
-  const signature = (header: unknown) => /Signature=([0-9a-f]{64})/.exec(String(header))?.[1];
-  expect(signature(request.headers.authorization)).toBeDefined();
-  const signedHeaders = (header: unknown) => /SignedHeaders=([^,]+)/.exec(String(header))?.[1];
-  expect(signedHeaders(request.headers.authorization)).toBe(signedHeaders(expected.headers.authorization));
-  expect(signature(request.headers.authorization)).toBe(signature(expected.headers.authorization));
-  expect(String(request.headers.authorization)).toContain('Credential=AKIDEXAMPLE/');
-  expect(String(request.headers.authorization)).toContain('/eu-west-1/dynamodb/aws4_request');
+  expect(request.body).toEqual({ TableName: 'nodes', Key: { uuid: { S: 'u1' } }, ConsistentRead: true });
 });
 
 it('marshals native values in and unmarshals them out', async () => {
@@ -165,7 +162,8 @@ it('marshals native values in and unmarshals them out', async () => {
   expect(written.UnprocessedItems).toEqual({ nodes: [{ DeleteRequest: { Key: { uuid: 'e' } } }] });
 });
 
-it('gives every transaction an idempotency token, so a retried one does not conflict with itself', async () => {
+it('gives every transaction an idempotency token, the same on each attempt, so a retried one does not conflict with itself', async () => {
+  replies.push(SERVER_ERROR);
   await client.send(
     new TransactWriteCommand({
       TransactItems: [
@@ -182,9 +180,10 @@ it('gives every transaction an idempotency token, so a retried one does not conf
       ],
     }),
   );
-  const body = seen[0]?.body as { ClientRequestToken: string; TransactItems: unknown[] };
-  expect(body.ClientRequestToken).toMatch(/^[0-9a-f-]{36}$/);
-  expect(body.TransactItems).toEqual([
+  const [first, second] = seen.map((s) => s.body as { ClientRequestToken: string; TransactItems: unknown[] });
+  expect(first?.ClientRequestToken).toMatch(/^[0-9a-f-]{36}$/);
+  expect(second?.ClientRequestToken).toBe(first?.ClientRequestToken);
+  expect(first?.TransactItems).toEqual([
     { Put: { TableName: 'nodes', Item: { uuid: { S: 'a' } } } },
     {
       ConditionCheck: {
@@ -205,58 +204,41 @@ it('gives every transaction an idempotency token, so a retried one does not conf
   ]);
 });
 
-it('throws what DynamoDB answered, named by its type, without retrying a refusal', async () => {
-  replies.push({
-    status: 400,
-    body: {
-      __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
-      Message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [None, ConditionalCheckFailed]',
+it('throws what DynamoDB refused, with the items it carries unmarshalled, without retrying', async () => {
+  replies.push(
+    awsError(400, 'TransactionCanceledException', 'Transaction cancelled [None, ConditionalCheckFailed]', {
       CancellationReasons: [
         { Code: 'None' },
         { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed', Item: { uuid: { S: 'x' } } },
       ],
-    },
-  });
-  const err = (await client.send(new TransactWriteCommand({ TransactItems: [] })).catch((e: unknown) => e)) as DynamoDbError;
-  expect(err).toBeInstanceOf(DynamoDbError);
+    }),
+  );
+  const err = (await client.send(new TransactWriteCommand({ TransactItems: [] })).catch((e: unknown) => e)) as Record<string, unknown>;
   expect(err.name).toBe('TransactionCanceledException');
-  expect(err.message).toMatch(/^Transaction cancelled/);
   expect(err.CancellationReasons).toEqual([
     { Code: 'None' },
     { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed', Item: { uuid: 'x' } },
   ]);
   expect(err.$metadata).toMatchObject({ httpStatusCode: 400, attempts: 1 });
-  expect(err.$fault).toBe('client');
+  expect(isTransient(err)).toBe(false);
+  expect(outcomeUnknown(err)).toBe(false);
 
-  replies.push({
-    status: 400,
-    body: { __type: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException', message: 'The conditional request failed' },
-  });
-  await expect(client.send(new PutCommand({ TableName: 'nodes', Item: { uuid: 'a' } }))).rejects.toMatchObject({
-    name: 'ConditionalCheckFailedException',
-    message: 'The conditional request failed',
-  });
+  replies.push(CONDITION_FAILED);
+  const failed = await client.send(new PutCommand({ TableName: 'nodes', Item: { uuid: 'a' } })).catch((e: unknown) => e);
+  expect(failed).toMatchObject({ name: 'ConditionalCheckFailedException', message: 'The conditional request failed' });
+  expect(outcomeUnknown(failed)).toBe(false);
   expect(seen).toHaveLength(2);
 });
 
-it('retries throttling, server errors and dropped connections, up to maxAttempts', async () => {
-  replies.push(
-    { status: 400, body: { __type: 'com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException', message: 'slow down' } },
-    'reset',
-    { status: 200, body: { Item: { uuid: { S: 'ok' } } } },
-  );
+it('retries throttling, server errors and dropped connections, up to the attempts configured', async () => {
+  replies.push(THROTTLED, 'reset', { status: 200, body: { Item: { uuid: { S: 'ok' } } } });
   const out = await client.send(new GetCommand({ TableName: 'nodes', Key: { uuid: 'ok' } }));
   expect(out.Item).toEqual({ uuid: 'ok' });
   expect(out.$metadata.attempts).toBe(3);
   expect(seen).toHaveLength(3);
 
   seen = [];
-  replies.push(
-    ...Array.from({ length: 3 }, () => ({
-      status: 500,
-      body: { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'boom' },
-    })),
-  );
+  replies.push(SERVER_ERROR, SERVER_ERROR, SERVER_ERROR);
   await expect(client.send(new GetCommand({ TableName: 'nodes', Key: { uuid: 'x' } }))).rejects.toMatchObject({
     name: 'InternalServerError',
     $fault: 'server',
@@ -265,43 +247,142 @@ it('retries throttling, server errors and dropped connections, up to maxAttempts
   expect(seen).toHaveLength(3);
 });
 
-it('hands a refusal to mapError, and tells a missing configuration plainly', async () => {
-  const mapped = new DocumentClient({ endpoint, region: 'eu-west-1', credentials, mapError: (e) => new Error(`mapped ${e.name}`) });
+it('corrects its clock when DynamoDB says the signature is skewed, and signs the retry with the corrected time', async () => {
+  const serverTime = new Date(Date.now() + 3 * 3600_000);
   replies.push({
-    status: 400,
-    body: { __type: 'com.amazon.coral.validate#ValidationException', message: 'Item size has exceeded the maximum allowed size' },
+    ...(awsError(400, 'InvalidSignatureException', 'Signature expired: is now earlier than (…)') as { status: number; body: unknown }),
+    headers: { date: serverTime.toUTCString() },
   });
-  await expect(mapped.send(new PutCommand({ TableName: 'nodes', Item: { uuid: 'a' } }))).rejects.toThrow('mapped ValidationException');
-  mapped.destroy();
-
-  const saved = { ...process.env };
-  try {
-    delete process.env.AWS_ACCESS_KEY_ID;
-    delete process.env.AWS_SECRET_ACCESS_KEY;
-    const bare = new DocumentClient({ endpoint, region: 'eu-west-1' });
-    await expect(bare.send(new GetCommand({ TableName: 'nodes', Key: { uuid: 'a' } }))).rejects.toThrow(/set AWS_ACCESS_KEY_ID/);
-    bare.destroy();
-  } finally {
-    process.env = saved;
-  }
-  expect(seen).toHaveLength(1);
+  const out = await client.send(new GetCommand({ TableName: 'nodes', Key: { uuid: 'u1' } }));
+  expect(out.$metadata.attempts).toBe(2);
+  const signedAt = (s: Seen | undefined) => {
+    const d = String(s?.headers['x-amz-date']);
+    return Date.parse(`${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 11)}:${d.slice(11, 13)}:${d.slice(13)}`);
+  };
+  expect(Math.abs(signedAt(seen[0]) - Date.now())).toBeLessThan(60_000);
+  expect(Math.abs(signedAt(seen[1]) - serverTime.getTime())).toBeLessThan(60_000);
 });
 
-/** The SHA-256 the SDK's signer wants (a Hash interface over node:crypto). */
-class Sha256 {
-  private readonly hash;
-  constructor(secret?: string | Uint8Array | ArrayBuffer | ArrayBufferView) {
-    this.hash =
-      secret === undefined
-        ? createHash('sha256')
-        : (createHmac('sha256', typeof secret === 'string' ? secret : new Uint8Array(secret as ArrayBuffer)) as unknown as ReturnType<
-            typeof createHash
-          >);
-  }
-  update(data: string | Uint8Array | ArrayBuffer | ArrayBufferView): void {
-    this.hash.update(typeof data === 'string' ? data : new Uint8Array(data as ArrayBuffer));
-  }
-  digest(): Promise<Uint8Array> {
-    return Promise.resolve(new Uint8Array(this.hash.digest()));
-  }
-}
+describe('the stores’ errors (createDocumentClient)', () => {
+  const stores = (config: DynamoDBClientConfig = {}) => createDocumentClient(sdkClient(config));
+  const put = () => new PutCommand({ TableName: 'nodes', Item: { uuid: 'a' }, ConditionExpression: 'attribute_not_exists(uuid)' });
+
+  it('throttling beyond the retries is DatabaseUnavailable (503, Retry-After), a write known not applied', async () => {
+    replies.push(THROTTLED, THROTTLED);
+    const err = await stores({ maxAttempts: 2 })
+      .send(put())
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DatabaseUnavailable);
+    const unavailable = err as DatabaseUnavailable;
+    expect(unavailable.code).toBe(503);
+    expect(unavailable.retryAfterSeconds).toBeGreaterThan(0);
+    expect(unavailable.message).toBe('Resource temporarily unavailable, please retry.');
+    expect(unavailable.reason).toMatch(/^DynamoDB ProvisionedThroughputExceededException: /);
+    expect(unavailable.outcomeUnknown).toBe(false);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('a transaction cancelled only because DynamoDB throttled its items is DatabaseUnavailable too', async () => {
+    replies.push(
+      awsError(400, 'TransactionCanceledException', 'Transaction cancelled [None, ThrottlingError]', {
+        CancellationReasons: [{ Code: 'None' }, { Code: 'ThrottlingError', Message: 'Throttling at transaction level' }],
+      }),
+    );
+    await expect(stores().send(new TransactWriteCommand({ TransactItems: [] }))).rejects.toBeInstanceOf(DatabaseUnavailable);
+  });
+
+  it('a 5xx beyond the retries is DatabaseUnavailable whose write may have been applied', async () => {
+    replies.push(SERVER_ERROR, SERVER_ERROR, SERVER_ERROR);
+    const err = (await stores()
+      .send(put())
+      .catch((e: unknown) => e)) as DatabaseUnavailable;
+    expect(err).toBeInstanceOf(DatabaseUnavailable);
+    expect(err.outcomeUnknown).toBe(true);
+    expect((err.cause as Error).name).toBe('InternalServerError');
+  });
+
+  it('a refusal after an attempt that may have been applied says so (the attempt was most likely its own)', async () => {
+    replies.push(SERVER_ERROR, CONDITION_FAILED);
+    const err = await stores()
+      .send(put())
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: 'ConditionalCheckFailedException' });
+    expect(outcomeUnknown(err)).toBe(true);
+    // The next request starts afresh.
+    replies.push(CONDITION_FAILED);
+    expect(
+      outcomeUnknown(
+        await stores()
+          .send(put())
+          .catch((e: unknown) => e),
+      ),
+    ).toBe(false);
+  });
+
+  it('an attempt that outlives the request timeout is retried, then DatabaseUnavailable of unknown outcome', async () => {
+    replies.push('hang', 'hang');
+    const started = Date.now();
+    const err = (await stores({ maxAttempts: 2, requestHandler: { requestTimeout: 200, throwOnRequestTimeout: true } })
+      .send(put())
+      .catch((e: unknown) => e)) as DatabaseUnavailable;
+    expect(err).toBeInstanceOf(DatabaseUnavailable);
+    expect((err.cause as Error).name).toBe('TimeoutError');
+    expect(err.outcomeUnknown).toBe(true);
+    expect(seen).toHaveLength(2);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('a connection refused is DatabaseUnavailable of a write certainly not applied', async () => {
+    const closed = createServer();
+    await new Promise<void>((done) => closed.listen(0, '127.0.0.1', done));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((done) => closed.close(() => done()));
+    const err = (await stores({ endpoint: `http://127.0.0.1:${port}`, maxAttempts: 2 })
+      .send(put())
+      .catch((e: unknown) => e)) as DatabaseUnavailable;
+    expect(err).toBeInstanceOf(DatabaseUnavailable);
+    expect(err.outcomeUnknown).toBe(false);
+  });
+
+  it('an item over the size limit is ObjectTooLarge (400); other refusals are thrown as they are', async () => {
+    replies.push(awsError(400, 'ValidationException', 'Item size has exceeded the maximum allowed size'));
+    await expect(stores().send(put())).rejects.toBeInstanceOf(ObjectTooLarge);
+    replies.push(awsError(400, 'ValidationException', 'One or more parameter values were invalid'));
+    await expect(stores().send(put())).rejects.toMatchObject({ name: 'ValidationException' });
+  });
+});
+
+describe('profiles', () => {
+  /** The longest a request can take: every attempt timing out, and the longest throttling backoff between them. */
+  const worstCaseSeconds = (profile: keyof typeof CLIENT_PROFILES) => {
+    const p = CLIENT_PROFILES[profile];
+    let backoff = 0;
+    for (let retry = 0; retry < p.maxAttempts - 1; retry++) backoff += Math.min(20, 2 ** retry);
+    return (p.maxAttempts * (p.connectionTimeoutMs + p.requestTimeoutMs)) / 1000 + backoff;
+  };
+
+  it('keep one API request within API Gateway’s 29 s, and give the conductor more patience', () => {
+    expect(worstCaseSeconds('api')).toBeLessThan(29);
+    expect(CLIENT_PROFILES.conductor.maxAttempts).toBeGreaterThan(CLIENT_PROFILES.api.maxAttempts);
+    expect(CLIENT_PROFILES.conductor.retryMode).toBe('adaptive');
+  });
+
+  it('build clients with those retries, keep-alive connections and timeouts that throw', async () => {
+    const config = profileConfig('conductor');
+    expect(config).toMatchObject({ retryMode: 'adaptive', maxAttempts: 6 });
+    const handler = config.requestHandler as { requestTimeout: number; throwOnRequestTimeout: boolean; httpAgent: { keepAlive: boolean } };
+    expect(handler).toMatchObject({ requestTimeout: 10_000, connectionTimeout: 2000, throwOnRequestTimeout: true });
+    expect(handler.httpAgent.keepAlive).toBe(true);
+
+    const built = new DocumentClient({ profile: 'api', config: { endpoint, region: 'eu-west-1', credentials } });
+    try {
+      expect(await built.sdk.config.maxAttempts()).toBe(3);
+      replies.push({ status: 200, body: {} }, { status: 200, body: {} });
+      await built.send(new GetCommand({ TableName: 'nodes', Key: { uuid: 'a' } }));
+      await built.send(new GetCommand({ TableName: 'nodes', Key: { uuid: 'b' } }));
+      expect(seen.map((s) => s.headers.connection)).toEqual(['keep-alive', 'keep-alive']);
+    } finally {
+      built.destroy();
+    }
+  });
+});
