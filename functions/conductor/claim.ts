@@ -4,6 +4,9 @@
  * the work is done the lock is released, so a redelivered copy of the message (SQS delivers at
  * least once) finds the lock gone or someone else's and does nothing: no action ever runs twice.
  *
+ * A delivery whose work DynamoDB could not serve gives the lock back to `rpc:<id>` (`handBack`),
+ * so that the next delivery of the message can claim it and do the work.
+ *
  * Two copies of a message can also arrive at once (in one batch, or in two invocations). So the
  * claim hands the lock over from `rpc:<id>` to `run:<id>` in one write conditional on the node's
  * revision and on the lock still being `rpc:<id>`: exactly one copy wins, the others find the
@@ -83,6 +86,24 @@ export async function claimForMessage(
       ctx.log.info('Message taken by another delivery of it', { node: current.uuid });
       return undefined;
     }
+    throw err;
+  }
+}
+
+/**
+ * Give a message's lock back (`run:<id>` → `rpc:<id>`, with a fresh lifetime) so the delivery SQS
+ * makes next can claim the node and do the work: only while the message's own work holds the node
+ * and no steps execution took it over. Whatever the work changed without saving is left unsaved
+ * (the next delivery does it again). Whether the lock was given back.
+ */
+export async function handBack(ctx: ConductorContext, args: MessageArgs): Promise<boolean> {
+  const current = await ctx.nodes.get(args.node_id);
+  if (current.storeMeta?.lockHolder !== runToken(args) || current.driver_internal_info.steps_execution !== undefined) return false;
+  try {
+    await ctx.nodes.reserve(args.node_id, lockOwner(ctx, args.lock_token), { takeOverFrom: runToken(args) });
+    return true;
+  } catch (err) {
+    if (err instanceof NodeLocked) return false;
     throw err;
   }
 }

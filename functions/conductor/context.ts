@@ -7,6 +7,7 @@ import type { ConductorConfig } from '#common/config';
 import type { Stores } from '#db/stores';
 import type { NodeStore } from '#db/nodes';
 import type { Step } from '#drivers/base';
+import type { Redelivery } from './redelivery';
 
 /** Starting Step Functions executions of the steps machine. */
 export interface StepsRunner {
@@ -53,4 +54,6 @@ export interface ConductorContext {
   readonly stores: Stores;
   readonly steps: StepsRunner;
   readonly log: Logger;
+  /** Asking SQS for an early redelivery of a message DynamoDB could not serve; without it, the queue's visibility timeout. */
+  readonly redelivery?: Redelivery;
 }

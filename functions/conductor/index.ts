@@ -5,6 +5,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { loadConductorConfig } from '#common/config';
@@ -21,6 +22,7 @@ import { failStuckNodes } from './flows/stuck';
 import { failTimedOutWaits } from './flows/timeouts';
 import { manageNodeHistory, recordingFailures } from './history';
 import { Liveness } from './liveness';
+import { SqsRedelivery } from './redelivery';
 import { isPeriodicEvent } from './schedules';
 import { SfnStepsRunner } from './steps-runner';
 
@@ -28,7 +30,7 @@ const config = loadConductorConfig();
 const release = selectRelease(config.pinReleaseVersion);
 const log = new Logger({ serviceName: 'ironless-conductor', persistentKeys: { host: config.hostname, release: release.release } });
 
-const stores = createStores({ client: createDocumentClient(), tables: tableNamesFromEnv(process.env), release });
+const stores = createStores({ client: createDocumentClient('conductor'), tables: tableNamesFromEnv(process.env), release });
 
 const ctx: ConductorContext = {
   config,
@@ -36,7 +38,11 @@ const ctx: ConductorContext = {
   // Every last_error the conductor saves also goes to the node's history (see history.ts).
   nodes: recordingFailures(stores.nodes, { history: stores.nodeHistory, conductor: config.hostname, log }),
   stores,
-  steps: new SfnStepsRunner(new SFNClient({}), config.stepsStateMachineArn),
+  // Step Functions throttles SendTask* and StartExecution too: a finished step must not be lost
+  // to a few throttled calls (its task would then time out and fail the node).
+  steps: new SfnStepsRunner(new SFNClient({ retryMode: 'adaptive', maxAttempts: 8 }), config.stepsStateMachineArn),
+  // Send to the endpoint the SDK resolves (a local queue URL is no valid endpoint), as the API does.
+  redelivery: new SqsRedelivery(new SQSClient({ useQueueUrlAsEndpoint: false }), config.conductorQueues),
 };
 
 const liveness = new Liveness(stores.conductors, config, log);

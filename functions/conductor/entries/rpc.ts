@@ -4,13 +4,16 @@
  * this conductor cannot handle (unknown method, newer RPC version) fails every time and so ends in
  * the queue's DLQ after its retries, with a log line saying why. Calls arrive as direct invocations
  * (`{entry: 'call', message}`) and are answered with their result or the Ironic error to raise.
+ * A message DynamoDB could not serve is retried soon, with its node's lock given back (`retryLater`).
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { isIronicError } from '#common/errors';
+import { DatabaseUnavailable, isIronicError } from '#common/errors';
 import { compareVersions } from '#objects/base';
 import { type CallReply, RPC_API_VERSION, type RpcMessage, type RpcMethods, isRpcMessage } from '#rpc/messages';
+import { type MessageArgs, handBack } from '../claim';
 import type { ConductorContext } from '../context';
+import { redeliveryDelaySeconds } from '../redelivery';
 import { doAbort } from '../flows/abort';
 import { doAllocate } from '../flows/allocate';
 import { doDirectAction, isDirectAction } from '../flows/actions';
@@ -112,6 +115,35 @@ export async function handleCall(ctx: ConductorContext, message: RpcMessage): Pr
   }
 }
 
+/**
+ * DynamoDB could not serve the message's work: not the node's failure. Give the node's lock back
+ * to the message and have SQS deliver it again soon (see `redelivery.ts`); the record then fails.
+ */
+async function retryLater(ctx: ConductorContext, message: RpcMessage, record: SQSRecord, err: DatabaseUnavailable): Promise<never> {
+  const args = message.args as Partial<MessageArgs>;
+  const receives = Number(record.attributes.ApproximateReceiveCount ?? '1');
+  const seconds = redeliveryDelaySeconds(receives);
+  let lockGivenBack = false;
+  if (typeof args.node_id === 'string' && typeof args.lock_token === 'string') {
+    lockGivenBack = await handBack(ctx, { node_id: args.node_id, lock_token: args.lock_token, message_id: message.message_id }).catch(
+      () => false, // DynamoDB still unavailable: the lock expires, as if the conductor had died
+    );
+  }
+  await ctx.redelivery?.after(record, seconds).catch((e: unknown) => {
+    ctx.log.warn('Could not ask SQS for an early redelivery', { messageId: record.messageId, error: String(e) });
+  });
+  ctx.log.warn('DynamoDB unavailable: the RPC message will be delivered again', {
+    messageId: record.messageId,
+    method: message.method,
+    node: args.node_id,
+    receiveCount: receives,
+    inSeconds: seconds,
+    lockGivenBack,
+    error: err.reason,
+  });
+  throw err;
+}
+
 export async function handleSqsBatch(ctx: ConductorContext, event: SQSEvent): Promise<SQSBatchResponse> {
   const processor = new BatchProcessor(EventType.SQS);
   return processPartialResponse(
@@ -130,6 +162,7 @@ export async function handleSqsBatch(ctx: ConductorContext, event: SQSEvent): Pr
       try {
         await handleMessage(ctx, message);
       } catch (err) {
+        if (err instanceof DatabaseUnavailable) return retryLater(ctx, message, record, err);
         // A message this conductor cannot handle fails on every delivery: say so, as the DLQ is where it ends.
         const unsupported = err instanceof UnsupportedMessage;
         ctx.log[unsupported ? 'error' : 'warn'](

@@ -3,6 +3,7 @@
  * adoption, rescue and unrescue. The API has moved the node to the action's first state and locked
  * it for this message; each ends with the state machine's `done` or `fail`, and the lock released.
  */
+import { DatabaseUnavailable } from '#common/errors';
 import * as st from '#common/states';
 import type { Task } from '#drivers/base';
 import { loadDriver } from '#drivers/registry';
@@ -123,6 +124,8 @@ export async function doDirectAction(ctx: ConductorContext, args: MessageArgs & 
     node.last_error = null;
     node.processEvent('done');
   } catch (err) {
+    // DynamoDB unavailable (creating inspected ports): not the node's failure; the message is retried.
+    if (err instanceof DatabaseUnavailable) throw err;
     node.last_error = action.error(node, err as Error);
     node.processEvent('fail');
   }

@@ -14,7 +14,7 @@
  * node was associated before a crash (found by its instance UUID) is finished, not allocated twice.
  */
 import { ALLOCATING, ALLOCATION_ACTIVE, ALLOCATION_ERROR, nodeSuits } from '#common/allocation-rules';
-import { AllocationFailed, AllocationNotFound, ConcurrentUpdate, NodeLocked, NodeNotFound } from '#common/errors';
+import { AllocationFailed, AllocationNotFound, ConcurrentUpdate, DatabaseUnavailable, NodeLocked, NodeNotFound } from '#common/errors';
 import { AVAILABLE } from '#common/states';
 import type { Allocation } from '#objects/allocation';
 import type { Node } from '#objects/node';
@@ -58,6 +58,9 @@ export async function doAllocate(ctx: ConductorContext, args: { allocation_id: s
     const nodes = await candidateNodes(ctx, allocation, options.shuffle ?? shuffled);
     await allocateNode(ctx, allocation, nodes, options);
   } catch (err) {
+    // DynamoDB unavailable: the allocation stays `allocating` and the message is retried (its
+    // node locks are the allocation's, so the retry resumes them).
+    if (err instanceof DatabaseUnavailable) throw err;
     const reason = err instanceof AllocationFailed ? err.message : `Unexpected exception during allocation: ${(err as Error).message}`;
     if (err instanceof AllocationFailed) ctx.log.error(reason);
     else ctx.log.error('Unexpected exception during allocation', { allocation: allocation.uuid, error: String(err) });

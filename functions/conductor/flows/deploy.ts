@@ -4,6 +4,7 @@
  * instance traits, the user's deploy_steps — and hand it to the steps machine. With the `direct`
  * interface the agent's in-band steps join the list after its first heartbeat.
  */
+import { DatabaseUnavailable } from '#common/errors';
 import { DEPLOYING } from '#common/states';
 import { loadDriver } from '#drivers/registry';
 import type { RpcMethods } from '#rpc/messages';
@@ -23,7 +24,8 @@ export async function doNodeDeploy(
   let start: StepsStart | undefined;
   // Validate and plan inside the claim, so its one conditional write also stores the steps and the
   // execution: a deploy costs one node write fewer. Nothing here writes; a failure fails the flow
-  // once the node is claimed.
+  // once the node is claimed, except DynamoDB being unavailable: that ends this delivery before
+  // the claim, and SQS delivers the message again.
   const node = await claimForMessage(ctx, args, [DEPLOYING], 'deploy', async (current) => {
     try {
       const driver = loadDriver(current);
@@ -34,6 +36,7 @@ export async function doNodeDeploy(
       setSteps(current, 'deploy', await initialDeploySteps(ctx, current, driver, args.deploy_steps));
       start = recordStart(current, 'deploy', owner, args.message_id);
     } catch (err) {
+      if (err instanceof DatabaseUnavailable) throw err;
       failure = err as Error;
     }
   });

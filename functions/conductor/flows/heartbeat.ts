@@ -14,7 +14,7 @@
  * a heartbeat for a locked node); the task token is taken off the node in the same conditional
  * write that moves the flow on, so many heartbeats never complete one step twice.
  */
-import { NodeLocked, NodeNotFound } from '#common/errors';
+import { DatabaseUnavailable, NodeLocked, NodeNotFound } from '#common/errors';
 import { pyRepr } from '#common/pyrepr';
 import { CLEANWAIT, DEPLOYWAIT, SERVICEWAIT } from '#common/states';
 import type { AgentCommand } from '#drivers/agent-client';
@@ -120,6 +120,11 @@ export async function doHeartbeat(ctx: ConductorContext, args: HeartbeatArgs): P
   try {
     await process(ctx, task, flow, token, args, versionBefore);
   } catch (err) {
+    if (err instanceof DatabaseUnavailable) {
+      // Not the agent's failure: the heartbeat is delivered again (and the agent heartbeats anyway).
+      await ctx.nodes.release(node).catch(() => undefined);
+      throw err;
+    }
     ctx.log.warn('Heartbeat failed the flow', { node: node.uuid, flow, error: String(err) });
     takeToken(node);
     try {
