@@ -4,6 +4,9 @@
  * GetSecretValue (the htpasswd entries of http_basic). One HTTP server speaks the wire protocols
  * the AWS SDK uses, so function code runs unchanged with only AWS_ENDPOINT_URL_LAMBDA,
  * AWS_ENDPOINT_URL_SFN and AWS_ENDPOINT_URL_SECRETS_MANAGER pointing here.
+ *
+ * Step Functions actions can be made to fail (`addStepFunctionsFault`): throttled or a 500,
+ * without acting, as the service does when it is busy (tests, `npm start --faults`).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,8 +31,25 @@ function awsError(res: ServerResponse, status: number, type: string, message: st
   send(res, status, JSON.stringify({ __type: type, message }), { 'x-amzn-ErrorType': type });
 }
 
+/** A fault of the Step Functions API: matching actions answer an error instead of acting. */
+export interface StepFunctionsFault {
+  /** `throttling`: 400 ThrottlingException; `server-error`: 500 InternalFailure. Neither acts. */
+  readonly error: 'throttling' | 'server-error';
+  /** Actions it applies to; default SendTaskSuccess, SendTaskFailure and SendTaskHeartbeat. */
+  readonly actions?: readonly string[];
+  /** Share of the matching calls it hits, in (0, 1]; default 1. */
+  readonly rate?: number;
+  /** Matching calls it hits before it is spent; default no limit. */
+  readonly times?: number;
+}
+
+const SEND_TASK_ACTIONS = ['SendTaskSuccess', 'SendTaskFailure', 'SendTaskHeartbeat'];
+
 export class AwsEndpoint {
   private server: Server | undefined;
+  private readonly sfnFaults: (StepFunctionsFault & { remaining: number })[] = [];
+  /** Step Functions calls failed by a fault, by action. */
+  readonly injected = new Map<string, number>();
   /** Secrets by ARN; each read calls its reader (a file read: an edit shows on the next cold start). */
   private readonly secrets = new Map<string, () => string>();
 
@@ -45,6 +65,28 @@ export class AwsEndpoint {
     this.server.keepAliveTimeout = 60_000;
     await new Promise<void>((resolve) => this.server?.listen(port, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  addStepFunctionsFault(fault: StepFunctionsFault): void {
+    if (fault.rate !== undefined && !(fault.rate > 0 && fault.rate <= 1))
+      throw new Error(`A fault's rate must be in (0, 1]: ${fault.rate}`);
+    this.sfnFaults.push({ ...fault, remaining: fault.times ?? Number.POSITIVE_INFINITY });
+  }
+
+  clearFaults(): void {
+    this.sfnFaults.length = 0;
+  }
+
+  /** The fault that fails this call of `action`, if any (and count it). */
+  private sfnFault(action: string): StepFunctionsFault | undefined {
+    const index = this.sfnFaults.findIndex(
+      (f) => (f.actions ?? SEND_TASK_ACTIONS).includes(action) && (f.rate === undefined || Math.random() < f.rate),
+    );
+    if (index < 0) return undefined;
+    const fault = this.sfnFaults[index]!;
+    if (--fault.remaining <= 0) this.sfnFaults.splice(index, 1);
+    this.injected.set(action, (this.injected.get(action) ?? 0) + 1);
+    return fault;
   }
 
   /** Serve a secret whose value `read` returns, under `arn`. */
@@ -100,6 +142,9 @@ export class AwsEndpoint {
     } catch {
       return awsError(res, 400, 'SerializationException', 'Invalid JSON');
     }
+    const fault = this.sfnFault(action);
+    if (fault?.error === 'throttling') return awsError(res, 400, 'ThrottlingException', 'Rate exceeded');
+    if (fault?.error === 'server-error') return awsError(res, 500, 'InternalFailure', 'An internal error occurred');
     try {
       switch (action) {
         case 'StartExecution': {

@@ -3,7 +3,7 @@
  * its own worker threads with the environment it was published with. A worker is an execution
  * environment: it starts cold (imports the bundle), then runs one invocation at a time. Crashes
  * and timeouts end the worker and are reported as Lambda reports them, so retries, Step Functions
- * catches and SQS redelivery behave as on AWS.
+ * catches and SQS redelivery behave as on AWS. Both can be injected (`injectFault`).
  */
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, createWriteStream, existsSync, mkdirSync, type WriteStream } from 'node:fs';
@@ -61,9 +61,14 @@ export interface Fault {
   readonly match?: (event: unknown) => boolean;
   /**
    * crash: the environment dies as the invocation starts, before the handler runs; with
-   * `afterMs`, that long into the invocation instead.
+   * `afterMs`, that long into the invocation instead (Runtime.ExitError).
+   *
+   * timeout: the invocation runs past its timeout. The handler runs, but `afterMs` into the
+   * invocation (default 0: as soon as it starts) the environment is ended and the invocation
+   * answers Sandbox.Timedout, as Lambda does with a handler that outlives its timeout: what the
+   * handler did by then stays done, its answer (had it one) is lost.
    */
-  readonly action: 'crash';
+  readonly action: 'crash' | 'timeout';
   readonly afterMs?: number;
   /** How many invocations to hit; default 1. */
   times?: number;
@@ -148,6 +153,8 @@ class VersionRuntime {
       } else if (message.type === 'init-error') {
         this.fail(env, message.error as ErrorPayload);
       } else if (message.type === 'result' && env.busy) {
+        // Ran past an injected timeout: the answer is lost, the timeout answers (see `run`).
+        if (env.busy.fault?.action === 'timeout') return;
         const pending = env.busy;
         this.finish(env);
         pending.resolve(
@@ -169,20 +176,20 @@ class VersionRuntime {
   private run(env: Environment, pending: Pending): void {
     env.busy = pending;
     const deadline = Date.now() + this.spec.timeoutSeconds * 1000;
-    env.timer = setTimeout(() => {
+    const timedOut = () =>
       this.fail(env, {
         errorType: 'Sandbox.Timedout',
         errorMessage: `${pending.requestId} Task timed out after ${this.spec.timeoutSeconds.toFixed(2)} seconds`,
         trace: [],
       });
-    }, this.spec.timeoutSeconds * 1000);
+    env.timer = setTimeout(timedOut, this.spec.timeoutSeconds * 1000);
     const crash = () =>
       this.fail(env, {
         errorType: 'Runtime.ExitError',
         errorMessage: `RequestId: ${pending.requestId} Error: Runtime exited with error: signal: killed`,
         trace: [],
       });
-    if (pending.fault && pending.fault.afterMs === undefined) {
+    if (pending.fault?.action === 'crash' && pending.fault.afterMs === undefined) {
       // Dies as the invocation starts: deterministic, nothing of the handler ran.
       setImmediate(crash);
       return;
@@ -195,9 +202,10 @@ class VersionRuntime {
       deadline,
     });
     if (pending.fault) {
+      const fault = pending.fault;
       setTimeout(() => {
-        if (env.busy === pending) crash();
-      }, pending.fault.afterMs);
+        if (env.busy === pending) (fault.action === 'timeout' ? timedOut : crash)();
+      }, fault.afterMs ?? 0);
     }
   }
 
@@ -252,6 +260,8 @@ export class LambdaHost {
   private readonly faults: Fault[] = [];
   /** Invocation counts per function name (for benchmarks). */
   readonly invocations = new Map<string, number>();
+  /** Invocations an injected fault hit, by its action. */
+  readonly injectedFaults = new Map<Fault['action'], number>();
   readonly stats = new Map<string, number>();
 
   constructor(private readonly options: { readonly runtimeFile: string; readonly codeDir: string; readonly logDir?: string }) {}
@@ -368,6 +378,7 @@ export class LambdaHost {
     const index = this.faults.findIndex((f) => f.function === name && (f.match === undefined || f.match(event)));
     if (index < 0) return undefined;
     const fault = this.faults[index] as Fault;
+    this.injectedFaults.set(fault.action, (this.injectedFaults.get(fault.action) ?? 0) + 1);
     fault.times = (fault.times ?? 1) - 1;
     if (fault.times <= 0) this.faults.splice(index, 1);
     return fault;

@@ -25,7 +25,8 @@ import { createTables, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb
 import { Gateway } from './gateway';
 import { LocalAuthorizer } from './authorizer';
 import { LambdaHost } from './lambda-host';
-import { RequestCounter } from './request-counter';
+import { DynamoDbProxy } from './dynamodb-proxy';
+import { type FaultSpec, LocalFaults } from './faults';
 import { type LocalStackInfo, PREFIX, STACK_FILE } from './stack-info';
 import { LocalStepFunctions } from './stepfunctions';
 import { type ConductorQueue, SqsEventSource, createConductorQueues, startSqs } from './sqs';
@@ -45,6 +46,12 @@ export interface LocalStackOptions {
   readonly functionEnv?: Readonly<Record<string, string>>;
   /** Count DynamoDB requests by operation (`stack.dynamoRequests`), for benchmarks. */
   readonly countDynamoDbRequests?: boolean;
+  /**
+   * The fault-injecting layer (`stack.faults`): DynamoDB behind a proxy that can throttle, fail
+   * and slow down requests, with these faults to begin with (true: none yet). Lambda and Step
+   * Functions faults need no option.
+   */
+  readonly faults?: boolean | FaultSpec;
   /** Virtual machines with Redfish BMCs, enrolled as redfish nodes once the API is up (default: none). */
   readonly fleet?: { readonly count: number; readonly port?: number; readonly prefix?: string };
   /** Where progress lines go (default: nowhere). */
@@ -99,8 +106,10 @@ export class LocalStack {
   queues!: ConductorQueue[];
   endpoints!: { dynamodb: string; sqs: string; aws: string };
   stateMachineArn = '';
-  /** DynamoDB requests by operation, when `countDynamoDbRequests` is set. */
-  dynamoRequests: RequestCounter | undefined;
+  /** The proxy in front of DynamoDB Local (requests by operation, faults), with `countDynamoDbRequests` or `faults`. */
+  dynamoRequests: DynamoDbProxy | undefined;
+  /** Injecting faults into DynamoDB (with the `faults` option), Lambda and Step Functions. */
+  faults!: LocalFaults;
   /** The virtual machines, when the `fleet` option asked for some. */
   fleet: Fleet | undefined;
   /** Where each function's log goes (`<logDir>/<function>.log`), for tests that read what ran. */
@@ -175,9 +184,10 @@ export class LocalStack {
       this.sfn = new LocalStepFunctions(this.lambda, { onEvent: this.log });
       this.awsEndpoint = new AwsEndpoint(this.lambda, this.sfn);
       const aws = await this.awsEndpoint.start();
-      if (this.options.countDynamoDbRequests) this.dynamoRequests = new RequestCounter(dynamo.endpoint);
+      if (this.options.countDynamoDbRequests || this.options.faults) this.dynamoRequests = new DynamoDbProxy(dynamo.endpoint);
       const dynamodb = this.dynamoRequests ? await this.dynamoRequests.start() : dynamo.endpoint;
       this.endpoints = { dynamodb, sqs: sqsServer.address, aws };
+      this.faults = new LocalFaults(this.dynamoRequests, this.lambda, this.awsEndpoint);
 
       const conductorArn = LambdaHost.arn('conductor', 'live');
       this.stateMachineArn = this.sfn.createStateMachine(
@@ -241,6 +251,8 @@ export class LocalStack {
       this.url = await this.gateway.start(this.options.port ?? 6385);
       if (this.options.fleet && this.options.fleet.count > 0) this.fleet = await startLocalFleet(this.options.fleet, this.url, this.log);
       if (dataDir) this.writeStackFile(dataDir, dynamo.endpoint);
+      // Faults asked for at start apply once the stack is up (its own start-up is not their subject).
+      if (typeof this.options.faults === 'object') this.faults.apply(this.options.faults);
       return this;
     } catch (err) {
       await this.stop();

@@ -1,5 +1,6 @@
 /** `ironless local`: the whole stack on this machine. */
 import { type Command, Option } from 'commander';
+import { readFaultSpec } from '../../local/faults';
 import { LocalStack } from '../../local/stack';
 import { port, positiveInteger } from './options';
 
@@ -12,6 +13,7 @@ interface LocalOptions {
   fleetPort: number;
   auth: 'noauth' | 'http_basic';
   htpasswd?: string;
+  faults?: string;
 }
 
 export function registerLocal(program: Command): void {
@@ -31,6 +33,10 @@ export function registerLocal(program: Command): void {
     .option('--fleet-port <port>', 'port of the virtual BMCs', port, 8000)
     .addOption(new Option('--auth <strategy>', "Ironic's auth_strategy").choices(['noauth', 'http_basic']).default('noauth'))
     .option('--htpasswd <file>', 'htpasswd file (bcrypt entries) for --auth http_basic')
+    .option(
+      '--faults <file>',
+      'inject faults: DynamoDB throttling/errors/latency, Lambda crashes/timeouts, Step Functions errors (JSON, see README)',
+    )
     .action(async (opts: LocalOptions) => {
       const started = Date.now();
       const say = (line: string) => {
@@ -42,7 +48,9 @@ export function registerLocal(program: Command): void {
       }
       let stack: LocalStack;
       try {
+        const faults = opts.faults === undefined ? undefined : readFaultSpec(opts.faults);
         stack = new LocalStack({
+          ...(faults ? { faults } : {}),
           port: opts.port,
           settings: { authStrategy: opts.auth },
           ...(opts.htpasswd ? { htpasswdFile: opts.htpasswd } : {}),
@@ -79,5 +87,13 @@ export function registerLocal(program: Command): void {
       if (opts.auth === 'http_basic') say(`  export OS_AUTH_TYPE=http_basic OS_ENDPOINT=${stack.url} OS_USERNAME=… OS_PASSWORD=…`);
       else say(`  export OS_AUTH_TYPE=none OS_ENDPOINT=${stack.url}`);
       say('  openstack baremetal node create --driver fake-hardware --name node-0');
+      if (opts.faults) say(`  faults from ${opts.faults} are being injected; every 30 s a line says how many`);
+      if (opts.faults)
+        setInterval(() => {
+          const { dynamodb, lambda, stepFunctions } = stack.faults.injected();
+          say(
+            `faults injected: DynamoDB ${JSON.stringify(dynamodb)}, Lambda ${JSON.stringify(lambda)}, Step Functions ${JSON.stringify(stepFunctions)}`,
+          );
+        }, 30_000).unref();
     });
 }

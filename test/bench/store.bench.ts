@@ -13,7 +13,7 @@ import { DeployTemplate } from '../../functions/objects/deploy-template';
 import type { Node } from '../../functions/objects/node';
 import { Port } from '../../functions/objects/port';
 import { createTables, startDynamoDbLocal } from '../../local/dynamodb';
-import { RequestCounter } from '../../local/request-counter';
+import { DynamoDbProxy } from '../../local/dynamodb-proxy';
 import { NEXT_MAPPING, nextNodeTable } from '../fixtures/next-node';
 import { batchWrite, nodeItems } from '../integration/helpers/seed';
 import { makeNode } from '../unit/helpers/builders';
@@ -26,7 +26,7 @@ const bench: Bench = {
   name: 'store',
   async run({ log }) {
     const dynamo = await startDynamoDbLocal();
-    const counter = new RequestCounter(dynamo.endpoint);
+    const counter = new DynamoDbProxy(dynamo.endpoint);
     const raw = new DynamoDBClient({ endpoint: await counter.start(), region: 'us-east-1', credentials, maxAttempts: 10 });
     try {
       const client = createDocumentClient(raw);
