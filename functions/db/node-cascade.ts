@@ -3,12 +3,18 @@
  * allocations, with the unique-value guards they own, and its history.
  *
  * The node's own delete (conditional on its revision and lock) and its dependents' deletes form
- * one transaction when they fit in one (100 items: a node with dozens of ports); otherwise the
- * node goes first and its dependents after. History records own no guards and are deleted last,
- * in batches. Dependents are found through the `byNode` indexes, which are eventually consistent:
- * a port added in the same instant as the delete can outlive the node (Ironic's foreign key has
- * no DynamoDB equivalent).
+ * one transaction when they fit in one (100 items: a node with dozens of ports). Otherwise the
+ * dependents go first, in transactions of whole dependents (an item with its guards, never one
+ * without the other), each with a check of the node under the very condition its delete will
+ * have; the node goes last, with what is left. Whatever fails midway, no dependent outlives its
+ * node, and no guard its item: the node remains, with fewer dependents, and a repeated delete
+ * finishes the job. History records own no guards and are deleted last, in batches.
+ *
+ * Dependents are found through the `byNode` indexes, which are eventually consistent: a port
+ * added in the same instant as the delete can outlive the node (Ironic's foreign key has no
+ * DynamoDB equivalent).
  */
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { BatchGetCommand, type DocumentClient, QueryCommand } from './dynamo';
 import type { Dict } from '#objects/fields';
 import { sparseKey } from './keys';
@@ -80,4 +86,36 @@ export async function keysByNode(client: DocumentClient, table: string, nodeUuid
     start = result.LastEvaluatedKey;
   } while (start !== undefined);
   return uuids;
+}
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** DynamoDB's limit on the items of one transaction. */
+export const MAX_TRANSACTION_ITEMS = 100;
+
+/**
+ * The transactions that destroy a node, in order: `last` (the node's delete and its guards') goes
+ * in the final one; each dependent (its delete and its guards', `groups`) whole in one of them,
+ * as many as fit in the final one and the rest before it, each earlier one with `check` (the
+ * node's condition) first.
+ */
+export function cascadeTransactions(
+  last: readonly TransactItem[],
+  check: TransactItem,
+  groups: readonly (readonly TransactItem[])[],
+): TransactItem[][] {
+  const final = [...last];
+  const before: TransactItem[][] = [];
+  for (const group of groups) {
+    if (group.length > MAX_TRANSACTION_ITEMS - 1)
+      throw new Error(`A dependent of ${group.length} items cannot be deleted in one transaction`);
+    if (final.length + group.length <= MAX_TRANSACTION_ITEMS) {
+      final.push(...group);
+      continue;
+    }
+    const open = before[before.length - 1];
+    if (open !== undefined && open.length + group.length <= MAX_TRANSACTION_ITEMS) open.push(...group);
+    else before.push([check, ...group]);
+  }
+  return [...before, final];
 }

@@ -5,7 +5,8 @@
  * (guard, item); create 1 write (a transaction when the node has a name, an instance or a
  * chassis); save 1 write; reserve 1 write (returns the item); list: 1 query per page of keys + 1
  * batch read per 100 items (see `query.ts`); a list filtered by instance reads 2 items at most;
- * destroy: 3 queries for dependents, then 1 write (a transaction with them), then the history.
+ * destroy: 3 queries for dependents, then 1 write (a transaction with them; one per 100 items
+ * beyond that), then the history.
  *
  * Every write is conditional: on the item's revision (no lost updates) and on its lock (a node
  * reserved by someone else is never written: NodeLocked, 409).
@@ -28,13 +29,10 @@ import { type Bookkeeping, type ObjectCodec, cancellationCodes, isConditionFailu
 import { ALL_NODES, groupKey, guard, shardKey, sparseKey } from './keys';
 import { ASSOCIATED, IN_MAINTENANCE, type NodeFilter, planNodeQuery } from './node-filters';
 import type { Page } from './query';
-import { dependentsOf } from './node-cascade';
+import { cascadeTransactions, dependentsOf } from './node-cascade';
 import { DynamoNodeHistoryStore } from './node-history';
 import type { TableName } from './schema';
 import { type ItemCheck, ObjectTable, type StoreContext, type TransactItem, type WriteCondition } from './table';
-
-/** DynamoDB's limit on the items of one transaction. */
-const MAX_TRANSACTION_ITEMS = 100;
 
 export type { NodeFilter } from './node-filters';
 export type { Page } from './query';
@@ -167,28 +165,28 @@ export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
   async destroy(node: Node): Promise<void> {
     const meta = this.metaOf(node);
     const dependents = await dependentsOf(this.client, this.tables, node.uuid);
-    const deletes = dependents.flatMap((d) => [
-      { Delete: { TableName: d.table, Key: { uuid: d.uuid } } } as TransactItem,
-      ...d.guards.map((key) => this.guardDeleteFor(key, d.uuid)),
-    ]);
-    const own = 1 + meta.guards.length;
-    if (deletes.length === 0) {
+    if (dependents.length === 0) {
       await this.destroyObject(node);
-    } else if (own + deletes.length <= MAX_TRANSACTION_ITEMS) {
-      const condition = this.writeCondition(meta, this.now());
-      try {
-        await this.transact([
-          { Delete: { TableName: this.tableName, Key: { uuid: node.uuid }, ...condition } },
-          ...meta.guards.map((key) => this.guardDeleteFor(key, node.uuid)),
-          ...deletes,
-        ]);
-      } catch (err) {
-        if (cancellationCodes(err)) throw await this.conflictCause(node.uuid, meta);
-        throw err;
-      }
     } else {
-      await this.destroyObject(node);
-      for (let i = 0; i < deletes.length; i += MAX_TRANSACTION_ITEMS) await this.transact(deletes.slice(i, i + MAX_TRANSACTION_ITEMS));
+      const condition = this.writeCondition(meta, this.now());
+      const key = { uuid: node.uuid };
+      const transactions = cascadeTransactions(
+        [{ Delete: { TableName: this.tableName, Key: key, ...condition } }, ...meta.guards.map((g) => this.guardDeleteFor(g, node.uuid))],
+        { ConditionCheck: { TableName: this.tableName, Key: key, ...condition } },
+        dependents.map((d) => [
+          { Delete: { TableName: d.table, Key: { uuid: d.uuid } } } as TransactItem,
+          ...d.guards.map((g) => this.guardDeleteFor(g, d.uuid)),
+        ]),
+      );
+      for (const items of transactions) {
+        try {
+          await this.transact(items);
+        } catch (err) {
+          // The node's condition failed (or a concurrent transaction): what is deleted stays so, the node stays.
+          if (cancellationCodes(err)) throw await this.conflictCause(node.uuid, meta);
+          throw err;
+        }
+      }
     }
     await new DynamoNodeHistoryStore({ client: this.client, tables: this.tables, release: this.releaseSelection }).prune(node.uuid, 0);
   }

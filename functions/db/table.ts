@@ -13,9 +13,11 @@
  * serves it at under half the rate). Between the writes a guard names an object that does not
  * exist yet: a lookup by that value finds nothing, and another create of the value is refused as a
  * duplicate. A claim whose object never appeared within ABANDONED_CLAIM_MS belonged to a create
- * that died between its writes; the next create of the value takes it over.
+ * that died between its writes; the next create of the value takes it over. How a claim survives a
+ * write whose answer was lost is in `claims.ts`.
  */
-import type { DeleteCommandInput, PutCommandInput, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { createClaimed } from './claims';
 import { DeleteCommand, type DocumentClient, GetCommand, PutCommand, TransactWriteCommand } from './dynamo';
 import { ConcurrentUpdate } from '#common/errors';
 import type { ReleaseSelection } from '#common/releases';
@@ -63,11 +65,7 @@ export interface WriteCondition {
 
 const CONDITION_FAILED = 'ConditionalCheckFailed';
 
-/**
- * How long a claimed unique value waits for its object before another create may take it over:
- * Lambda's longest timeout, so the invocation that claimed it has certainly ended.
- */
-export const ABANDONED_CLAIM_MS = 15 * 60 * 1000;
+export { ABANDONED_CLAIM_MS } from './claims';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -128,7 +126,19 @@ export class ObjectTable<T extends VersionedObject> {
     };
     try {
       if (guards.length === 0 && checks.length === 0) await this.client.send(new PutCommand(put));
-      else if (checks.length === 0) await this.createClaimed(obj, put, guards, now);
+      else if (checks.length === 0)
+        await createClaimed(
+          {
+            client: this.client,
+            uniques: this.uniques,
+            table: this.tableName,
+            keyName: this.codec.keyName,
+            duplicate: (key) => this.errors.duplicate(key, obj),
+          },
+          put,
+          guards,
+          now,
+        );
       else await this.transact([{ Put: put }, ...guards.map((key) => this.guardPut(key, obj)), ...checks.map(checkItem)]);
     } catch (err) {
       if (isConditionFailure(err)) throw this.errors.alreadyExists(obj);
@@ -283,82 +293,6 @@ export class ObjectTable<T extends VersionedObject> {
 
   private stamp(obj: T, field: 'created_at' | 'updated_at', now: number): void {
     if (field in this.codec.cls.fields) (obj as unknown as Dict)[field] = new Date(now).toISOString();
-  }
-
-  /** Claim each unique value, then put the item; the values this create claimed are given back if it fails. */
-  private async createClaimed(obj: T, put: PutCommandInput, guards: readonly string[], now: number): Promise<void> {
-    const claimed: string[] = [];
-    try {
-      for (const key of guards) if (await this.claim(key, obj, now)) claimed.push(key);
-      await this.client.send(new PutCommand(put));
-    } catch (err) {
-      // The item's condition failed: an object with this key exists, and it may own some of these
-      // values (a create repeated with the same key, racing the first): those stay.
-      // Unreadable, all stay: a claim left behind is taken over once abandoned.
-      const kept = isConditionFailure(err) && claimed.length > 0 ? await this.guardsOwnedBy(this.keyOf(obj)).catch(() => claimed) : [];
-      await Promise.all(
-        claimed
-          .filter((key) => !kept.includes(key))
-          .map((key) =>
-            this.client.send(new DeleteCommand(this.guardDelete(key, obj).Delete as DeleteCommandInput)).catch(() => {
-              // Left behind, the claim is taken over once abandoned.
-            }),
-          ),
-      );
-      throw err;
-    }
-  }
-
-  /** The unique values the stored object with this key owns (its bookkeeping `_guards`). */
-  private async guardsOwnedBy(key: string): Promise<readonly string[]> {
-    const item = await this.storedItem(key, '_guards');
-    return Array.isArray(item?._guards) ? (item._guards as string[]) : [];
-  }
-
-  /** The stored item with this key, read consistently with only `attribute`; undefined when there is none. */
-  private async storedItem(key: unknown, attribute: string): Promise<Dict | undefined> {
-    const { Item } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: { [this.codec.keyName]: key },
-        ConsistentRead: true,
-        ProjectionExpression: '#a',
-        ExpressionAttributeNames: { '#a': attribute },
-      }),
-    );
-    return Item;
-  }
-
-  /**
-   * Make `obj` the owner of the unique value `key`: true when this call wrote the claim, false when
-   * the guard already names `obj` (a create repeated with the same key). Throws the value's
-   * duplicate error when another object owns it, or while another create of it is under way.
-   */
-  private async claim(key: string, obj: T, now: number): Promise<boolean> {
-    const owner = this.keyOf(obj);
-    // The claim written under `condition`: true, or false when the condition does not hold.
-    const claimIf = (condition: WriteCondition) =>
-      this.client.send(new PutCommand({ TableName: this.uniques, Item: { key, owner, claimed_at: now }, ...condition })).then(
-        () => true,
-        (err: unknown) => {
-          if (isConditionFailure(err)) return false;
-          throw err;
-        },
-      );
-    if (await claimIf({ ConditionExpression: 'attribute_not_exists(#key)', ExpressionAttributeNames: { '#key': 'key' } })) return true;
-    const { Item: held } = await this.client.send(new GetCommand({ TableName: this.uniques, Key: { key }, ConsistentRead: true }));
-    if (held?.owner === owner) return false;
-    // A guard written by a transaction has no claim time: its owner was written with it.
-    const claimedAt = held?.claimed_at;
-    if (held === undefined || typeof claimedAt !== 'number' || now - claimedAt < ABANDONED_CLAIM_MS) throw this.errors.duplicate(key, obj);
-    if ((await this.storedItem(held.owner, this.codec.keyName)) !== undefined) throw this.errors.duplicate(key, obj);
-    const abandoned = {
-      ConditionExpression: '#owner = :owner AND #at = :at',
-      ExpressionAttributeNames: { '#owner': 'owner', '#at': 'claimed_at' },
-      ExpressionAttributeValues: { ':owner': held.owner, ':at': claimedAt },
-    };
-    if (await claimIf(abandoned)) return true;
-    throw this.errors.duplicate(key, obj);
   }
 
   private guardPut(key: string, obj: T): TransactItem {
