@@ -130,5 +130,10 @@ export async function doDirectAction(ctx: ConductorContext, args: MessageArgs & 
     node.processEvent('fail');
   }
   await ctx.nodes.save(node, { release: true });
-  ctx.log.info(`${args.action} finished`, { node: node.uuid, state: node.provision_state, lastError: node.last_error });
+  ctx.log.info(`${args.action} finished`, {
+    node: node.uuid,
+    state: node.provision_state,
+    lastError: node.last_error,
+    message_id: args.message_id,
+  });
 }

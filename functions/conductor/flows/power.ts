@@ -35,7 +35,7 @@ export async function changeNodePowerState(ctx: ConductorContext, args: MessageA
     }
     node.power_state = target;
     if (!st.FAILURE_STATES.includes(node.provision_state)) node.last_error = null;
-    ctx.log.info('Power state changed', { node: node.uuid, action: args.target, state: target });
+    ctx.log.info('Power state changed', { node: node.uuid, action: args.target, state: target, message_id: args.message_id });
   } catch (err) {
     node.last_error = `Failed to change power state to '${target}' by '${args.target}': ${(err as Error).message}`;
     ctx.log.warn('Power action failed', { node: node.uuid, error: node.last_error });
