@@ -19,15 +19,14 @@ import {
   NodeLocked,
   NotAcceptable,
   InvalidState,
-  TemporaryFailure,
 } from '#common/errors';
 import * as st from '#common/states';
 import type { Node } from '#objects/node';
-import { loadDriver } from '#drivers/registry';
-import { METHOD_VERSIONS, type RpcMethod, type RpcMethods } from '#rpc/messages';
+import type { RpcMethod, RpcMethods } from '#rpc/messages';
 import { parseBody } from '../body';
 import { beginAndCast } from '../begin';
 import { checkConductorFor } from '../interfaces';
+import { checkInBandInspection } from '../inspection';
 import { CLEAN_STEPS_SCHEMA, DEPLOY_STEPS_SCHEMA, SERVICE_STEPS_SCHEMA } from '../schemas/steps';
 import { type JsonSchema, parseBoolean, schemaErrorText } from '../validation';
 import { pyRepr, pyStr } from '../pyrepr';
@@ -318,26 +317,6 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
       throw new InvalidParameterValue(`The requested action "${target}" is not available in this version of Ironless.`);
   }
   return { status: 202, headers: { Location: `${req.baseUrl}/v1/nodes/${params.ident}/states` } };
-}
-
-/**
- * An in-band inspection (the `agent` interface) may only start where its ramdisk's data can come
- * back: a service pinned below RPC continue_inspection could not cast it to a conductor, so it
- * refuses, before anything changes, as a manual clean with disable_ramdisk is refused while pinned.
- */
-function checkInBandInspection(ctx: ApiContext, node: Node): void {
-  let inBand: boolean;
-  try {
-    inBand = loadDriver(node).inspect.inBand !== undefined;
-  } catch {
-    return; // an interface this release does not know: the conductor fails the inspection with its reason
-  }
-  if (!inBand || ctx.rpc.canSend('continue_inspection')) return;
-  throw new TemporaryFailure(
-    `Node ${node.uuid} cannot be inspected in band while this service is pinned to release ${ctx.release.release}: ` +
-      `its ramdisk's data needs RPC ${METHOD_VERSIONS.continue_inspection} (continue_inspection), above this service's cap ${ctx.rpc.versionCap}. ` +
-      'Inspect it once the upgrade is finished (unpinned), or with an out-of-band inspect interface.',
-  );
 }
 
 /** Ironic's last_error for an aborted operation, naming the step it was in. */
