@@ -1,7 +1,12 @@
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../../lib/bundling';
 import { loadRedfishConfig } from '../../../functions/drivers/redfish/config';
-import { parseDriverInfo, quotePath } from '../../../functions/drivers/redfish/driver-info';
+import { parseDriverInfo as parseWithPolicy, quotePath } from '../../../functions/drivers/redfish/driver-info';
+import { type FetchPolicy, PERMISSIVE_FETCH_POLICY } from '../../../functions/drivers/hosts';
+import type { Node } from '../../../functions/objects/node';
+
+/** Ironic's parsing, with a policy that refuses nothing (the host policy has tests of its own). */
+const parseDriverInfo = (node: Node, policy: FetchPolicy = PERMISSIVE_FETCH_POLICY) => parseWithPolicy(node, policy);
 import { parseCapabilities } from '../../../functions/drivers/redfish/inspect';
 import { makeNode } from '../helpers/builders';
 
