@@ -63,3 +63,8 @@ export async function beforeAction(node: Node): Promise<number> {
 export function isDeadlineRefusal(err: unknown): err is ActionRefused {
   return err instanceof ActionRefused && err.reason === 'deadline';
 }
+
+/** For code that turns failures into messages or ignores them: a refusal must go on up as it is. */
+export function rethrowRefusal(err: unknown): void {
+  if (err instanceof ActionRefused) throw err;
+}

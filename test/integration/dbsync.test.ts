@@ -191,7 +191,9 @@ describe('a cold start pinned to an unknown release', () => {
     const script = `try { await import(${JSON.stringify(bundle)}) } catch (err) { console.error(String(err)); process.exit(1) }`;
     const run = execFileAsync(process.execPath, ['--input-type=module', '-e', script], { env });
     await expect(run).rejects.toMatchObject({
-      stderr: expect.stringContaining('PIN_RELEASE_VERSION "bobcat" is not a known release; use "" for the latest or one of: 2026.2, 2026.3'),
+      stderr: expect.stringContaining(
+        'PIN_RELEASE_VERSION "bobcat" is not a known release; use "" for the latest or one of: 2026.2, 2026.3',
+      ),
     });
   });
 });

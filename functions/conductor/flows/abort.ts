@@ -15,6 +15,7 @@ import type { ConductorContext, FlowName } from '../context';
 import type { MessageArgs } from '../claim';
 import { EXECUTION_KEYS, FLOWS } from './flow-kinds';
 import { lockOwner } from '../lock';
+import { guarded } from '../attempt';
 import { bootInstance } from './run-steps';
 
 export async function doAbort(ctx: ConductorContext, args: MessageArgs): Promise<void> {
@@ -23,7 +24,7 @@ export async function doAbort(ctx: ConductorContext, args: MessageArgs): Promise
     ctx.log.info('Abort already handled', { node: current.uuid });
     return;
   }
-  const node = await ctx.nodes.reserve(args.node_id, lockOwner(ctx, args.lock_token));
+  const node = guarded(ctx, await ctx.nodes.reserve(args.node_id, lockOwner(ctx, args.lock_token)), 'The abort');
   const execution = await endAbortedFlow(ctx, node, `Aborted by request ${args.message_id}`);
   await ctx.nodes.save(node, { release: true });
   ctx.log.info('Aborted', { node: node.uuid, state: node.provision_state, execution });

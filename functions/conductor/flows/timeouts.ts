@@ -10,7 +10,7 @@ import { pyRepr } from '#common/pyrepr';
 import * as st from '#common/states';
 import type { Node } from '#objects/node';
 import type { ConductorContext } from '../context';
-import { FLOWS } from './flow-kinds';
+import { EXECUTION_KEYS, FLOWS } from './flow-kinds';
 import { historyEventType } from '../history';
 import { lockOwner } from '../lock';
 
@@ -70,7 +70,7 @@ export async function failTimedOutWaits(ctx: ConductorContext, now: number = Dat
             delete info[flow.indexKey];
             node[flow.stepField] = null;
           }
-          delete info.steps_execution;
+          for (const key of EXECUTION_KEYS) delete info[key];
           node.driver_internal_info = info;
           await ctx.nodes.save(node, { release: true });
           failed++;
