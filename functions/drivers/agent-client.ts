@@ -11,7 +11,7 @@ import { request as httpsRequest } from 'node:https';
 import { InvalidParameterValue, IronicError } from '#common/errors';
 import { boolFromString, excerpt } from '#common/strutils';
 import type { Node } from '#objects/node';
-import { beforeAction } from './guard';
+import { ActionRefused, beforeAction } from './guard';
 import { type FetchPolicy, caPathAllowed } from './hosts';
 
 /** A command as the agent reports it. */
@@ -221,7 +221,16 @@ export class AgentClient {
       });
       req.once('error', (err: NodeJS.ErrnoException) => {
         if (err.code === HOST_REFUSED) reject(new AgentAPIError(node.uuid, 'refused', err.message));
-        else if (err.name === 'AbortError' || err.code === 'ABORT_ERR') reject(failed(`timed out after ${timeoutMs / 1000} s`));
+        else if (err.name === 'AbortError' || err.code === 'ABORT_ERR')
+          // Cut short by the caller's deadline: the caller ran out of time, the agent did not fail.
+          reject(
+            timeoutMs < this.options.commandTimeoutMs
+              ? new ActionRefused(
+                  'deadline',
+                  `The request to the agent of node ${node.uuid} was cut short by the deadline after ${timeoutMs / 1000} s`,
+                )
+              : failed(`timed out after ${timeoutMs / 1000} s`),
+          );
         else reject(failed(err.code ?? err.message));
       });
       req.once('response', (res: IncomingMessage) => {

@@ -13,6 +13,7 @@ import { type ClientRequest, type IncomingMessage, request as httpRequest } from
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { excerpt } from '#common/strutils';
+import { ActionRefused } from '../guard';
 import type { RedfishConfig } from './config';
 import type { RedfishDriverInfo } from './driver-info';
 
@@ -196,7 +197,7 @@ export class RedfishClient {
     return new Promise<Resource>((resolve, reject) => {
       let settled = false;
       let timer: NodeJS.Timeout | undefined;
-      const finish = (err: RedfishRequestError | undefined, value?: Resource) => {
+      const finish = (err: RedfishRequestError | ActionRefused | undefined, value?: Resource) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
@@ -209,6 +210,11 @@ export class RedfishClient {
       };
       const connectionError = (detail: string, retryable = true) =>
         new RedfishRequestError(`Unable to connect to ${url}. Error: ${detail}`, 'connection', method, url, retryable);
+      // A wait cut short by the caller's deadline is the caller running out of time, not the BMC failing.
+      const outOfTime = (configuredMs: number, ms: number, fallback: () => RedfishRequestError) =>
+        ms < configuredMs
+          ? new ActionRefused('deadline', `${method} ${url} was cut short by the deadline after ${seconds(ms)} s`)
+          : fallback();
 
       const req: ClientRequest = send(url, {
         method,
@@ -221,7 +227,12 @@ export class RedfishClient {
         ...(isTls ? this.tls : {}),
       });
       timer = setTimeout(
-        () => finish(connectionError(`timed out after ${seconds(connectTimeoutMs)} s connecting to the BMC`)),
+        () =>
+          finish(
+            outOfTime(this.config.connectTimeoutMs, connectTimeoutMs, () =>
+              connectionError(`timed out after ${seconds(connectTimeoutMs)} s connecting to the BMC`),
+            ),
+          ),
         connectTimeoutMs,
       );
       req.once('socket', (socket) => {
@@ -229,7 +240,12 @@ export class RedfishClient {
           clearTimeout(timer);
           timer = setTimeout(
             // An action whose answer timed out may have been done: only a GET is safe to repeat.
-            () => finish(connectionError(`timed out after ${seconds(readTimeoutMs)} s waiting for the BMC to answer`, method === 'GET')),
+            () =>
+              finish(
+                outOfTime(this.config.readTimeoutMs, readTimeoutMs, () =>
+                  connectionError(`timed out after ${seconds(readTimeoutMs)} s waiting for the BMC to answer`, method === 'GET'),
+                ),
+              ),
             readTimeoutMs,
           );
         });

@@ -149,7 +149,9 @@ describe('the host and CA policy', () => {
     for (const address of ['http://127.0.0.1:9001', 'https://[::1]', 'http://169.254.169.254', 'http://2130706433']) {
       const node = makeNode({ driver_info: { redfish_address: address } });
       expect(() => parseWithPolicy(node, policy)).toThrow(
-        new RegExp(`^The URL in driver_info/redfish_address of node ${node.uuid} may not be used: the address .* is denied by the conductor's host policy\\. Ask the operator`),
+        new RegExp(
+          `^The URL in driver_info/redfish_address of node ${node.uuid} may not be used: the address .* is denied by the conductor's host policy\\. Ask the operator`,
+        ),
       );
     }
     expect(parseWithPolicy(makeNode({ driver_info: { redfish_address: 'https://10.0.0.1' } }), policy).address).toBe('https://10.0.0.1');
