@@ -14,7 +14,7 @@ const KNOWN_HARDWARE_TYPES = ['fake-hardware', 'redfish'];
 export interface IronlessSettings {
   /**
    * Conductor function timeout. Every RPC message and step stops acting on hardware a few seconds
-   * before its invocation ends; queue visibility is this plus 30 s.
+   * before its invocation ends; queue visibility is this plus a fifth of it (at most 30 s).
    */
   readonly conductorTimeoutSeconds: number;
   readonly apiTimeoutSeconds: number;
@@ -165,7 +165,7 @@ export function validateSettings(s: IronlessSettings): void {
   const visibility = queueSettings(s.conductorTimeoutSeconds).visibilityTimeoutSeconds;
   if (s.lockTtlSeconds <= visibility) {
     throw new Error(
-      `lockTtlSeconds (${s.lockTtlSeconds}) must be greater than the queue's visibility timeout (conductorTimeoutSeconds + 30 = ${visibility} s): a message delivered again after running out of time must find its lock`,
+      `lockTtlSeconds (${s.lockTtlSeconds}) must be greater than the queue's visibility timeout (${visibility} s: conductorTimeoutSeconds and a fifth of it, at most 30 s more): a message delivered again after running out of time must find its lock`,
     );
   }
   for (const [name, entries] of [

@@ -23,12 +23,14 @@ export interface QueueSettings {
 /** Receives before a message moves to the DLQ (its last delivery fails rather than asks for another). */
 export const MAX_RECEIVE_COUNT = 5;
 
-/** Beyond the conductor's timeout, before a failed message is delivered again. */
-export const VISIBILITY_MARGIN_SECONDS = 30;
+/** Beyond the conductor's timeout, before a failed message is delivered again: a fifth of it, 1 to 30 s. */
+export function visibilityMarginSeconds(conductorTimeoutSeconds: number): number {
+  return Math.min(30, Math.max(1, Math.floor(conductorTimeoutSeconds / 5)));
+}
 
 export function queueSettings(conductorTimeoutSeconds: number): QueueSettings {
   return {
-    visibilityTimeoutSeconds: conductorTimeoutSeconds + VISIBILITY_MARGIN_SECONDS,
+    visibilityTimeoutSeconds: conductorTimeoutSeconds + visibilityMarginSeconds(conductorTimeoutSeconds),
     maxReceiveCount: MAX_RECEIVE_COUNT,
     retentionSeconds: 4 * 24 * 3600,
     dlqRetentionSeconds: 14 * 24 * 3600,

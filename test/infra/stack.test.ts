@@ -79,7 +79,7 @@ describe('IronlessStack', () => {
     }
     template.resourceCountIs('AWS::SQS::Queue', 2 * DEFAULT_SETTINGS.conductorGroups.length);
     template.hasResourceProperties('AWS::SQS::Queue', {
-      VisibilityTimeout: DEFAULT_SETTINGS.conductorTimeoutSeconds + 30,
+      VisibilityTimeout: DEFAULT_SETTINGS.conductorTimeoutSeconds + 24,
       RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 },
     });
   });
