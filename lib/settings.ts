@@ -6,17 +6,28 @@
 import { ADD_PORTS_VALUES, DEFAULT_INSPECTION_HOOKS, ENV, KEEP_PORTS_VALUES, parseHookList } from '../functions/common/config';
 import { validateInspectionHooks } from '../functions/drivers/inspector/hooks';
 import { PERIODIC_TASKS } from '../functions/conductor/schedules';
+import { LINK_LOCAL, LOOPBACK_AND_LINK_LOCAL, checkHostEntry } from '../functions/drivers/hosts';
+import { queueSettings } from '../functions/rpc/queues';
 
 /** The hardware types Ironless has (functions/drivers/registry.ts); kept here so settings need no driver code. */
 const KNOWN_HARDWARE_TYPES = ['fake-hardware', 'redfish'];
 
 export interface IronlessSettings {
-  /** Conductor function timeout; queue visibility is six times this. */
+  /**
+   * Conductor function timeout. Every RPC message and step stops acting on hardware a few seconds
+   * before its invocation ends; queue visibility is this plus a fifth of it (at most 30 s).
+   */
   readonly conductorTimeoutSeconds: number;
   readonly apiTimeoutSeconds: number;
-  /** The longest one synchronous step may take (under the conductor timeout). */
+  /**
+   * The longest one synchronous step may take (under the conductor timeout): Step Functions gives
+   * up on it then, and the step itself stops acting on hardware a few seconds before.
+   */
   readonly stepTimeoutSeconds: number;
-  /** Node lock lifetime without renewal; longer than any single conductor invocation. */
+  /**
+   * Node lock lifetime without renewal; longer than any single conductor invocation and than the
+   * queue's visibility timeout, so a message redelivered after running out of time finds its lock.
+   */
   readonly lockTtlSeconds: number;
   /** Agent heartbeat timeout (Ironic `[api]ramdisk_heartbeat_timeout`); async steps fail after it. */
   readonly heartbeatTimeoutSeconds: number;
@@ -91,6 +102,30 @@ export interface IronlessSettings {
   readonly inspectorPreCreatePorts: boolean;
   /** Ironic `[inspector]power_off`: power the node off after in-band inspection (not with fast track). */
   readonly inspectorPowerOff: boolean;
+  /**
+   * Hosts the conductor may reach as BMCs (`driver_info/redfish_address`) and ramdisk agents
+   * (their callback URLs): host names (`.example.com` for every name under it), IP addresses or
+   * CIDR ranges. Empty: any host that is not denied.
+   */
+  readonly bmcAllowedHosts: readonly string[];
+  /**
+   * Hosts refused as BMCs and agents, also when a name resolves to them. @default loopback,
+   * "this host" and link-local ranges (the Lambda runtime API, metadata services); a list given
+   * replaces it. The local stack allows loopback, where its virtual BMCs live.
+   */
+  readonly bmcDeniedHosts: readonly string[];
+  /** Hosts image URLs (`image_source`, `deploy_iso`, a config drive URL) may name; empty: any not denied. */
+  readonly imageAllowedHosts: readonly string[];
+  /** Hosts image URLs may not name. @default loopback, "this host" and link-local ranges */
+  readonly imageDeniedHosts: readonly string[];
+  /**
+   * Folders a `redfish_verify_ca` or `agent_verify_ca` path may lie under (Ironic's
+   * `file_url_allowed_paths` for CA files; e.g. a Lambda layer's `/opt/...`). @default none:
+   * only true/false (or the certificate an agent sends itself)
+   */
+  readonly caAllowedPaths: readonly string[];
+  /** The most distinct MAC addresses one agent lookup (`GET /v1/lookup`) may name; each costs a read. */
+  readonly maxLookupAddresses: number;
 }
 
 export const DEFAULT_SETTINGS: IronlessSettings = {
@@ -122,7 +157,16 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   inspectorUpdatePxeEnabled: true,
   inspectorPreCreatePorts: true,
   inspectorPowerOff: true,
+  bmcAllowedHosts: [],
+  bmcDeniedHosts: LOOPBACK_AND_LINK_LOCAL,
+  imageAllowedHosts: [],
+  imageDeniedHosts: LOOPBACK_AND_LINK_LOCAL,
+  caAllowedPaths: [],
+  maxLookupAddresses: 32,
 };
+
+/** What the local stack changes in the defaults: its virtual BMCs, agents and image servers live on loopback. */
+export const LOCAL_STACK_DEFAULTS: Partial<IronlessSettings> = { bmcDeniedHosts: LINK_LOCAL, imageDeniedHosts: LINK_LOCAL };
 
 /** Check settings that must fit together; the message names the bad value. */
 export function validateSettings(s: IronlessSettings): void {
@@ -146,6 +190,30 @@ export function validateSettings(s: IronlessSettings): void {
     throw new Error(
       `lockTtlSeconds (${s.lockTtlSeconds}) must be greater than conductorTimeoutSeconds (${s.conductorTimeoutSeconds}): a lock must outlive the invocation holding it`,
     );
+  }
+  const visibility = queueSettings(s.conductorTimeoutSeconds).visibilityTimeoutSeconds;
+  if (s.lockTtlSeconds <= visibility) {
+    throw new Error(
+      `lockTtlSeconds (${s.lockTtlSeconds}) must be greater than the queue's visibility timeout (${visibility} s: conductorTimeoutSeconds and a fifth of it, at most 30 s more): a message delivered again after running out of time must find its lock`,
+    );
+  }
+  for (const [name, entries] of [
+    ['bmcAllowedHosts', s.bmcAllowedHosts],
+    ['bmcDeniedHosts', s.bmcDeniedHosts],
+    ['imageAllowedHosts', s.imageAllowedHosts],
+    ['imageDeniedHosts', s.imageDeniedHosts],
+  ] as const) {
+    for (const entry of entries) {
+      const problem = checkHostEntry(entry);
+      if (problem !== undefined) throw new Error(`${name}: ${problem}`);
+    }
+  }
+  for (const path of s.caAllowedPaths) {
+    if (!path.startsWith('/') || path.split('/').includes('..'))
+      throw new Error(`caAllowedPaths: "${path}" must be an absolute path without ".."`);
+  }
+  if (!Number.isInteger(s.maxLookupAddresses) || s.maxLookupAddresses < 1) {
+    throw new Error(`maxLookupAddresses (${s.maxLookupAddresses}) must be a whole number of at least 1`);
   }
   if (s.heartbeatTimeoutSeconds >= s.callbackTimeoutSeconds) {
     throw new Error(
@@ -220,5 +288,12 @@ export function settingsEnvironment(s: IronlessSettings): Record<string, string>
     [ENV.inspectorUpdatePxeEnabled]: String(s.inspectorUpdatePxeEnabled),
     [ENV.inspectorPreCreatePorts]: String(s.inspectorPreCreatePorts),
     [ENV.inspectorPowerOff]: String(s.inspectorPowerOff),
+    [ENV.stepTimeout]: String(s.stepTimeoutSeconds),
+    [ENV.bmcAllowedHosts]: s.bmcAllowedHosts.join(','),
+    [ENV.bmcDeniedHosts]: s.bmcDeniedHosts.join(','),
+    [ENV.imageAllowedHosts]: s.imageAllowedHosts.join(','),
+    [ENV.imageDeniedHosts]: s.imageDeniedHosts.join(','),
+    [ENV.caAllowedPaths]: s.caAllowedPaths.join(','),
+    [ENV.maxLookupAddresses]: String(s.maxLookupAddresses),
   };
 }

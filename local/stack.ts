@@ -11,7 +11,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { build, stop as stopEsbuild } from 'esbuild';
 import type { FauxqsServer } from 'fauxqs';
 import { BUNDLE_FILE, FUNCTION_NODE_OPTIONS, type FunctionName, HANDLER, PROJECT_ROOT, bundleAll } from '../lib/bundling';
-import { DEFAULT_SETTINGS, type IronlessSettings, settingsEnvironment, validateSettings } from '../lib/settings';
+import { DEFAULT_SETTINGS, type IronlessSettings, LOCAL_STACK_DEFAULTS, settingsEnvironment, validateSettings } from '../lib/settings';
 import { ENV } from '../functions/common/config';
 import { parseHtpasswd } from '../functions/authorizer/basic';
 import { TABLES, type TableName } from '../functions/db/schema';
@@ -133,7 +133,7 @@ export class LocalStack {
   private readonly log: (line: string) => void;
 
   constructor(private readonly options: LocalStackOptions = {}) {
-    this.settings = { ...DEFAULT_SETTINGS, ...(options.settings ?? {}) };
+    this.settings = { ...DEFAULT_SETTINGS, ...LOCAL_STACK_DEFAULTS, ...(options.settings ?? {}) };
     validateSettings(this.settings);
     this.log = options.log ?? (() => {});
     if (this.settings.authStrategy === 'http_basic') {

@@ -49,6 +49,13 @@ export const ENV = {
   inspectorUpdatePxeEnabled: 'INSPECTOR_UPDATE_PXE_ENABLED',
   inspectorPreCreatePorts: 'INSPECTOR_PRE_CREATE_PORTS',
   inspectorPowerOff: 'INSPECTOR_POWER_OFF',
+  stepTimeout: 'STEP_TIMEOUT_SECONDS',
+  bmcAllowedHosts: 'BMC_ALLOWED_HOSTS',
+  bmcDeniedHosts: 'BMC_DENIED_HOSTS',
+  imageAllowedHosts: 'IMAGE_ALLOWED_HOSTS',
+  imageDeniedHosts: 'IMAGE_DENIED_HOSTS',
+  caAllowedPaths: 'CA_ALLOWED_PATHS',
+  maxLookupAddresses: 'MAX_LOOKUP_ADDRESSES',
 } as const;
 
 export class ConfigError extends Error {
@@ -72,6 +79,19 @@ export function integer(env: Env, name: string, fallback: number, min = 0): numb
     throw new ConfigError(`Environment variable ${name} must be an integer >= ${min}, got "${raw}"`);
   }
   return value;
+}
+
+/**
+ * A comma-separated list, `fallback` when the variable is unset. Set but empty is an empty list
+ * (so a stack can say "none" where the default says something).
+ */
+export function list(env: Env, name: string, fallback: readonly string[]): readonly string[] {
+  const raw = env[name];
+  if (raw === undefined) return fallback;
+  return raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 function boolean(env: Env, name: string, fallback: boolean): boolean {
@@ -126,6 +146,8 @@ export interface ApiConfig extends CommonConfig {
   readonly heartbeatTimeoutSeconds: number;
   /** Ironic `[api]max_limit`: the largest page a list returns. */
   readonly maxLimit: number;
+  /** The most distinct MAC addresses one `GET /v1/lookup` may name (each costs a read). */
+  readonly maxLookupAddresses: number;
 }
 
 export interface ConductorConfig extends CommonConfig {
@@ -147,6 +169,8 @@ export interface ConductorConfig extends CommonConfig {
   readonly enabledHardwareTypes: readonly string[] | undefined;
   /** Ironic `[conductor]node_history_max_entries`, `…_cleanup_batch_count`, `…_minimum_days` (the periodic trim). */
   readonly nodeHistory: { readonly maxEntries: number; readonly batchCount: number; readonly minimumDays: number };
+  /** The steps machine's timeout of one synchronous step: a step stops acting on hardware before it. */
+  readonly stepTimeoutSeconds: number;
 }
 
 function common(env: Env): CommonConfig {
@@ -170,6 +194,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     publicEndpoint: env.PUBLIC_ENDPOINT || undefined,
     heartbeatTimeoutSeconds: integer(env, 'HEARTBEAT_TIMEOUT', 300, 5),
     maxLimit: integer(env, 'MAX_LIMIT', 1000, 1),
+    maxLookupAddresses: integer(env, ENV.maxLookupAddresses, 32, 1),
   };
 }
 
@@ -186,6 +211,7 @@ export function loadConductorConfig(env: Env = process.env): ConductorConfig {
     callbackTimeoutSeconds: integer(env, 'DEPLOY_CALLBACK_TIMEOUT', 1800, 10),
     maxWaitStepSeconds: integer(env, ENV.maxWaitStepSeconds, 30, 0),
     inspectWaitTimeoutSeconds: integer(env, ENV.inspectWaitTimeout, 1800, 0),
+    stepTimeoutSeconds: integer(env, ENV.stepTimeout, 100, 1),
     nodeHistory: {
       maxEntries: integer(env, ENV.nodeHistoryMaxEntries, 300, 0),
       batchCount: integer(env, ENV.nodeHistoryCleanupBatchCount, 1000, 0),

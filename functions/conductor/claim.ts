@@ -4,6 +4,11 @@
  * the work is done the lock is released, so a redelivered copy of the message (SQS delivers at
  * least once) finds the lock gone or someone else's and does nothing: no action ever runs twice.
  *
+ * A delivery whose work runs out of time (its invocation's deadline, see `attempt.ts`) gives the
+ * lock back to `rpc:<id>` before it fails (`handBack`), so the next delivery can do the work; the
+ * queue's visibility timeout is shorter than the lock's lifetime, so that delivery comes while
+ * the lock is still the message's.
+ *
  * Two copies of a message can also arrive at once (in one batch, or in two invocations). So the
  * claim hands the lock over from `rpc:<id>` to `run:<id>` in one write conditional on the node's
  * revision and on the lock still being `rpc:<id>`: exactly one copy wins, the others find the
@@ -17,6 +22,7 @@ import type { Node } from '#objects/node';
 import type { ConductorContext, FlowName } from './context';
 import { executionName, resumeStart } from './flows/run-steps';
 import { lockOwner } from './lock';
+import { guarded } from './attempt';
 
 export interface MessageArgs {
   readonly node_id: string;
@@ -77,12 +83,31 @@ export async function claimForMessage(
   // Hand the lock over rpc:<id> → run:<id>, conditional on this very revision: one copy wins.
   current.storeMeta = { ...current.storeMeta!, lockOwner: args.lock_token };
   try {
-    return await ctx.nodes.save(current, { lockFor: lockOwner(ctx, runToken(args)) });
+    return guarded(ctx, await ctx.nodes.save(current, { lockFor: lockOwner(ctx, runToken(args)) }), `The ${args.message_id} request`);
   } catch (err) {
     if (err instanceof ConcurrentUpdate || err instanceof NodeLocked) {
       ctx.log.info('Message taken by another delivery of it', { node: current.uuid });
       return undefined;
     }
+    throw err;
+  }
+}
+
+/**
+ * Give a message's lock back (`run:<id>` → `rpc:<id>`, with a fresh lifetime) after its work ran
+ * out of time, so the delivery SQS makes next can claim it and do the work: a retry that can
+ * succeed. Only while the message's own work holds the node and no steps execution took it over;
+ * whatever the work changed without saving is left unsaved (the retry does it again). Whether the
+ * lock was given back.
+ */
+export async function handBack(ctx: ConductorContext, args: MessageArgs): Promise<boolean> {
+  const current = await ctx.nodes.get(args.node_id);
+  if (current.storeMeta?.lockHolder !== runToken(args) || current.driver_internal_info.steps_execution !== undefined) return false;
+  try {
+    await ctx.nodes.reserve(args.node_id, lockOwner(ctx, args.lock_token), { takeOverFrom: runToken(args) });
+    return true;
+  } catch (err) {
+    if (err instanceof NodeLocked) return false;
     throw err;
   }
 }

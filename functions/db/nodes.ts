@@ -77,6 +77,11 @@ export interface NodeStore {
   reserve(uuid: string, owner: LockOwner, options?: ReserveOptions): Promise<Node>;
   /** Release a lock this copy holds; false when it was no longer ours. */
   release(node: Node): Promise<boolean>;
+  /**
+   * The node's current revision (a consistent read of that attribute alone), undefined when the
+   * node is gone: the fence a conductor checks before acting on hardware (`#drivers/guard`).
+   */
+  revision(uuid: string): Promise<number | undefined>;
   /** Nodes per shard (null = no shard), for `GET /v1/shards`. */
   shardCounts(): Promise<Map<string | null, number>>;
 }
@@ -269,6 +274,19 @@ export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
       if (isConditionFailure(err)) return false;
       throw err;
     }
+  }
+
+  async revision(uuid: string): Promise<number | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { uuid },
+        ConsistentRead: true,
+        ProjectionExpression: '#rev',
+        ExpressionAttributeNames: { '#rev': 'rev' },
+      }),
+    );
+    return Item === undefined ? undefined : Number(Item.rev);
   }
 
   async list(filter: NodeFilter, page: Page): Promise<{ nodes: Node[]; more: boolean }> {

@@ -172,6 +172,14 @@ export class MachineRequestError extends Error {
 
 const HISTORY = 20;
 
+/** One request a virtual BMC received: when it arrived, and what it asked (a reset's type, if one). */
+export interface BmcRequest {
+  readonly at: number;
+  readonly method: string;
+  readonly path: string;
+  readonly resetType?: string;
+}
+
 export class VirtualMachine extends EventEmitter<MachineEvents> {
   readonly id: string;
   readonly uuid: string;
@@ -183,6 +191,11 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
     Floppy: { inserted: false, image: null, writeProtected: true },
   };
   faults: Faults = {};
+  /**
+   * The Redfish requests its BMC received (newest last, the latest 1,000), as a BMC's audit log:
+   * tests read what the conductor did to the machine, and when.
+   */
+  readonly requests: BmcRequest[] = [];
   /** The latest boots, newest last. */
   readonly boots: BootEvent[] = [];
   /** The latest reset types asked for, newest last. */

@@ -103,3 +103,35 @@ it('gives the conductor the bootloader polling settings, and refuses polls that 
     () => new IronlessStack(new App(), 'Polls2', { settings: { agentCommandWaitIntervalSeconds: 6, agentCommandWaitAttempts: 100 } }),
   ).toThrow(/agentCommandWaitIntervalSeconds × agentCommandWaitAttempts \(600 s\) must be less than stepTimeoutSeconds \(100\)/);
 });
+
+it('hands the host policy, the CA folders, the step timeout and the lookup bound to the functions, refusing loopback and link-local by default', () => {
+  const functions = Object.values(template.findResources('AWS::Lambda::Function', IRONLESS_FUNCTION)) as {
+    Properties: { Description: string; Environment: { Variables: Record<string, unknown> } };
+  }[];
+  const conductor = functions.find((f) => f.Properties.Description.startsWith('Ironless conductor '))!;
+  expect(conductor.Properties.Environment.Variables).toMatchObject({
+    BMC_ALLOWED_HOSTS: '',
+    BMC_DENIED_HOSTS: '127.0.0.0/8,::1/128,0.0.0.0/8,::/128,169.254.0.0/16,fe80::/10',
+    IMAGE_DENIED_HOSTS: '127.0.0.0/8,::1/128,0.0.0.0/8,::/128,169.254.0.0/16,fe80::/10',
+    CA_ALLOWED_PATHS: '',
+    STEP_TIMEOUT_SECONDS: '100',
+  });
+  const api = functions.find((f) => f.Properties.Description.startsWith('Ironless api '))!;
+  expect(api.Properties.Environment.Variables).toMatchObject({ MAX_LOOKUP_ADDRESSES: '32' });
+  const allowed = Template.fromStack(
+    new IronlessStack(new App(), 'Hosts', { settings: { bmcAllowedHosts: ['10.20.0.0/16', '.bmc.example'], caAllowedPaths: ['/opt/ca'] } }),
+  );
+  expect(JSON.stringify(allowed.findResources('AWS::Lambda::Function'))).toContain('"BMC_ALLOWED_HOSTS":"10.20.0.0/16,.bmc.example"');
+});
+
+it('refuses host policy entries that are not hosts, CA folders that are not absolute, and a lock that expires before a redelivery', () => {
+  expect(() => new IronlessStack(new App(), 'BadHost', { settings: { bmcDeniedHosts: ['10.0.0.0/99'] } })).toThrow(
+    'bmcDeniedHosts: "10.0.0.0/99" is not a valid CIDR range',
+  );
+  expect(() => new IronlessStack(new App(), 'BadCa', { settings: { caAllowedPaths: ['certs'] } })).toThrow(
+    'caAllowedPaths: "certs" must be an absolute path',
+  );
+  expect(() => new IronlessStack(new App(), 'ShortLock', { settings: { conductorTimeoutSeconds: 120, lockTtlSeconds: 140 } })).toThrow(
+    /lockTtlSeconds \(140\) must be greater than the queue's visibility timeout \(144 s/,
+  );
+});

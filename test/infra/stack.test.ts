@@ -79,7 +79,7 @@ describe('IronlessStack', () => {
     }
     template.resourceCountIs('AWS::SQS::Queue', 2 * DEFAULT_SETTINGS.conductorGroups.length);
     template.hasResourceProperties('AWS::SQS::Queue', {
-      VisibilityTimeout: 6 * DEFAULT_SETTINGS.conductorTimeoutSeconds,
+      VisibilityTimeout: DEFAULT_SETTINGS.conductorTimeoutSeconds + 24,
       RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 },
     });
   });

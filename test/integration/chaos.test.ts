@@ -34,7 +34,7 @@ const statuses = new Map<number, number>();
 
 beforeAll(async () => {
   // Short lifetimes, so killed invocations' locks expire and their messages return within the test.
-  stack = await startStack({ settings: { conductorTimeoutSeconds: 4, stepTimeoutSeconds: 3, lockTtlSeconds: 5, ...SHORT_STEP_LIMITS } });
+  stack = await startStack({ settings: { conductorTimeoutSeconds: 4, stepTimeoutSeconds: 3, lockTtlSeconds: 6, ...SHORT_STEP_LIMITS } });
   api = new ApiClient(stack.url, '1.82');
   sqs = new SQSClient({
     endpoint: stack.endpoints.sqs,

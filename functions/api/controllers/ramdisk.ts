@@ -9,7 +9,7 @@
  * conditional write, so two lookups racing never both get it — and casts the heartbeat's work to
  * the conductor over SQS.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { type AgentConfig, loadAgentConfig } from '#common/config';
 import { InvalidParameterValue, IronicError, MissingParameterValue, NotFound, ResourceNotFound } from '#common/errors';
 import { newUuid } from '#common/ids';
@@ -101,17 +101,38 @@ export async function issueToken(ctx: ApiContext, node: Node): Promise<string> {
   return token;
 }
 
+/**
+ * Compare a token with the stored one in constant time (as Ironic's `secretutils.constant_time_compare`):
+ * both are hashed first, so neither their contents nor their lengths show in the time it takes.
+ */
+function sameSecret(given: string, stored: unknown): boolean {
+  if (typeof stored !== 'string' || stored === '') return false;
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(given), digest(stored));
+}
+
 export async function lookup(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
   checkRamdiskVersion(req);
   const args = collectArgs(req);
   rejectUnexpected(args, ['addresses', 'node_uuid']);
   const rawAddresses = argString('addresses', args.get('addresses'));
   const nodeUuid = argUuid('node_uuid', args.get('node_uuid'));
-  const addresses = (rawAddresses ?? '')
-    .split(',')
-    .map((a) => normalizeMac(a.trim()))
-    .filter((a): a is string => a !== undefined);
+  const addresses = [
+    ...new Set(
+      (rawAddresses ?? '')
+        .split(',')
+        .map((a) => normalizeMac(a.trim()))
+        .filter((a): a is string => a !== undefined),
+    ),
+  ];
   if (addresses.length === 0 && nodeUuid === undefined) throw new IncompleteLookup();
+  // Each address costs a read: an unauthenticated request may not ask for unbounded work. A node
+  // UUID, when given, is what the lookup uses, and then the addresses are not read at all.
+  if (nodeUuid === undefined && addresses.length > ctx.config.maxLookupAddresses) {
+    throw new InvalidParameterValue(
+      `Too many addresses for a lookup: ${addresses.length} distinct MAC addresses were given, at most ${ctx.config.maxLookupAddresses} are accepted. Give node_uuid, or fewer addresses.`,
+    );
+  }
   let node: Node;
   try {
     node = nodeUuid !== undefined ? await ctx.nodes.get(nodeUuid) : await nodeByAddresses(ctx, addresses);
@@ -169,9 +190,15 @@ export async function heartbeat(req: ApiRequest, ctx: ApiContext, params: { iden
   if (agentVersion === undefined && agentStatus === undefined) {
     throw new InvalidParameterValue('Agent did not transmit a version, and a version is required. Please update the agent being used.');
   }
-  if (agentToken !== node.driver_internal_info.agent_secret_token) {
+  if (!sameSecret(agentToken, node.driver_internal_info.agent_secret_token)) {
     ctx.log.error('Invalid or missing agent_token received', { node: node.uuid });
     throw new InvalidParameterValue('Invalid or missing agent token received.');
+  }
+  // Ironic's store_agent_certificate: the certificate the agent gave first is the one it keeps.
+  const knownCa = node.driver_internal_info.agent_verify_ca;
+  if (verifyCa !== undefined && typeof knownCa === 'string' && knownCa.trim() !== verifyCa.trim()) {
+    ctx.log.error('Content mismatch for agent_verify_ca', { node: node.uuid });
+    throw new InvalidParameterValue('Detected change in ramdisk provided "agent_verify_ca"');
   }
   const message = ctx.rpc.message(
     'heartbeat',

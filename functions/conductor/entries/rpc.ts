@@ -10,6 +10,9 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { isIronicError } from '#common/errors';
 import { compareVersions } from '#objects/base';
 import { type CallReply, RPC_API_VERSION, type RpcMessage, type RpcMethods, isRpcMessage } from '#rpc/messages';
+import { isDeadlineRefusal } from '#drivers/guard';
+import { MAX_RECEIVE_COUNT } from '#rpc/queues';
+import { type MessageArgs, handBack } from '../claim';
 import type { ConductorContext } from '../context';
 import { doAbort } from '../flows/abort';
 import { doAllocate } from '../flows/allocate';
@@ -116,6 +119,14 @@ export async function handleCall(ctx: ConductorContext, message: RpcMessage): Pr
   }
 }
 
+/** A message that ran out of time hands its node lock back for the next delivery (see `claim.ts`). */
+async function giveBack(ctx: ConductorContext, message: RpcMessage): Promise<void> {
+  const args = message.args as Partial<MessageArgs>;
+  if (typeof args.node_id !== 'string' || typeof args.lock_token !== 'string') return;
+  const given = await handBack(ctx, { node_id: args.node_id, lock_token: args.lock_token, message_id: message.message_id });
+  ctx.log.warn('RPC message ran out of time; SQS will deliver it again', { node: args.node_id, lockGivenBack: given });
+}
+
 export async function handleSqsBatch(ctx: ConductorContext, event: SQSEvent): Promise<SQSBatchResponse> {
   const processor = new BatchProcessor(EventType.SQS);
   return processPartialResponse(
@@ -131,9 +142,13 @@ export async function handleSqsBatch(ctx: ConductorContext, event: SQSEvent): Pr
         ctx.log.error('Dropping to DLQ: not an RPC message', { messageId: record.messageId, body: record.body.slice(0, 500) });
         throw new UnsupportedMessage('not an RPC message');
       }
+      // Its last delivery: running out of time then fails the action rather than asking for another.
+      const receives = Number(record.attributes.ApproximateReceiveCount ?? '1');
+      const messageCtx: ConductorContext = { ...ctx, finalDelivery: receives >= MAX_RECEIVE_COUNT };
       try {
-        await handleMessage(ctx, message);
+        await handleMessage(messageCtx, message);
       } catch (err) {
+        if (isDeadlineRefusal(err)) await giveBack(messageCtx, message);
         // A message this conductor cannot handle fails on every delivery: say so, as the DLQ is where it ends.
         const unsupported = err instanceof UnsupportedMessage;
         ctx.log[unsupported ? 'error' : 'warn'](

@@ -15,6 +15,7 @@ import type { ConductorContext, FlowName } from '../context';
 import type { MessageArgs } from '../claim';
 import { EXECUTION_KEYS, FLOWS } from './flow-kinds';
 import { lockOwner } from '../lock';
+import { guarded } from '../attempt';
 import { bootInstance } from './run-steps';
 import { tearDownInspection } from './inspection';
 
@@ -24,7 +25,7 @@ export async function doAbort(ctx: ConductorContext, args: MessageArgs): Promise
     ctx.log.info('Abort already handled', { node: current.uuid });
     return;
   }
-  const node = await ctx.nodes.reserve(args.node_id, lockOwner(ctx, args.lock_token));
+  const node = guarded(ctx, await ctx.nodes.reserve(args.node_id, lockOwner(ctx, args.lock_token)), 'The abort');
   // An inspection waiting for its ramdisk (inspect wait → inspect failed): take the ramdisk away.
   if (node.provision_state === INSPECTFAIL) {
     await tearDownInspection(ctx, node);

@@ -9,6 +9,8 @@ import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext } from '../context';
 import { type MessageArgs, claimForMessage } from '../claim';
+import { shouldRetry } from '../attempt';
+import { rethrowRefusal } from '#drivers/guard';
 
 class VerifyError extends Error {}
 
@@ -20,6 +22,7 @@ async function cacheManagementFacts(task: Task): Promise<void> {
     try {
       return await read();
     } catch (err) {
+      rethrowRefusal(err);
       task.log.debug('Not cached during verification', { node: task.node.uuid, error: String(err) });
       return undefined;
     }
@@ -50,11 +53,13 @@ const ACTIONS: Readonly<Record<string, Action>> = {
       try {
         await driver.power.validate(task);
       } catch (err) {
+        rethrowRefusal(err);
         throw new VerifyError(`Failed to validate power driver interface for node ${task.node.uuid}. Error: ${(err as Error).message}`);
       }
       try {
         task.node.power_state = await driver.power.getPowerState(task);
       } catch (err) {
+        rethrowRefusal(err);
         throw new VerifyError(`Failed to get power state for node ${task.node.uuid}. Error: ${(err as Error).message}`);
       }
       await cacheManagementFacts(task);
@@ -108,6 +113,7 @@ export async function doDirectAction(ctx: ConductorContext, args: MessageArgs & 
     node.last_error = null;
     node.processEvent('done');
   } catch (err) {
+    if (shouldRetry(ctx, err)) throw err;
     node.last_error = action.error(node, err as Error);
     node.processEvent('fail');
   }

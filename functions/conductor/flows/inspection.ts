@@ -26,6 +26,7 @@ import { Port } from '#objects/port';
 import type { RpcMethods } from '#rpc/messages';
 import type { ConductorContext } from '../context';
 import { type MessageArgs, claimForMessage } from '../claim';
+import { shouldRetry } from '../attempt';
 import { historyEventType } from '../history';
 import { createPortsIfNotExist } from './inspect-ports';
 
@@ -91,6 +92,8 @@ export async function doInspect(ctx: ConductorContext, args: MessageArgs): Promi
       node.inspection_finished_at = new Date().toISOString();
     }
   } catch (err) {
+    // Out of time before any hardware changed: another delivery tries again.
+    if (shouldRetry(ctx, err)) throw err;
     node.last_error = failed(err);
     node.processEvent('fail');
     await ctx.nodes.save(node, { release: true });
@@ -144,6 +147,7 @@ export async function doContinueInspection(
       }),
     );
   } catch (err) {
+    if (shouldRetry(ctx, err)) throw err;
     node.last_error = `Failed to finish inspection: ${(err as Error).message}`;
     node.processEvent('fail');
     await ctx.nodes.save(node, { release: true });

@@ -11,7 +11,7 @@ import { pyRepr } from '#common/pyrepr';
 import * as st from '#common/states';
 import type { Node } from '#objects/node';
 import type { ConductorContext } from '../context';
-import { FLOWS } from './flow-kinds';
+import { EXECUTION_KEYS, FLOWS } from './flow-kinds';
 import { historyEventType } from '../history';
 import { lockOwner } from '../lock';
 import { tearDownInspection } from './inspection';
@@ -85,7 +85,7 @@ export async function failTimedOutWaits(ctx: ConductorContext, now: number = Dat
             delete info[flow.indexKey];
             node[flow.stepField] = null;
           }
-          delete info.steps_execution;
+          for (const key of EXECUTION_KEYS) delete info[key];
           node.driver_internal_info = info;
           if (wait.state === st.INSPECTWAIT) await tearDownInspection(ctx, node);
           await ctx.nodes.save(node, { release: true });

@@ -10,6 +10,7 @@ import { InvalidParameterValue, MissingParameterValue } from '#common/errors';
 import { ACCEPTABLE_BOOLEANS, boolFromString } from '#common/strutils';
 import type { Node } from '#objects/node';
 import { bootModeOf, diskLabelOf } from '../boot-mode';
+import { type FetchPolicy, type HostRules, checkUrlHost, fetchPolicyFromEnv } from '../hosts';
 
 /** How long a presigned image URL stays valid: long enough for a slow download of a large image. */
 export const PRESIGN_SECONDS = 6 * 3600;
@@ -17,6 +18,26 @@ export const PRESIGN_SECONDS = 6 * 3600;
 const VALID_IMAGE_TYPES = ['partition', 'whole-disk'];
 
 let s3: S3Client | undefined;
+let policy: FetchPolicy | undefined;
+
+/** The image host policy from the environment, read once. */
+function imageHosts(): HostRules {
+  policy ??= fetchPolicyFromEnv();
+  return policy.image;
+}
+
+/**
+ * The image URLs a node names (its http(s) `image_source`, a config drive given as a URL) must
+ * pass the image host policy before they are handed to an agent or a BMC to fetch.
+ */
+export function checkImageHosts(node: Node, rules: HostRules = imageHosts()): void {
+  const source = node.instance_info.image_source;
+  if (typeof source === 'string' && /^https?:\/\//.test(source)) checkUrlHost(rules, source, 'instance_info/image_source', node.uuid);
+  const configdrive = node.instance_info.configdrive;
+  if (typeof configdrive === 'string' && /^https?:\/\//.test(configdrive)) {
+    checkUrlHost(rules, configdrive, 'instance_info/configdrive', node.uuid);
+  }
+}
 
 function present(value: unknown): boolean {
   return value !== undefined && value !== null && value !== '';
@@ -41,6 +62,7 @@ export function validateImageSource(node: Node): void {
       `Node ${node.uuid}: image_source "${source}" is not supported: Ironless deploys images from http(s):// and s3:// URLs only`,
     );
   }
+  checkImageHosts(node);
   if (source.startsWith('s3://') && parseS3(source) === undefined) {
     throw new InvalidParameterValue(`Node ${node.uuid}: image_source "${source}" is not of the form s3://bucket/key`);
   }

@@ -107,7 +107,7 @@ export function createRedfishManagement(config: RedfishConfig): ManagementInterf
   return {
     name: 'redfish',
     async validate(task) {
-      parseDriverInfo(task.node);
+      parseDriverInfo(task.node, config.policy);
     },
 
     async getSupportedBootDevices() {

@@ -70,6 +70,7 @@ export function makeConductorContext(
       automatedClean: true,
       maxWaitStepSeconds: 30,
       inspectWaitTimeoutSeconds: 1800,
+      stepTimeoutSeconds: 100,
       heartbeatTimeoutSeconds: 300,
       callbackTimeoutSeconds: 1800,
       conductorHeartbeatTimeoutSeconds: 60,
