@@ -186,7 +186,9 @@ export function FleetView({ query }: { query: Readonly<Record<string, string>> }
                 <tr key={n.uuid}>
                   <td>
                     <a href={`#/nodes/${n.uuid}`}>{(n.name as string | null) ?? n.uuid}</a>
-                    <div class="sub mono">{n.uuid}</div>
+                    <div class="sub mono" title={n.uuid}>
+                      {n.uuid.slice(0, 8)}…
+                    </div>
                   </td>
                   <td>
                     <ProvisionBadge state={n.provision_state as string} target={n.target_provision_state as string | null} />
@@ -206,7 +208,7 @@ export function FleetView({ query }: { query: Readonly<Record<string, string>> }
                   <td>{(n.owner as string | null) ?? <span class="muted">—</span>}</td>
                   <td title={String(n.provision_updated_at ?? '')}>{ago(n.provision_updated_at as string | null, now)}</td>
                   <td class="error-cell" title={(n.last_error as string | null) ?? ''}>
-                    {(n.last_error as string | null) ?? ''}
+                    <div class="clip">{(n.last_error as string | null) ?? ''}</div>
                   </td>
                 </tr>
               ))}
