@@ -22,6 +22,7 @@ import { ConductorQueues } from './constructs/conductor-queues';
 import { IronlessFunction } from './constructs/function';
 import { StepsMachine } from './constructs/steps-machine';
 import { Tables } from './constructs/tables';
+import { WebConsole } from './constructs/web-console';
 import { tableOutputKey } from '../functions/db/schema';
 import { DEFAULT_SETTINGS, type IronlessSettings, settingsEnvironment, validateSettings } from './settings';
 
@@ -60,6 +61,8 @@ export class IronlessStack extends Stack {
   readonly tables: Tables;
   /** The authorizer and its secret, with `http_basic`. */
   readonly auth: BasicAuth | undefined;
+  /** The web console, at `<ApiUrl>ui/`. */
+  readonly webConsole: WebConsole;
 
   constructor(scope: Construct, id: string, props: IronlessStackProps = {}) {
     super(scope, id, props);
@@ -195,6 +198,7 @@ export class IronlessStack extends Stack {
     });
     this.auth = settings.authStrategy === 'http_basic' ? new BasicAuth(this, 'BasicAuth', { secret: props.htpasswdSecret }) : undefined;
     this.addRoutes(this.api, this.auth);
+    this.webConsole = new WebConsole(this, 'WebConsole', { api: this.api });
     if (this.auth) {
       new CfnOutput(this, 'HtpasswdSecret', {
         value: this.auth.secret.secretArn,
@@ -206,6 +210,7 @@ export class IronlessStack extends Stack {
       value: this.api.url,
       description: 'OS_ENDPOINT for the openstack client; npm run smoke -- <this URL>',
     });
+    new CfnOutput(this, 'ConsoleUrl', { value: `${this.api.url}ui/`, description: 'The web console (same authentication as the API)' });
     new CfnOutput(this, 'StepsStateMachineArn', { value: this.steps.stateMachine.stateMachineArn });
     new CfnOutput(this, 'DbsyncFunction', {
       value: this.dbsync.live.functionArn,

@@ -22,7 +22,8 @@ import { AwsEndpoint } from './aws-endpoint';
 import { type LocalFleetOptions, startLocalFleet } from './fleet/local';
 import type { Fleet } from './fleet/fleet';
 import { createTables, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb';
-import { Gateway } from './gateway';
+import { UI_PATH } from '../functions/ui/serve';
+import { Gateway, type GatewayRoute } from './gateway';
 import { LocalAuthorizer } from './authorizer';
 import { LambdaHost } from './lambda-host';
 import { RequestCounter } from './request-counter';
@@ -237,7 +238,7 @@ export class LocalStack {
         }
       }
       const authorizer = this.startAuthorizer(buildDir, env);
-      this.gateway = new Gateway(this.lambda, LambdaHost.arn('api', 'live'), 'local', authorizer);
+      this.gateway = new Gateway(this.lambda, LambdaHost.arn('api', 'live'), 'local', authorizer, [this.startUi(buildDir)]);
       this.url = await this.gateway.start(this.options.port ?? 6385);
       if (this.options.fleet && this.options.fleet.count > 0) this.fleet = await startLocalFleet(this.options.fleet, this.url, this.log);
       if (dataDir) this.writeStackFile(dataDir, dynamo.endpoint);
@@ -246,6 +247,20 @@ export class LocalStack {
       await this.stop();
       throw err;
     }
+  }
+
+  /** The web console's function (its files, at `/ui/`), as the CDK stack's WebConsole serves it. */
+  private startUi(buildDir: string): GatewayRoute {
+    this.lambda.createFunction({
+      name: 'ui',
+      bundle: join(buildDir, 'ui', BUNDLE_FILE),
+      handler: HANDLER,
+      env: { NODE_OPTIONS: FUNCTION_NODE_OPTIONS },
+      timeoutSeconds: 10,
+      maxConcurrency: 2,
+    });
+    this.lambda.setAlias('ui', 'live', this.lambda.publishVersion('ui'));
+    return { prefix: UI_PATH, functionRef: LambdaHost.arn('ui', 'live') };
   }
 
   /** With http_basic: the authorizer function, its secret served from the htpasswd file. */

@@ -28,11 +28,20 @@ function methodPaths(): Map<string, Resource> {
   return new Map(resources('AWS::ApiGateway::Method').map(([, m]) => [pathOf(m.Properties.ResourceId) || '/', m]));
 }
 
-it('puts the authorizer on every route except /, /v1, lookup and heartbeat', () => {
+it('puts the authorizer on every route except /, /v1, lookup, heartbeat and the web console’s files', () => {
   const methods = methodPaths();
-  expect([...methods.keys()].sort()).toEqual(['/', '/v1', '/v1/heartbeat/{node}', '/v1/lookup', '/v1/{proxy+}', '/{proxy+}']);
+  expect([...methods.keys()].sort()).toEqual([
+    '/',
+    '/ui',
+    '/ui/{proxy+}',
+    '/v1',
+    '/v1/heartbeat/{node}',
+    '/v1/lookup',
+    '/v1/{proxy+}',
+    '/{proxy+}',
+  ]);
   for (const [path, method] of methods) {
-    const open = ['/', '/v1', '/v1/lookup', '/v1/heartbeat/{node}'].includes(path);
+    const open = ['/', '/v1', '/v1/lookup', '/v1/heartbeat/{node}', '/ui', '/ui/{proxy+}'].includes(path);
     expect([path, method.Properties.AuthorizationType]).toEqual([path, open ? 'NONE' : 'CUSTOM']);
   }
   template.hasResourceProperties('AWS::ApiGateway::Authorizer', {

@@ -22,11 +22,11 @@ const logicalIdOf = (type: string, match: (props: Record<string, unknown>) => bo
 const IRONLESS_FUNCTION = { Properties: { Description: Match.stringLikeRegexp('^Ironless ') } };
 
 describe('IronlessStack', () => {
-  it('runs the three functions (api, conductor, dbsync) on Node 22, arm64, each reached through an alias "live"', () => {
-    // The fourth, the http_basic authorizer, is deployed only with that strategy (auth.test.ts).
+  it('runs its functions (api, conductor, dbsync, ui) on Node 22, arm64, each reached through an alias "live"', () => {
+    // The http_basic authorizer is deployed only with that strategy (auth.test.ts).
     const ours = Object.values(template.findResources('AWS::Lambda::Function', IRONLESS_FUNCTION)) as { Properties: unknown }[];
     expect(ours).toHaveLength(Object.keys(FUNCTIONS).length - 1);
-    expect(Object.keys(FUNCTIONS).sort()).toEqual(['api', 'authorizer', 'conductor', 'dbsync']);
+    expect(Object.keys(FUNCTIONS).sort()).toEqual(['api', 'authorizer', 'conductor', 'dbsync', 'ui']);
     for (const fn of ours) expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'] });
     template.resourceCountIs('AWS::Lambda::Alias', Object.keys(FUNCTIONS).length - 1);
     template.allResourcesProperties('AWS::Lambda::Alias', { Name: 'live' });
@@ -60,12 +60,15 @@ describe('IronlessStack', () => {
     for (const name of Object.keys(TABLES)) template.hasOutput(tableOutputKey(name), { Value: Match.anyValue() });
   });
 
-  it('routes every API path to the api alias, not the bare function', () => {
-    const apiAlias = logicalIdOf('AWS::Lambda::Alias', (p) => JSON.stringify(p.FunctionName).includes('Api'));
-    expect(apiAlias).toBeDefined();
+  it('routes every API path to the api alias, not the bare function (the web console’s two to the ui alias)', () => {
+    const apiAlias = logicalIdOf('AWS::Lambda::Alias', (p) => JSON.stringify(p.FunctionName).includes('Api')) as string;
+    const uiAlias = logicalIdOf('AWS::Lambda::Alias', (p) => JSON.stringify(p.FunctionName).includes('WebConsole')) as string;
+    expect([apiAlias, uiAlias].every((a) => a !== undefined)).toBe(true);
     const methods = Object.values(resources('AWS::ApiGateway::Method')) as { Properties: { Integration: { Uri: unknown } } }[];
-    expect(methods.length).toBeGreaterThanOrEqual(2);
-    for (const method of methods) expect(JSON.stringify(method.Properties.Integration.Uri)).toContain(apiAlias);
+    const uris = methods.map((m) => JSON.stringify(m.Properties.Integration.Uri));
+    expect(uris.filter((u) => u.includes(uiAlias))).toHaveLength(2);
+    expect(uris.filter((u) => !u.includes(uiAlias)).length).toBeGreaterThanOrEqual(2);
+    for (const uri of uris.filter((u) => !u.includes(uiAlias))) expect(uri).toContain(apiAlias);
   });
 
   it('maps each conductor queue to the conductor alias with partial batch responses, and gives each queue a DLQ', () => {
