@@ -3,7 +3,8 @@
  * the agent heartbeat timeout and the step machine's limits. Both stacks derive their resources
  * from these, so a timeout means the same on a laptop and in AWS.
  */
-import { ENV } from '../functions/common/config';
+import { ADD_PORTS_VALUES, DEFAULT_INSPECTION_HOOKS, ENV, KEEP_PORTS_VALUES, parseHookList } from '../functions/common/config';
+import { validateInspectionHooks } from '../functions/drivers/inspector/hooks';
 import { PERIODIC_TASKS } from '../functions/conductor/schedules';
 
 /** The hardware types Ironless has (functions/drivers/registry.ts); kept here so settings need no driver code. */
@@ -87,6 +88,27 @@ export interface IronlessSettings {
   readonly nodeHistoryCleanupBatchCount: number;
   /** Ironic `[conductor]node_history_minimum_days`: records younger than this are kept and not counted. */
   readonly nodeHistoryMinimumDays: number;
+  /**
+   * Ironic `[conductor]inspect_wait_timeout`: how long a node waits in `inspect wait` for its
+   * ramdisk's data before inspection fails (0: no limit). Checked by the `fail_timed_out_waits` task.
+   */
+  readonly inspectWaitTimeoutSeconds: number;
+  /**
+   * Ironic `[inspector]hooks`: the inspection hooks in-band inspection runs, in order;
+   * `$default_hooks` is Ironic's ramdisk-error, validate-interfaces, ports, architecture.
+   * @default '$default_hooks,memory,cpus,root-device,boot-mode'
+   */
+  readonly inspectorHooks: string;
+  /** Ironic `[inspector]add_ports`: which NICs of an inventory become ports (all, active, pxe, disabled). */
+  readonly inspectorAddPorts: (typeof ADD_PORTS_VALUES)[number];
+  /** Ironic `[inspector]keep_ports`: which existing ports an inspection keeps (all, present, added). */
+  readonly inspectorKeepPorts: (typeof KEEP_PORTS_VALUES)[number];
+  /** Ironic `[inspector]update_pxe_enabled`: ports' pxe_enabled follows the inventory. */
+  readonly inspectorUpdatePxeEnabled: boolean;
+  /** Ironic `[inspector]pre_create_ports`: ports from the BMC's NICs before the ramdisk boots. */
+  readonly inspectorPreCreatePorts: boolean;
+  /** Ironic `[inspector]power_off`: power the node off after in-band inspection (not with fast track). */
+  readonly inspectorPowerOff: boolean;
 }
 
 export const DEFAULT_SETTINGS: IronlessSettings = {
@@ -116,6 +138,13 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   nodeHistoryMaxEntries: 300,
   nodeHistoryCleanupBatchCount: 1000,
   nodeHistoryMinimumDays: 0,
+  inspectWaitTimeoutSeconds: 1800,
+  inspectorHooks: DEFAULT_INSPECTION_HOOKS,
+  inspectorAddPorts: 'pxe',
+  inspectorKeepPorts: 'all',
+  inspectorUpdatePxeEnabled: true,
+  inspectorPreCreatePorts: true,
+  inspectorPowerOff: true,
 };
 
 /** Check settings that must fit together; the message names the bad value. */
@@ -180,6 +209,17 @@ export function validateSettings(s: IronlessSettings): void {
     if (!KNOWN_HARDWARE_TYPES.includes(type))
       throw new Error(`enabledHardwareTypes: unknown hardware type "${type}" (known: ${KNOWN_HARDWARE_TYPES.join(', ')})`);
   }
+  if (!Number.isInteger(s.inspectWaitTimeoutSeconds) || s.inspectWaitTimeoutSeconds < 0) {
+    throw new Error(`inspectWaitTimeoutSeconds (${s.inspectWaitTimeoutSeconds}) must be a whole number of seconds, 0 for no limit`);
+  }
+  // The hooks are checked as the conductor checks them: unknown ones, and dependencies out of order.
+  validateInspectionHooks(parseHookList(s.inspectorHooks));
+  if (!ADD_PORTS_VALUES.includes(s.inspectorAddPorts)) {
+    throw new Error(`inspectorAddPorts "${String(s.inspectorAddPorts)}" must be one of ${ADD_PORTS_VALUES.join(', ')}`);
+  }
+  if (!KEEP_PORTS_VALUES.includes(s.inspectorKeepPorts)) {
+    throw new Error(`inspectorKeepPorts "${String(s.inspectorKeepPorts)}" must be one of ${KEEP_PORTS_VALUES.join(', ')}`);
+  }
   if (s.conductorGroups.length === 0) throw new Error('conductorGroups must name at least one group ("" is the default group)');
   for (const group of s.conductorGroups) {
     if (!/^[a-z0-9._-]*$/.test(group))
@@ -209,5 +249,12 @@ export function settingsEnvironment(s: IronlessSettings): Record<string, string>
     [ENV.nodeHistoryMaxEntries]: String(s.nodeHistoryMaxEntries),
     [ENV.nodeHistoryCleanupBatchCount]: String(s.nodeHistoryCleanupBatchCount),
     [ENV.nodeHistoryMinimumDays]: String(s.nodeHistoryMinimumDays),
+    [ENV.inspectWaitTimeout]: String(s.inspectWaitTimeoutSeconds),
+    [ENV.inspectorHooks]: s.inspectorHooks,
+    [ENV.inspectorAddPorts]: s.inspectorAddPorts,
+    [ENV.inspectorKeepPorts]: s.inspectorKeepPorts,
+    [ENV.inspectorUpdatePxeEnabled]: String(s.inspectorUpdatePxeEnabled),
+    [ENV.inspectorPreCreatePorts]: String(s.inspectorPreCreatePorts),
+    [ENV.inspectorPowerOff]: String(s.inspectorPowerOff),
   };
 }

@@ -19,7 +19,7 @@ import { PERIODIC_TASKS, type PeriodicTask } from '../functions/conductor/schedu
 import { queueSettings } from '../functions/rpc/queues';
 import { renderStepsDefinition } from '../statemachines/definitions';
 import { AwsEndpoint } from './aws-endpoint';
-import { startLocalFleet } from './fleet/local';
+import { type LocalFleetOptions, startLocalFleet } from './fleet/local';
 import type { Fleet } from './fleet/fleet';
 import { createTables, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb';
 import { Gateway } from './gateway';
@@ -46,7 +46,7 @@ export interface LocalStackOptions {
   /** Count DynamoDB requests by operation (`stack.dynamoRequests`), for benchmarks. */
   readonly countDynamoDbRequests?: boolean;
   /** Virtual machines with Redfish BMCs, enrolled as redfish nodes once the API is up (default: none). */
-  readonly fleet?: { readonly count: number; readonly port?: number; readonly prefix?: string };
+  readonly fleet?: LocalFleetOptions;
   /** Where progress lines go (default: nowhere). */
   readonly log?: (line: string) => void;
   /** With `settings.authStrategy` `http_basic`: the htpasswd file (bcrypt entries), served as the authorizer's secret. */

@@ -48,7 +48,8 @@ export function registerLocal(program: Command): void {
           ...(opts.htpasswd ? { htpasswdFile: opts.htpasswd } : {}),
           dataDir: opts.data,
           inMemory: opts.inMemory === true,
-          fleet: { count: opts.fleet, port: opts.fleetPort },
+          // The fleet's agent ISO is built for in-band inspection too (`ipa-inspection-callback-url`).
+          fleet: { count: opts.fleet, port: opts.fleetPort, inspection: true },
           log: say,
         });
       } catch (err) {

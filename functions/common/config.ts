@@ -44,6 +44,13 @@ export const ENV = {
   nodeHistoryMaxEntries: 'NODE_HISTORY_MAX_ENTRIES',
   nodeHistoryCleanupBatchCount: 'NODE_HISTORY_CLEANUP_BATCH_COUNT',
   nodeHistoryMinimumDays: 'NODE_HISTORY_MINIMUM_DAYS',
+  inspectWaitTimeout: 'INSPECT_WAIT_TIMEOUT',
+  inspectorHooks: 'INSPECTOR_HOOKS',
+  inspectorAddPorts: 'INSPECTOR_ADD_PORTS',
+  inspectorKeepPorts: 'INSPECTOR_KEEP_PORTS',
+  inspectorUpdatePxeEnabled: 'INSPECTOR_UPDATE_PXE_ENABLED',
+  inspectorPreCreatePorts: 'INSPECTOR_PRE_CREATE_PORTS',
+  inspectorPowerOff: 'INSPECTOR_POWER_OFF',
 } as const;
 
 export class ConfigError extends Error {
@@ -136,6 +143,8 @@ export interface ConductorConfig extends CommonConfig {
   readonly callbackTimeoutSeconds: number;
   /** Ironic `[conductor]max_conductor_wait_step_seconds`: the longest a reserved `wait` step pauses. */
   readonly maxWaitStepSeconds: number;
+  /** Ironic `[conductor]inspect_wait_timeout`: the longest a node waits in `inspect wait` (0: no limit). */
+  readonly inspectWaitTimeoutSeconds: number;
   /** Ironic `[DEFAULT]enabled_hardware_types`: what this conductor registers as serving; undefined = all. */
   readonly enabledHardwareTypes: readonly string[] | undefined;
   /** Ironic `[conductor]node_history_max_entries`, `…_cleanup_batch_count`, `…_minimum_days` (the periodic trim). */
@@ -178,6 +187,7 @@ export function loadConductorConfig(env: Env = process.env): ConductorConfig {
     heartbeatTimeoutSeconds: integer(env, 'HEARTBEAT_TIMEOUT', 300, 5),
     callbackTimeoutSeconds: integer(env, 'DEPLOY_CALLBACK_TIMEOUT', 1800, 10),
     maxWaitStepSeconds: integer(env, ENV.maxWaitStepSeconds, 30, 0),
+    inspectWaitTimeoutSeconds: integer(env, ENV.inspectWaitTimeout, 1800, 0),
     nodeHistory: {
       maxEntries: integer(env, ENV.nodeHistoryMaxEntries, 300, 0),
       batchCount: integer(env, ENV.nodeHistoryCleanupBatchCount, 1000, 0),
@@ -229,5 +239,60 @@ export function loadAgentConfig(env: Env = process.env): AgentConfig {
       .split(',')
       .map((b) => b.trim())
       .filter((b) => b !== ''),
+  };
+}
+
+/** Ironic's `[inspector]add_ports` values: which NICs of an inventory become ports. */
+export const ADD_PORTS_VALUES = ['all', 'active', 'pxe', 'disabled'] as const;
+/** Ironic's `[inspector]keep_ports` values: which existing ports survive an inspection. */
+export const KEEP_PORTS_VALUES = ['all', 'present', 'added'] as const;
+
+/**
+ * Ironic's `[inspector]hooks` default is `$default_hooks` (ramdisk-error, validate-interfaces,
+ * ports, architecture); Ironless runs the hooks that set the basic properties too (memory, cpus,
+ * local_gb from the root disk, the boot_mode capability), as its out-of-band inspection sets them.
+ */
+export const DEFAULT_INSPECTION_HOOKS = '$default_hooks,memory,cpus,root-device,boot-mode';
+/** Ironic's `[inspector]default_hooks`. */
+export const INSPECTOR_DEFAULT_HOOKS = 'ramdisk-error,validate-interfaces,ports,architecture';
+
+/** What the `agent` inspect interface needs (Ironic's `[inspector]` options). */
+export interface InspectorConfig {
+  /** Hook names in the order they run, `$default_hooks` expanded. */
+  readonly hooks: readonly string[];
+  readonly addPorts: (typeof ADD_PORTS_VALUES)[number];
+  readonly keepPorts: (typeof KEEP_PORTS_VALUES)[number];
+  /** Ironic `[inspector]update_pxe_enabled`. */
+  readonly updatePxeEnabled: boolean;
+  /** Ironic `[inspector]pre_create_ports`: ports from the BMC's NICs before the ramdisk boots. */
+  readonly preCreatePorts: boolean;
+  /** Ironic `[inspector]power_off`: power off after inspection (not with fast track). */
+  readonly powerOff: boolean;
+}
+
+/** `[inspector]hooks` as a list: `$default_hooks` expanded, blanks dropped. */
+export function parseHookList(value: string): string[] {
+  return value
+    .replace(/\$default_hooks|\$\{default_hooks\}/g, INSPECTOR_DEFAULT_HOOKS)
+    .split(',')
+    .map((h) => h.trim())
+    .filter((h) => h !== '');
+}
+
+function choice<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!values.includes(raw as T)) throw new ConfigError(`Environment variable ${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
+export function loadInspectorConfig(env: Env = process.env): InspectorConfig {
+  return {
+    hooks: parseHookList(env[ENV.inspectorHooks] || DEFAULT_INSPECTION_HOOKS),
+    addPorts: choice(env, ENV.inspectorAddPorts, ADD_PORTS_VALUES, 'pxe'),
+    keepPorts: choice(env, ENV.inspectorKeepPorts, KEEP_PORTS_VALUES, 'all'),
+    updatePxeEnabled: boolean(env, ENV.inspectorUpdatePxeEnabled, true),
+    preCreatePorts: boolean(env, ENV.inspectorPreCreatePorts, true),
+    powerOff: boolean(env, ENV.inspectorPowerOff, true),
   };
 }

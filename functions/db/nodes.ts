@@ -30,6 +30,7 @@ import { ASSOCIATED, IN_MAINTENANCE, type NodeFilter, planNodeQuery } from './no
 import type { Page } from './query';
 import { dependentsOf } from './node-cascade';
 import { DynamoNodeHistoryStore } from './node-history';
+import { DynamoNodeInventoryStore } from './node-inventory';
 import type { TableName } from './schema';
 import { type ItemCheck, ObjectTable, type StoreContext, type TransactItem, type WriteCondition } from './table';
 
@@ -163,7 +164,7 @@ export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
     return this.write(node, book, this.writeCondition(meta, now), checks);
   }
 
-  /** Destroy a node with its ports, portgroups, allocations and history (see `node-cascade.ts`). */
+  /** Destroy a node with its ports, portgroups, allocations, history and inventory (see `node-cascade.ts`). */
   async destroy(node: Node): Promise<void> {
     const meta = this.metaOf(node);
     const dependents = await dependentsOf(this.client, this.tables, node.uuid);
@@ -190,7 +191,9 @@ export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
       await this.destroyObject(node);
       for (let i = 0; i < deletes.length; i += MAX_TRANSACTION_ITEMS) await this.transact(deletes.slice(i, i + MAX_TRANSACTION_ITEMS));
     }
-    await new DynamoNodeHistoryStore({ client: this.client, tables: this.tables, release: this.releaseSelection }).prune(node.uuid, 0);
+    const others = { client: this.client, tables: this.tables, release: this.releaseSelection };
+    await new DynamoNodeHistoryStore(others).prune(node.uuid, 0);
+    await new DynamoNodeInventoryStore(others).destroy(node.uuid);
   }
 
   async reserve(uuid: string, owner: LockOwner, options: ReserveOptions = {}): Promise<Node> {

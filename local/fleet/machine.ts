@@ -81,7 +81,8 @@ export interface Faults {
  * Faults of the ramdisk agent running on the machine (see `agent/`), kept apart from the BMC's.
  * `crash`: the agent dies (its API stops answering, no more heartbeats) — at once when true, or
  * when a command or step of that name starts ("standby.power_off", "write_image"). `hang`: it stops
- * heartbeating (its API still answers). `failStep`: that deploy/clean step (or command) fails.
+ * heartbeating (its API still answers). `failStep`: that deploy/clean step (or command) fails;
+ * `"inspect"`: the inspection's collector fails, and the data it posts says so (`error`).
  * `badChecksum`: image downloads are corrupted, so their checksum does not match. `versionAfterReboot`:
  * the agent comes back from its next reboot as this agent_version (other hardware manager versions
  * too), and stays so: if an agent runs when the fault is set, from the next agent boot on; if none

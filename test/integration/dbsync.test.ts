@@ -95,7 +95,7 @@ describe('ironless dbsync on a local stack', () => {
     const version = await dbsync('version', '--json');
     expect(version.code).toBe(0);
     const report = JSON.parse(version.stdout);
-    expect(report.data).toMatchObject({ release: 'master', pinned: false, api: '1.87', rpc: '1.1' });
+    expect(report.data).toMatchObject({ release: 'master', pinned: false, api: '1.87', rpc: '1.2' });
     expect(report.data.objects.find((o: { object: string }) => o.object === 'Node')).toMatchObject({
       table: stack!.tables.nodes,
       writes: '1.0',
@@ -191,7 +191,9 @@ describe('a cold start pinned to an unknown release', () => {
     const script = `try { await import(${JSON.stringify(bundle)}) } catch (err) { console.error(String(err)); process.exit(1) }`;
     const run = execFileAsync(process.execPath, ['--input-type=module', '-e', script], { env });
     await expect(run).rejects.toMatchObject({
-      stderr: expect.stringContaining('PIN_RELEASE_VERSION "bobcat" is not a known release; use "" for the latest or one of: 2026.2, 2026.3'),
+      stderr: expect.stringContaining(
+        'PIN_RELEASE_VERSION "bobcat" is not a known release; use "" for the latest or one of: 2026.2, 2026.3',
+      ),
     });
   });
 });

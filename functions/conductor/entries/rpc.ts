@@ -16,6 +16,7 @@ import { doAllocate } from '../flows/allocate';
 import { doDirectAction, isDirectAction } from '../flows/actions';
 import { doNodeDeploy } from '../flows/deploy';
 import { doHeartbeat } from '../flows/heartbeat';
+import { doContinueInspection, doInspect } from '../flows/inspection';
 import { changeNodePowerState } from '../flows/power';
 import { doManualClean, doNodeTearDown, doProvide } from '../flows/provision';
 import {
@@ -57,6 +58,8 @@ export async function handleMessage(ctx: ConductorContext, message: RpcMessage):
         return await doNodeService(ctx, { ...(message.args as RpcMethods['do_node_service']), message_id: id });
       case 'heartbeat':
         return await doHeartbeat(ctx, { ...(message.args as RpcMethods['heartbeat']), message_id: id });
+      case 'continue_inspection':
+        return await doContinueInspection(ctx, { ...(message.args as RpcMethods['continue_inspection']), message_id: id });
       case 'change_node_power_state':
         return await changeNodePowerState(ctx, { ...(message.args as RpcMethods['change_node_power_state']), message_id: id });
       case 'change_node_boot_mode':
@@ -70,6 +73,7 @@ export async function handleMessage(ctx: ConductorContext, message: RpcMessage):
         if (args.action === 'provide') return await doProvide(ctx, args);
         if (args.action === 'abort') return await doAbort(ctx, args);
         if (args.action === 'unhold') return await doUnhold(ctx, args);
+        if (args.action === 'inspect') return await doInspect(ctx, args);
         if (isDirectAction(args.action)) return await doDirectAction(ctx, args);
         throw new UnsupportedMessage(`do_provisioning_action: unknown action "${args.action}"`);
       }

@@ -1,6 +1,6 @@
 /**
- * Provisioning actions that finish without the steps machine: verification (manage), inspection,
- * adoption, rescue and unrescue. The API has moved the node to the action's first state and locked
+ * Provisioning actions that finish without the steps machine: verification (manage), adoption,
+ * rescue and unrescue (inspection has its own module, `inspection.ts`). The API has moved the node to the action's first state and locked
  * it for this message; each ends with the state machine's `done` or `fail`, and the lock released.
  */
 import * as st from '#common/states';
@@ -9,7 +9,6 @@ import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext } from '../context';
 import { type MessageArgs, claimForMessage } from '../claim';
-import { createPortsIfNotExist } from './inspect-ports';
 
 class VerifyError extends Error {}
 
@@ -61,20 +60,6 @@ const ACTIONS: Readonly<Record<string, Action>> = {
       await cacheManagementFacts(task);
     },
     error: (_node, err) => err.message,
-  },
-  inspect: {
-    state: st.INSPECTING,
-    async run(task, ctx) {
-      const driver = loadDriver(task.node);
-      await driver.power.validate(task);
-      await driver.inspect.validate(task);
-      task.node.inspection_started_at = new Date().toISOString();
-      const result = await driver.inspect.inspectHardware(task);
-      task.node.properties = result.properties;
-      await createPortsIfNotExist(ctx, task.node, result.macs);
-      task.node.inspection_finished_at = new Date().toISOString();
-    },
-    error: (_node, err) => `Failed to inspect hardware. Reason: ${err.message}`,
   },
   adopt: {
     state: st.ADOPTING,

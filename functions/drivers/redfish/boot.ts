@@ -133,6 +133,12 @@ export function createRedfishVirtualMediaBoot(config: RedfishConfig, power: Powe
       parseDriverInfo(task.node);
     },
 
+    // As Ironic's: no unmanaged fallback for virtual media; the ramdisk ISO and the BMC must be known.
+    async validateInspection(task) {
+      deployIso(task.node);
+      parseDriverInfo(task.node);
+    },
+
     async prepareRamdisk(task) {
       const node = task.node;
       if (!RAMDISK_STATES.includes(node.provision_state)) return;
