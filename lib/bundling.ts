@@ -3,8 +3,8 @@
  * local stack both call this, so the code the local stack runs is byte for byte what deploys.
  */
 import { type BuildOptions, type OutputFile, build, buildSync } from 'esbuild';
-import { readFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -100,10 +100,32 @@ function withUiFiles(options: BuildOptions, files: Record<string, string>): Buil
   return { ...options, define: { IRONLESS_UI_FILES: JSON.stringify(files) } };
 }
 
-/** Bundle one function synchronously (CDK asset bundling is synchronous). */
+/**
+ * Each function's bundle files as built in this process (CDK moves its output directory away, so
+ * the bytes are kept): the sources do not change while a synth runs.
+ */
+const bundledInProcess = new Map<FunctionName, Map<string, Buffer>>();
+
+/**
+ * Bundle one function synchronously (CDK asset bundling is synchronous). A process that
+ * synthesizes several stacks (the infra tests) builds each function once and writes it again after.
+ */
 export function bundleFunctionSync(name: FunctionName, outdir: string): void {
-  const options = bundleOptions(FUNCTIONS[name], outdir);
-  buildSync(name === 'ui' ? withUiFiles(options, buildUiSync()) : options);
+  const earlier = bundledInProcess.get(name);
+  if (earlier === undefined) {
+    const options = bundleOptions(FUNCTIONS[name], outdir);
+    buildSync(name === 'ui' ? withUiFiles(options, buildUiSync()) : options);
+    const files = readdirSync(outdir, { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
+    bundledInProcess.set(
+      name,
+      new Map(files.map((f) => [relative(outdir, join(f.parentPath, f.name)), readFileSync(join(f.parentPath, f.name))])),
+    );
+    return;
+  }
+  for (const [file, bytes] of earlier) {
+    mkdirSync(dirname(join(outdir, file)), { recursive: true });
+    writeFileSync(join(outdir, file), bytes);
+  }
 }
 
 /** Bundle every function into `outdir/<name>/index.mjs`. */

@@ -44,8 +44,26 @@ export interface IronlessSettings {
   readonly automatedClean: boolean;
   /** Pin to a release during a rolling upgrade ("" = latest). */
   readonly pinReleaseVersion: string;
-  /** Ironic's `auth_strategy`: `noauth`, or `http_basic` (htpasswd entries with bcrypt digests). */
+  /**
+   * Ironic's `auth_strategy`: `http_basic` (htpasswd entries with bcrypt digests; the default, so a
+   * deployed API never starts open), or `noauth`. The CDK stack refuses `noauth` on a public
+   * endpoint unless told so (`lib/api-exposure.ts`); the local stack, on loopback, defaults to `noauth`.
+   */
   readonly authStrategy: 'noauth' | 'http_basic';
+  /**
+   * How long API Gateway caches an authorizer decision per `Authorization` header (0: no cache,
+   * every request invokes the authorizer; API Gateway's own default is 300, its maximum 3600).
+   * A revoked password is refused at the latest `authorizerCacheSeconds + htpasswdRefreshSeconds`
+   * after its entry left the secret.
+   */
+  readonly authorizerCacheSeconds: number;
+  /** How long the authorizer reuses the htpasswd entries it read from the secret before reading them again. */
+  readonly htpasswdRefreshSeconds: number;
+  /**
+   * S3 buckets `s3://` image sources may name (`instance_info.image_source`); the conductor may
+   * read exactly these (it presigns URLs for the agent) and refuses any other bucket. @default none
+   */
+  readonly imageBuckets: readonly string[];
   /**
    * Ironic `[conductor]heartbeat_timeout`: a conductor version whose heartbeat is older counts as
    * dead. Ironic's default is 60 s with a heartbeat every 10 s; EventBridge schedules run at most
@@ -139,7 +157,12 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   conductorGroups: [''],
   automatedClean: true,
   pinReleaseVersion: '',
-  authStrategy: 'noauth',
+  authStrategy: 'http_basic',
+  // A legitimate client re-authenticates once a minute (a bcrypt check, ~0.1-0.5 s of authorizer
+  // time); a revoked password is refused within 60 + 30 s.
+  authorizerCacheSeconds: 60,
+  htpasswdRefreshSeconds: 30,
+  imageBuckets: [],
   conductorHeartbeatTimeoutSeconds: 150,
   fastTrack: false,
   fastTrackTimeoutSeconds: 300,
@@ -232,6 +255,18 @@ export function validateSettings(s: IronlessSettings): void {
   if (s.authStrategy !== 'noauth' && s.authStrategy !== 'http_basic') {
     throw new Error(`authStrategy "${String(s.authStrategy)}" must be noauth or http_basic`);
   }
+  if (!Number.isInteger(s.authorizerCacheSeconds) || s.authorizerCacheSeconds < 0 || s.authorizerCacheSeconds > 3600) {
+    throw new Error(`authorizerCacheSeconds (${s.authorizerCacheSeconds}) must be a whole number from 0 to 3600 (API Gateway's limits)`);
+  }
+  if (!Number.isInteger(s.htpasswdRefreshSeconds) || s.htpasswdRefreshSeconds < 0) {
+    throw new Error(`htpasswdRefreshSeconds (${s.htpasswdRefreshSeconds}) must be a whole number of seconds, 0 or more`);
+  }
+  for (const bucket of s.imageBuckets) {
+    // S3's bucket naming rules (general purpose buckets): what an ARN and an s3:// URL can name.
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket) || bucket.includes('..')) {
+      throw new Error(`imageBuckets: "${bucket}" is not an S3 bucket name (3-63 lower-case letters, digits, "." and "-")`);
+    }
+  }
   const heartbeat = PERIODIC_TASKS.conductor_heartbeat.everySeconds;
   if (s.conductorHeartbeatTimeoutSeconds <= 2 * heartbeat) {
     throw new Error(
@@ -270,6 +305,7 @@ export function settingsEnvironment(s: IronlessSettings): Record<string, string>
     [ENV.maxWaitStepSeconds]: String(s.maxWaitStepSeconds),
     [ENV.automatedClean]: String(s.automatedClean),
     [ENV.authStrategy]: s.authStrategy,
+    [ENV.imageS3Buckets]: s.imageBuckets.join(','),
     [ENV.conductorHeartbeatTimeout]: String(s.conductorHeartbeatTimeoutSeconds),
     ...(s.enabledHardwareTypes ? { [ENV.enabledHardwareTypes]: s.enabledHardwareTypes.join(',') } : {}),
     [ENV.fastTrack]: String(s.fastTrack),

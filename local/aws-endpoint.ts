@@ -30,7 +30,7 @@ function awsError(res: ServerResponse, status: number, type: string, message: st
 
 export class AwsEndpoint {
   private server: Server | undefined;
-  /** Secrets by ARN; each read calls its reader (a file read: an edit shows on the next cold start). */
+  /** Secrets by ARN; each read calls its reader (a file read: an edit shows on the authorizer's next refresh). */
   private readonly secrets = new Map<string, () => string>();
 
   constructor(

@@ -134,7 +134,9 @@ export class LocalStack {
   private readonly log: (line: string) => void;
 
   constructor(private readonly options: LocalStackOptions = {}) {
-    this.settings = { ...DEFAULT_SETTINGS, ...LOCAL_STACK_DEFAULTS, ...(options.settings ?? {}) };
+    // The local gateway listens on loopback only, so it serves noauth unless asked for http_basic
+    // (the CDK stack's default: a deployed API is reachable from the network).
+    this.settings = { ...DEFAULT_SETTINGS, ...LOCAL_STACK_DEFAULTS, authStrategy: 'noauth', ...(options.settings ?? {}) };
     validateSettings(this.settings);
     this.log = options.log ?? (() => {});
     if (this.settings.authStrategy === 'http_basic') {
@@ -272,12 +274,17 @@ export class LocalStack {
       name: 'authorizer',
       bundle: join(buildDir, 'authorizer', BUNDLE_FILE),
       handler: HANDLER,
-      env: { ...env, HTPASSWD_SECRET_ID: HTPASSWD_SECRET_ARN, AWS_ENDPOINT_URL_SECRETS_MANAGER: this.endpoints.aws },
+      env: {
+        ...env,
+        HTPASSWD_SECRET_ID: HTPASSWD_SECRET_ARN,
+        [ENV.htpasswdRefreshSeconds]: String(this.settings.htpasswdRefreshSeconds),
+        AWS_ENDPOINT_URL_SECRETS_MANAGER: this.endpoints.aws,
+      },
       timeoutSeconds: 10,
       maxConcurrency: 4,
     });
     this.lambda.setAlias('authorizer', 'live', this.lambda.publishVersion('authorizer'));
-    return new LocalAuthorizer(this.lambda, LambdaHost.arn('authorizer', 'live'));
+    return new LocalAuthorizer(this.lambda, LambdaHost.arn('authorizer', 'live'), this.settings.authorizerCacheSeconds);
   }
 
   /**

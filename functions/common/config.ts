@@ -22,6 +22,8 @@ export const ENV = {
   heartbeatTimeout: 'HEARTBEAT_TIMEOUT',
   callbackTimeout: 'DEPLOY_CALLBACK_TIMEOUT',
   authStrategy: 'AUTH_STRATEGY',
+  htpasswdRefreshSeconds: 'HTPASSWD_REFRESH_SECONDS',
+  imageS3Buckets: 'IMAGE_S3_BUCKETS',
   publicEndpoint: 'PUBLIC_ENDPOINT',
   maxLimit: 'MAX_LIMIT',
   redfishConnectionAttempts: 'REDFISH_CONNECTION_ATTEMPTS',
@@ -241,6 +243,8 @@ export interface AgentConfig {
   readonly commandWaitIntervalSeconds: number;
   /** Ironic `[agent]command_wait_attempts`: polls before the command counts as timed out. */
   readonly commandWaitAttempts: number;
+  /** S3 buckets `s3://` image sources may name (IMAGE_S3_BUCKETS, comma-separated); none when unset. */
+  readonly imageS3Buckets: readonly string[];
 }
 
 export function loadAgentConfig(env: Env = process.env): AgentConfig {
@@ -257,6 +261,10 @@ export function loadAgentConfig(env: Env = process.env): AgentConfig {
     commandTimeoutSeconds: commandTimeout > 0 ? commandTimeout : undefined,
     commandWaitIntervalSeconds: integer(env, ENV.agentCommandWaitInterval, 2, 0),
     commandWaitAttempts: integer(env, ENV.agentCommandWaitAttempts, 30, 1),
+    imageS3Buckets: (env[ENV.imageS3Buckets] ?? '')
+      .split(',')
+      .map((b) => b.trim())
+      .filter((b) => b !== ''),
   };
 }
 

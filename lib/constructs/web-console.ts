@@ -12,11 +12,14 @@ import { Duration } from 'aws-cdk-lib';
 import { LambdaIntegration, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
 import { UI_PATH } from '../../functions/ui/serve';
-import { IronlessFunction } from './function';
+import { IronlessFunction, type IronlessFunctionProps } from './function';
 
 export interface WebConsoleProps {
   /** The API whose root gets the `/ui` resources. */
   readonly api: RestApi;
+  /** The function's log retention and key, as every function of the stack has them. */
+  readonly logRetention?: IronlessFunctionProps['logRetention'];
+  readonly logsKey?: IronlessFunctionProps['logsKey'];
 }
 
 export class WebConsole extends Construct {
@@ -29,6 +32,8 @@ export class WebConsole extends Construct {
       timeout: Duration.seconds(10),
       memorySize: 256,
       environment: {},
+      ...(props.logRetention !== undefined ? { logRetention: props.logRetention } : {}),
+      ...(props.logsKey !== undefined ? { logsKey: props.logsKey } : {}),
     });
     const integration = new LambdaIntegration(this.function.live);
     const ui = props.api.root.addResource(UI_PATH.slice(1));

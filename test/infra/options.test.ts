@@ -27,7 +27,8 @@ function statementsOf(roleLogicalIdPart: string): Statement[] {
 const actions = (statements: Statement[]) => new Set(statements.flatMap((s) => [s.Action].flat()));
 
 it('gives each conductor group its own queue and DLQ, both mapped to the conductor alias, and tells the API their URLs', () => {
-  template.resourceCountIs('AWS::SQS::Queue', 4);
+  // Two groups' queues and DLQs, and the periodic tasks' failure queue.
+  template.resourceCountIs('AWS::SQS::Queue', 5);
   template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
   const api = Object.values(template.findResources('AWS::Lambda::Function', IRONLESS_FUNCTION)).find((f) =>
     JSON.stringify(f).includes('Ironless api'),
@@ -59,9 +60,11 @@ it('limits each function to what it uses', () => {
   expect(api.has('sqs:SendMessage')).toBe(true);
   expect(api.has('lambda:InvokeFunction')).toBe(true);
   expect([...api].some((a) => a.startsWith('states:'))).toBe(false);
-  // The conductor drives executions and never sends casts or invokes functions itself.
+  // The conductor drives executions and never sends casts or invokes functions itself; it sends
+  // only its own failed periodic invocations (Lambda's on-failure destination) to their queue.
   expect(conductor.has('states:StartExecution')).toBe(true);
-  expect(conductor.has('sqs:SendMessage')).toBe(false);
+  const sends = statementsOf('ConductorFunctionServiceRole').filter((s) => [s.Action].flat().includes('sqs:SendMessage'));
+  expect(sends.map((s) => JSON.stringify(s.Resource))).toEqual([expect.stringContaining('PeriodicFailures')]);
   expect(conductor.has('lambda:InvokeFunction')).toBe(false);
   for (const set of [api, conductor]) expect([...set].some((a) => a === '*' || a.endsWith(':*'))).toBe(false);
 });

@@ -298,7 +298,7 @@ export function createDirectDeploy(driverOf: DriverOf, agentConfig: () => AgentC
     // The agent's in-band `deploy` steps (erase_devices, burn-in…) join the node's step lists.
     inband: {},
     async validate(task) {
-      validateImageSource(task.node);
+      validateImageSource(task.node, agentConfig().imageS3Buckets);
     },
     async prepare(task) {
       prepareInstanceInfo(task.node);

@@ -43,8 +43,12 @@ function present(value: unknown): boolean {
   return value !== undefined && value !== null && value !== '';
 }
 
-/** Ironic's AgentDeploy.validate for the image: a source, a known type, and a checksum for URLs. */
-export function validateImageSource(node: Node): void {
+/**
+ * Ironic's AgentDeploy.validate for the image: a source, a known type, and a checksum for URLs.
+ * An `s3://` source must name one of `allowedBuckets` (settings.imageBuckets): the conductor's
+ * role may read exactly those, and a presigned URL lends the agent that role's authority.
+ */
+export function validateImageSource(node: Node, allowedBuckets: readonly string[] = []): void {
   const info = node.instance_info;
   const source = info.image_source;
   if (!present(source)) {
@@ -63,8 +67,17 @@ export function validateImageSource(node: Node): void {
     );
   }
   checkImageHosts(node);
-  if (source.startsWith('s3://') && parseS3(source) === undefined) {
-    throw new InvalidParameterValue(`Node ${node.uuid}: image_source "${source}" is not of the form s3://bucket/key`);
+  if (source.startsWith('s3://')) {
+    const s3Source = parseS3(source);
+    if (s3Source === undefined) {
+      throw new InvalidParameterValue(`Node ${node.uuid}: image_source "${source}" is not of the form s3://bucket/key`);
+    }
+    if (!allowedBuckets.includes(s3Source.bucket)) {
+      const allowed = allowedBuckets.length > 0 ? `allowed: ${allowedBuckets.join(', ')}` : 'none is allowed';
+      throw new InvalidParameterValue(
+        `Node ${node.uuid}: image_source "${source}" is in S3 bucket "${s3Source.bucket}", which this deployment does not allow (${allowed}); the operator adds buckets with the stack setting imageBuckets`,
+      );
+    }
   }
   const algo = info.image_os_hash_algo;
   const value = info.image_os_hash_value;
