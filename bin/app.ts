@@ -1,13 +1,18 @@
 #!/usr/bin/env -S node --import tsx
-/** The CDK app: one Ironless stack, checked by cdk-nag's AWS Solutions pack on every synth. */
-import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+/**
+ * The CDK app: one Ironless stack, checked on every synth by cdk-nag's AWS Solutions pack and by
+ * AWS Control Tower's proactive controls (cfn-guard). Security and operations choices come from
+ * CDK context (`-c authStrategy=…`, see lib/app-context.ts) or from props set here.
+ */
+import { App } from 'aws-cdk-lib';
+import { propsFromContext } from '../lib/app-context';
 import { IronlessStack } from '../lib/ironless-stack';
-import { acknowledgeNagFindings } from '../lib/nag';
+import { acknowledgeFindings, addPolicyValidation } from '../lib/nag';
 
 const app = new App();
 const stack = new IronlessStack(app, 'Ironless', {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+  ...propsFromContext(app.node),
 });
-acknowledgeNagFindings(stack);
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+acknowledgeFindings(stack);
+addPolicyValidation(app, { verbose: true });

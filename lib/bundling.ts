@@ -2,8 +2,9 @@
  * How each Lambda entry is bundled. The CDK stack (through local bundling of its assets) and the
  * local stack both call this, so the code the local stack runs is byte for byte what deploys.
  */
-import { type BuildOptions, build, buildSync } from 'esbuild';
-import { dirname, join, resolve } from 'node:path';
+import { type BuildOptions, type OutputFile, build, buildSync } from 'esbuild';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -14,6 +15,8 @@ export const FUNCTIONS = {
   conductor: 'functions/conductor/index.ts',
   dbsync: 'functions/dbsync/index.ts',
   authorizer: 'functions/authorizer/index.ts',
+  /** The web console's files (`ui/`), embedded in its bundle. */
+  ui: 'functions/ui/index.ts',
 } as const;
 export type FunctionName = keyof typeof FUNCTIONS;
 
@@ -52,9 +55,77 @@ export function bundleOptions(entry: string, outdir: string): BuildOptions {
   };
 }
 
-/** Bundle one function synchronously (CDK asset bundling is synchronous). */
+/**
+ * The web console (`ui/`): one esbuild step from its TypeScript/JSX and stylesheet to `app.js`
+ * and `app.css`, for browsers of the last few years, nothing loaded from elsewhere at run time.
+ */
+export function uiBuildOptions(): BuildOptions {
+  return {
+    entryPoints: { app: join(PROJECT_ROOT, 'ui/src/main.tsx') },
+    outdir: join(PROJECT_ROOT, 'dist/ui'),
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: ['chrome111', 'firefox115', 'safari16.4'],
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    tsconfig: join(PROJECT_ROOT, 'ui/tsconfig.json'),
+    minify: true,
+    legalComments: 'none',
+    write: false,
+    logLevel: 'warning',
+    absWorkingDir: PROJECT_ROOT,
+  };
+}
+
+/** The console's files by name: the built script and stylesheet, and the page that loads them. */
+function uiFiles(outputs: readonly OutputFile[]): Record<string, string> {
+  const files: Record<string, string> = { 'index.html': readFileSync(join(PROJECT_ROOT, 'ui/index.html'), 'utf8') };
+  for (const file of outputs) files[basename(file.path)] = file.text;
+  return files;
+}
+
+/** The console's files, built now (synchronously, for CDK asset bundling). */
+export function buildUiSync(): Record<string, string> {
+  return uiFiles(buildSync(uiBuildOptions()).outputFiles ?? []);
+}
+
+/** The console's files, built now. */
+export async function buildUi(): Promise<Record<string, string>> {
+  return uiFiles((await build(uiBuildOptions())).outputFiles ?? []);
+}
+
+/** The `ui` function embeds the console's files: they are its whole content. */
+function withUiFiles(options: BuildOptions, files: Record<string, string>): BuildOptions {
+  return { ...options, define: { IRONLESS_UI_FILES: JSON.stringify(files) } };
+}
+
+/**
+ * Each function's bundle files as built in this process (CDK moves its output directory away, so
+ * the bytes are kept): the sources do not change while a synth runs.
+ */
+const bundledInProcess = new Map<FunctionName, Map<string, Buffer>>();
+
+/**
+ * Bundle one function synchronously (CDK asset bundling is synchronous). A process that
+ * synthesizes several stacks (the infra tests) builds each function once and writes it again after.
+ */
 export function bundleFunctionSync(name: FunctionName, outdir: string): void {
-  buildSync(bundleOptions(FUNCTIONS[name], outdir));
+  const earlier = bundledInProcess.get(name);
+  if (earlier === undefined) {
+    const options = bundleOptions(FUNCTIONS[name], outdir);
+    buildSync(name === 'ui' ? withUiFiles(options, buildUiSync()) : options);
+    const files = readdirSync(outdir, { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
+    bundledInProcess.set(
+      name,
+      new Map(files.map((f) => [relative(outdir, join(f.parentPath, f.name)), readFileSync(join(f.parentPath, f.name))])),
+    );
+    return;
+  }
+  for (const [file, bytes] of earlier) {
+    mkdirSync(dirname(join(outdir, file)), { recursive: true });
+    writeFileSync(join(outdir, file), bytes);
+  }
 }
 
 /** Bundle every function into `outdir/<name>/index.mjs`. */
@@ -63,7 +134,8 @@ export async function bundleAll(outdir: string): Promise<Record<FunctionName, st
   await Promise.all(
     (Object.keys(FUNCTIONS) as FunctionName[]).map(async (name) => {
       const dir = join(outdir, name);
-      await build(bundleOptions(FUNCTIONS[name], dir));
+      const options = bundleOptions(FUNCTIONS[name], dir);
+      await build(name === 'ui' ? withUiFiles(options, await buildUi()) : options);
       out[name] = join(dir, BUNDLE_FILE);
     }),
   );

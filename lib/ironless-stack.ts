@@ -3,25 +3,39 @@
  * `conductor` alias `live` → the steps state machine → DynamoDB. Scheduled periodic tasks invoke
  * the conductor too. Settings are shared with the local stack (`lib/settings.ts`).
  */
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
-import { AccessLogFormat, EndpointType, LambdaRestApi, LogGroupLogDestination, MethodLoggingLevel } from 'aws-cdk-lib/aws-apigateway';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type { LambdaRestApi } from 'aws-cdk-lib/aws-apigateway';
 import { SecurityGroup, Subnet, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ENV } from '../functions/common/config';
 import { PERIODIC_TASKS } from '../functions/conductor/schedules';
-import { queueSettings } from '../functions/rpc/queues';
+import { groupLabel, queueSettings } from '../functions/rpc/queues';
+import {
+  type ApiExposure,
+  DEFAULT_API_RESERVED_CONCURRENCY,
+  DEFAULT_AUTHORIZER_RESERVED_CONCURRENCY,
+  reservedConcurrency,
+  validateApiExposure,
+} from './api-exposure';
 import { BasicAuth } from './constructs/basic-auth';
 import { ConductorQueues } from './constructs/conductor-queues';
 import { IronlessFunction } from './constructs/function';
-import { StepsMachine } from './constructs/steps-machine';
+import { LogsKey } from './constructs/logs-key';
+import { Operations } from './constructs/operations';
+import { IronlessApi } from './constructs/rest-api';
+import { StepsMachine, type StepsLogging } from './constructs/steps-machine';
 import { Tables } from './constructs/tables';
+import { WebConsole } from './constructs/web-console';
 import { tableOutputKey } from '../functions/db/schema';
 import { DEFAULT_SETTINGS, type IronlessSettings, settingsEnvironment, validateSettings } from './settings';
 
@@ -40,8 +54,20 @@ export interface IronlessStackProps extends StackProps {
   readonly settings?: Partial<IronlessSettings>;
   /** Run the conductor in a VPC. @default no VPC */
   readonly conductorNetwork?: ConductorNetwork;
-  /** API endpoint type; PRIVATE keeps the API inside VPCs (with an interface endpoint). @default REGIONAL */
-  readonly endpointType?: EndpointType;
+  /**
+   * How the API is exposed and limited: endpoint (REGIONAL, or PRIVATE with its VPC endpoints),
+   * the explicit opt-in a noauth public API needs, throttling, reserved concurrency, WAF.
+   * @default REGIONAL, throttled, reserved concurrency (see `lib/api-exposure.ts`)
+   */
+  readonly api?: ApiExposure;
+  /** The SNS topic alarms notify (its ARN). @default a new topic (output AlarmTopic) for you to subscribe to */
+  readonly alarmTopicArn?: string;
+  /** Add a CloudWatch dashboard of the alarms and the main metrics. @default false */
+  readonly dashboard?: boolean;
+  /** What step executions log. @default errors only, without execution data (step arguments, task tokens) */
+  readonly stepsLogging?: StepsLogging;
+  /** How long every log group keeps its events. @default RetentionDays.ONE_YEAR */
+  readonly logRetention?: RetentionDays;
   /**
    * With `settings.authStrategy` `http_basic`: the secret holding the htpasswd entries.
    * @default a new secret, to be given its value after deploying
@@ -60,11 +86,29 @@ export class IronlessStack extends Stack {
   readonly tables: Tables;
   /** The authorizer and its secret, with `http_basic`. */
   readonly auth: BasicAuth | undefined;
+  /** The web console, at `<ApiUrl>ui/`. */
+  readonly webConsole: WebConsole;
+  /** The REST API with its endpoint, policies, throttling and optional web ACL. */
+  readonly restApi: IronlessApi;
+  /** Failed periodic (EventBridge) invocations of the conductor land here. */
+  readonly periodicFailures: Queue;
+  readonly operations: Operations;
+  /** Encrypts every log group and the alarm topic. */
+  readonly logsKey: LogsKey;
+  /** How long every log group keeps its events. */
+  readonly logRetention: RetentionDays;
+  /** The S3 buckets s3:// images may come from (the conductor reads their objects). */
+  readonly imageBuckets: readonly string[];
 
   constructor(scope: Construct, id: string, props: IronlessStackProps = {}) {
     super(scope, id, props);
     const settings: IronlessSettings = { ...DEFAULT_SETTINGS, ...(props.settings ?? {}) };
     validateSettings(settings);
+    const exposure: ApiExposure = props.api ?? {};
+    validateApiExposure(exposure, settings.authStrategy);
+    const logRetention = (this.logRetention = props.logRetention ?? RetentionDays.ONE_YEAR);
+    this.logsKey = new LogsKey(this, 'LogsKey');
+    const logs = { logRetention, logsKey: this.logsKey.key };
 
     this.tables = new Tables(this, 'Tables');
     this.queues = new ConductorQueues(this, 'ConductorQueues', {
@@ -92,6 +136,7 @@ export class IronlessStack extends Stack {
       name: 'conductor',
       timeout: Duration.seconds(settings.conductorTimeoutSeconds),
       environment: { ...common, [ENV.stepsStateMachineArn]: stepsArn },
+      ...logs,
       ...(vpc && network
         ? {
             vpc,
@@ -101,6 +146,8 @@ export class IronlessStack extends Stack {
         : {}),
     });
     this.tables.grantReadWrite(this.conductor.function);
+    this.imageBuckets = settings.imageBuckets;
+    this.grantImageBuckets(settings.imageBuckets);
     this.conductor.function.addToRolePolicy(new PolicyStatement({ actions: ['states:StartExecution'], resources: [stepsArn] }));
     this.conductor.function.addToRolePolicy(
       new PolicyStatement({
@@ -123,17 +170,32 @@ export class IronlessStack extends Stack {
         CallbackTimeoutSeconds: settings.callbackTimeoutSeconds,
         StepTimeoutSeconds: settings.stepTimeoutSeconds,
       },
+      logging: props.stepsLogging,
+      ...logs,
     });
 
     const batchSize = queueSettings(settings.conductorTimeoutSeconds).batchSize;
     for (const queue of this.queues.queues.values()) {
       this.conductor.live.addEventSource(new SqsEventSource(queue, { batchSize, reportBatchItemFailures: true }));
     }
+    // A periodic run that fails leaves a trace an alarm sees: EventBridge's own delivery failures
+    // (its target DLQ) and the conductor's failed asynchronous invocations (on-failure destination).
+    this.periodicFailures = new Queue(this, 'PeriodicFailures', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    this.conductor.live.configureAsyncInvoke({ onFailure: new SqsDestination(this.periodicFailures) });
     for (const [task, { everySeconds }] of Object.entries(PERIODIC_TASKS)) {
       new Rule(this, `Periodic-${task}`, {
         description: `Ironless conductor periodic task ${task}`,
         schedule: Schedule.rate(Duration.seconds(everySeconds)),
-        targets: [new LambdaTarget(this.conductor.live, { event: RuleTargetInput.fromObject({ entry: 'periodic', task }) })],
+        targets: [
+          new LambdaTarget(this.conductor.live, {
+            event: RuleTargetInput.fromObject({ entry: 'periodic', task }),
+            deadLetterQueue: this.periodicFailures,
+          }),
+        ],
       });
     }
     // A conductor version registers on its first invocation; the first scheduled heartbeat can be a
@@ -154,6 +216,12 @@ export class IronlessStack extends Stack {
       onCreate: beat,
       onUpdate: beat,
       installLatestAwsSdk: false,
+      // The provider function's log group, kept and encrypted like the others (not left to Lambda).
+      logGroup: new LogGroup(this, 'RegisterConductorLogs', {
+        retention: logRetention,
+        encryptionKey: this.logsKey.key,
+        removalPolicy: RemovalPolicy.RETAIN,
+      }),
       policy: AwsCustomResourcePolicy.fromStatements([
         new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.conductor.live.functionArn] }),
       ]),
@@ -164,6 +232,8 @@ export class IronlessStack extends Stack {
       timeout: Duration.seconds(settings.apiTimeoutSeconds),
       memorySize: 1024,
       environment: { ...common, [ENV.conductorFunction]: this.conductor.live.functionArn },
+      reservedConcurrentExecutions: reservedConcurrency(exposure.apiReservedConcurrency, DEFAULT_API_RESERVED_CONCURRENCY),
+      ...logs,
     });
     this.tables.grantReadWrite(this.apiFunction.function);
     this.queues.grantSend(this.apiFunction.function);
@@ -175,26 +245,44 @@ export class IronlessStack extends Stack {
       timeout: Duration.minutes(15),
       memorySize: 1024,
       environment: { ...this.tables.environment(), ...settingsEnvironment(settings) },
+      ...logs,
     });
     this.tables.grantReadWrite(this.dbsync.function);
 
-    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: RetentionDays.ONE_MONTH });
-    this.api = new LambdaRestApi(this, 'RestApi', {
-      handler: this.apiFunction.live,
-      proxy: false,
-      description: 'OpenStack Ironic v1 API (Ironless)',
-      endpointTypes: [props.endpointType ?? EndpointType.REGIONAL],
-      cloudWatchRole: true,
-      deployOptions: {
-        stageName: 'ironless',
-        accessLogDestination: new LogGroupLogDestination(accessLogs),
-        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
-        loggingLevel: MethodLoggingLevel.ERROR,
-        tracingEnabled: true,
-      },
+    this.auth =
+      settings.authStrategy === 'http_basic'
+        ? new BasicAuth(this, 'BasicAuth', {
+            secret: props.htpasswdSecret,
+            cacheSeconds: settings.authorizerCacheSeconds,
+            refreshSeconds: settings.htpasswdRefreshSeconds,
+            reservedConcurrency: reservedConcurrency(exposure.authorizerReservedConcurrency, DEFAULT_AUTHORIZER_RESERVED_CONCURRENCY),
+            ...logs,
+          })
+        : undefined;
+    this.restApi = new IronlessApi(this, { handler: this.apiFunction.live, exposure, auth: this.auth, ...logs });
+    this.api = this.restApi.api;
+
+    const deadLetterQueues = new Map([...this.queues.deadLetterQueues].map(([group, q]) => [`Dlq-${groupLabel(group)}`, q]));
+    deadLetterQueues.set('PeriodicFailures', this.periodicFailures);
+    this.operations = new Operations(this, 'Operations', {
+      conductor: this.conductor,
+      api: this.apiFunction,
+      authorizer: this.auth?.function,
+      stage: this.api.deploymentStage,
+      stateMachine: this.steps.stateMachine,
+      deadLetterQueues,
+      topic: props.alarmTopicArn ? Topic.fromTopicArn(this, 'AlarmTopicImport', props.alarmTopicArn) : undefined,
+      key: this.logsKey.key,
+      dashboard: props.dashboard,
     });
-    this.auth = settings.authStrategy === 'http_basic' ? new BasicAuth(this, 'BasicAuth', { secret: props.htpasswdSecret }) : undefined;
-    this.addRoutes(this.api, this.auth);
+    this.webConsole = new WebConsole(this, 'WebConsole', { api: this.api, ...logs });
+    if (!props.alarmTopicArn) {
+      new CfnOutput(this, 'AlarmTopic', {
+        value: this.operations.topic.topicArn,
+        description:
+          'Alarms notify this SNS topic: aws sns subscribe --topic-arn <this> --protocol email --notification-endpoint you@example.com',
+      });
+    }
     if (this.auth) {
       new CfnOutput(this, 'HtpasswdSecret', {
         value: this.auth.secret.secretArn,
@@ -206,6 +294,7 @@ export class IronlessStack extends Stack {
       value: this.api.url,
       description: 'OS_ENDPOINT for the openstack client; npm run smoke -- <this URL>',
     });
+    new CfnOutput(this, 'ConsoleUrl', { value: `${this.api.url}ui/`, description: 'The web console (same authentication as the API)' });
     new CfnOutput(this, 'StepsStateMachineArn', { value: this.steps.stateMachine.stateMachineArn });
     new CfnOutput(this, 'DbsyncFunction', {
       value: this.dbsync.live.functionArn,
@@ -217,19 +306,14 @@ export class IronlessStack extends Stack {
     }
   }
 
-  /**
-   * Every path goes to the API function. With http_basic, all but Ironic's public routes (`/`,
-   * `/v1`, the agent's lookup and heartbeat, guarded by agent_token) pass the authorizer first.
-   */
-  private addRoutes(api: LambdaRestApi, auth: BasicAuth | undefined): void {
-    const secured = auth ? { authorizer: auth.authorizer } : {};
-    api.root.addMethod('ANY');
-    api.root.addResource('{proxy+}').addMethod('ANY', undefined, secured);
-    const v1 = api.root.addResource('v1');
-    v1.addMethod('ANY');
-    v1.addResource('{proxy+}').addMethod('ANY', undefined, secured);
-    v1.addResource('lookup').addMethod('ANY');
-    v1.addResource('heartbeat').addResource('{node}').addMethod('ANY');
-    auth?.addGatewayResponses(api);
+  /** s3:// images: the conductor may read objects of exactly the allowed buckets (it presigns their URLs). */
+  private grantImageBuckets(buckets: readonly string[]): void {
+    if (buckets.length === 0) return;
+    this.conductor.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: buckets.map((bucket) => this.formatArn({ service: 's3', region: '', account: '', resource: bucket, resourceName: '*' })),
+      }),
+    );
   }
 }

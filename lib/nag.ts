@@ -1,9 +1,28 @@
 /**
- * cdk-nag (AWS Solutions pack) findings Ironless acknowledges, each with its reason. Anything not
- * listed here fails `cdk synth`; the infra tests check that nothing else is reported.
+ * Policy validation at synth: cdk-nag's AWS Solutions pack and AWS Control Tower's proactive
+ * controls (CloudFormation Guard rules, `@cdklabs/cdk-validator-cfnguard`). The findings Ironless
+ * acknowledges are listed here, each with its reason; anything else fails `cdk synth`, and the
+ * infra tests synthesize every variant of the stack with both.
  */
-import { type CfnElement, Token, Validations } from 'aws-cdk-lib';
+import { type App, type CfnElement, Token, Validations } from 'aws-cdk-lib';
+import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
 import type { IronlessStack } from './ironless-stack';
+
+/** The id CDK gives the singleton provider function of every AwsCustomResource in a stack. */
+const AWS_CUSTOM_RESOURCE_PROVIDER = 'AWS679f53fac002430cb0da5b7982bd2287';
+
+/** Run both packs on every stack of `app` at synth. */
+export function addPolicyValidation(app: App, options: { verbose?: boolean } = {}): void {
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: options.verbose ?? false }), new CfnGuardValidator());
+}
+
+/** Every acknowledgement: cdk-nag's and Control Tower's. */
+export function acknowledgeFindings(stack: IronlessStack): void {
+  acknowledgeNagFindings(stack);
+  acknowledgeGuardFindings(stack);
+}
 
 export function acknowledgeNagFindings(stack: IronlessStack): void {
   const ack = (scope: Parameters<typeof Validations.of>[0], id: string, reason: string) =>
@@ -19,6 +38,13 @@ export function acknowledgeNagFindings(stack: IronlessStack): void {
     'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
     'The basic execution role only allows writing the function’s own CloudWatch logs.',
   );
+  if (stack.conductor.function.isBoundToVpc) {
+    ack(
+      stack.conductor,
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
+      'With conductorNetwork the conductor runs in the operator’s VPC; this AWS policy only lets Lambda manage the function’s network interfaces.',
+    );
+  }
   ack(
     stack,
     'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
@@ -47,17 +73,36 @@ export function acknowledgeNagFindings(stack: IronlessStack): void {
     'AwsSolutions-APIG2',
     'Requests are validated by the API function with Ironic’s own rules and error bodies (400 with Ironic’s message), which API Gateway models cannot express.',
   );
-  ack(
-    stack.api,
-    'AwsSolutions-APIG3',
-    'WAF is the operator’s choice per deployment (the API is often private); attach a web ACL to the stage if it is public.',
-  );
+  for (const bucket of stack.imageBuckets) {
+    ack(
+      stack.conductor,
+      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${bucket}/*]`,
+      `s3:GetObject on the objects of "${bucket}", an image bucket the operator allowed (settings.imageBuckets): which image a node deploys is the user's choice within it.`,
+    );
+  }
+  if (!stack.restApi.webAcl) {
+    ack(
+      stack.api,
+      'AwsSolutions-APIG3',
+      'WAF is the operator’s choice per deployment (api.waf adds a rate-limiting web ACL); the stage is throttled and the functions behind it have reserved concurrency either way.',
+    );
+  }
   ack(
     stack.api,
     'AwsSolutions-APIG4',
-    'Authentication is Ironic’s: noauth for private endpoints, or http_basic checked by the API; agents reach lookup/heartbeat unauthenticated by design, guarded by agent tokens.',
+    'Authentication is Ironic’s: http_basic through a REQUEST authorizer (the default), or noauth on a private endpoint or by explicit opt-in; agents reach /, /v1, lookup and heartbeat unauthenticated by design, guarded by agent tokens.',
   );
   ack(stack.api, 'AwsSolutions-COG4', 'Ironic clients (openstack CLI, nova, metal3) do not speak Cognito; see AwsSolutions-APIG4.');
+  ack(
+    stack.steps,
+    'AwsSolutions-SF1',
+    'Executions log errors only, without execution data, by default: ALL with data would write step arguments and task tokens (which complete a waiting step) to the logs; stepsLogging turns it up.',
+  );
+  ack(
+    stack.periodicFailures,
+    'AwsSolutions-SQS3',
+    'The queue is itself a dead-letter destination (failed EventBridge deliveries and asynchronous invocations of the periodic tasks); nothing consumes it, its depth is alarmed.',
+  );
   if (stack.auth) {
     ack(
       stack.auth,
@@ -65,4 +110,54 @@ export function acknowledgeNagFindings(stack: IronlessStack): void {
       'The secret holds htpasswd entries (bcrypt digests) the operator manages; there is no password to rotate automatically.',
     );
   }
+}
+
+/** Control Tower's proactive controls that Ironless does not meet everywhere, and why. */
+export function acknowledgeGuardFindings(stack: IronlessStack): void {
+  const ack = (scope: IConstruct, rule: string, reason: string) =>
+    Validations.of(scope).acknowledge({ id: `cdk-validator-cfnguard::${rule}`, reason });
+
+  // CT.LAMBDA.PR.3
+  const outsideVpc: [IConstruct | undefined, string][] = [
+    [
+      stack.apiFunction,
+      'The api function reaches only AWS APIs (DynamoDB, SQS, Lambda) and is reached through API Gateway; a VPC would add NAT or endpoints and nothing to its isolation.',
+    ],
+    [stack.dbsync, 'The dbsync function reaches only DynamoDB.'],
+    [stack.auth, 'The http_basic authorizer reaches only Secrets Manager.'],
+    [
+      stack.node.tryFindChild(AWS_CUSTOM_RESOURCE_PROVIDER),
+      'CDK’s custom-resource provider only invokes the conductor alias once per deployment (the RegisterConductor beat).',
+    ],
+  ];
+  if (stack.conductor.function.isBoundToVpc === false) {
+    outsideVpc.push([
+      stack.conductor,
+      'Without conductorNetwork the conductor reaches only BMCs and agents with public routes (or fake hardware); name your VPC with the conductorNetwork prop to run it there.',
+    ]);
+  }
+  for (const [scope, reason] of outsideVpc) if (scope) ack(scope, 'lambda_inside_vpc_check', reason);
+
+  // CT.LAMBDA.PR.2: API Gateway's invoke permissions carry SourceArn, this API's execute-api ARN,
+  // built with Fn::Join, which the rule cannot read (the infra tests check every permission has it).
+  const gatewayPermissions =
+    'API Gateway may invoke the function only for this API (each permission has SourceArn, an Fn::Join of the API’s execute-api ARN that the guard rule does not evaluate).';
+  ack(stack.api, 'lambda_function_public_access_prohibited_check', gatewayPermissions);
+  if (stack.auth) ack(stack.auth, 'lambda_function_public_access_prohibited_check', gatewayPermissions);
+
+  // CT.CLOUDWATCH.PR.2 (a year or more): only when the operator chose a shorter retention.
+  if (stack.logRetention < 365) {
+    ack(
+      stack,
+      'cloudwatch_log_group_retention_period_check',
+      `The operator chose to keep logs ${stack.logRetention} days (the logRetention prop; the default is a year).`,
+    );
+  }
+
+  // CT.SQS.PR.1: the conductor DLQs carry a RedriveAllowPolicy and pass; this one is not an SQS DLQ.
+  ack(
+    stack.periodicFailures,
+    'sqs_dlq_check',
+    'The queue is the dead-letter destination of the periodic tasks (EventBridge target DLQ, on-failure destination); nothing consumes it, so it needs no DLQ; its depth is alarmed.',
+  );
 }

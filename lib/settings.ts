@@ -3,19 +3,31 @@
  * the agent heartbeat timeout and the step machine's limits. Both stacks derive their resources
  * from these, so a timeout means the same on a laptop and in AWS.
  */
-import { ENV } from '../functions/common/config';
+import { ADD_PORTS_VALUES, DEFAULT_INSPECTION_HOOKS, ENV, KEEP_PORTS_VALUES, parseHookList } from '../functions/common/config';
+import { validateInspectionHooks } from '../functions/drivers/inspector/hooks';
 import { PERIODIC_TASKS } from '../functions/conductor/schedules';
+import { LINK_LOCAL, LOOPBACK_AND_LINK_LOCAL, checkHostEntry } from '../functions/drivers/hosts';
+import { queueSettings } from '../functions/rpc/queues';
 
 /** The hardware types Ironless has (functions/drivers/registry.ts); kept here so settings need no driver code. */
 const KNOWN_HARDWARE_TYPES = ['fake-hardware', 'redfish'];
 
 export interface IronlessSettings {
-  /** Conductor function timeout; queue visibility is six times this. */
+  /**
+   * Conductor function timeout. Every RPC message and step stops acting on hardware a few seconds
+   * before its invocation ends; queue visibility is this plus a fifth of it (at most 30 s).
+   */
   readonly conductorTimeoutSeconds: number;
   readonly apiTimeoutSeconds: number;
-  /** The longest one synchronous step may take (under the conductor timeout). */
+  /**
+   * The longest one synchronous step may take (under the conductor timeout): Step Functions gives
+   * up on it then, and the step itself stops acting on hardware a few seconds before.
+   */
   readonly stepTimeoutSeconds: number;
-  /** Node lock lifetime without renewal; longer than any single conductor invocation. */
+  /**
+   * Node lock lifetime without renewal; longer than any single conductor invocation and than the
+   * queue's visibility timeout, so a message redelivered after running out of time finds its lock.
+   */
   readonly lockTtlSeconds: number;
   /** Agent heartbeat timeout (Ironic `[api]ramdisk_heartbeat_timeout`); async steps fail after it. */
   readonly heartbeatTimeoutSeconds: number;
@@ -32,8 +44,26 @@ export interface IronlessSettings {
   readonly automatedClean: boolean;
   /** Pin to a release during a rolling upgrade ("" = latest). */
   readonly pinReleaseVersion: string;
-  /** Ironic's `auth_strategy`: `noauth`, or `http_basic` (htpasswd entries with bcrypt digests). */
+  /**
+   * Ironic's `auth_strategy`: `http_basic` (htpasswd entries with bcrypt digests; the default, so a
+   * deployed API never starts open), or `noauth`. The CDK stack refuses `noauth` on a public
+   * endpoint unless told so (`lib/api-exposure.ts`); the local stack, on loopback, defaults to `noauth`.
+   */
   readonly authStrategy: 'noauth' | 'http_basic';
+  /**
+   * How long API Gateway caches an authorizer decision per `Authorization` header (0: no cache,
+   * every request invokes the authorizer; API Gateway's own default is 300, its maximum 3600).
+   * A revoked password is refused at the latest `authorizerCacheSeconds + htpasswdRefreshSeconds`
+   * after its entry left the secret.
+   */
+  readonly authorizerCacheSeconds: number;
+  /** How long the authorizer reuses the htpasswd entries it read from the secret before reading them again. */
+  readonly htpasswdRefreshSeconds: number;
+  /**
+   * S3 buckets `s3://` image sources may name (`instance_info.image_source`); the conductor may
+   * read exactly these (it presigns URLs for the agent) and refuses any other bucket. @default none
+   */
+  readonly imageBuckets: readonly string[];
   /**
    * Ironic `[conductor]heartbeat_timeout`: a conductor version whose heartbeat is older counts as
    * dead. Ironic's default is 60 s with a heartbeat every 10 s; EventBridge schedules run at most
@@ -69,6 +99,51 @@ export interface IronlessSettings {
   readonly nodeHistoryCleanupBatchCount: number;
   /** Ironic `[conductor]node_history_minimum_days`: records younger than this are kept and not counted. */
   readonly nodeHistoryMinimumDays: number;
+  /**
+   * Ironic `[conductor]inspect_wait_timeout`: how long a node waits in `inspect wait` for its
+   * ramdisk's data before inspection fails (0: no limit). Checked by the `fail_timed_out_waits` task.
+   */
+  readonly inspectWaitTimeoutSeconds: number;
+  /**
+   * Ironic `[inspector]hooks`: the inspection hooks in-band inspection runs, in order;
+   * `$default_hooks` is Ironic's ramdisk-error, validate-interfaces, ports, architecture.
+   * @default '$default_hooks,memory,cpus,root-device,boot-mode'
+   */
+  readonly inspectorHooks: string;
+  /** Ironic `[inspector]add_ports`: which NICs of an inventory become ports (all, active, pxe, disabled). */
+  readonly inspectorAddPorts: (typeof ADD_PORTS_VALUES)[number];
+  /** Ironic `[inspector]keep_ports`: which existing ports an inspection keeps (all, present, added). */
+  readonly inspectorKeepPorts: (typeof KEEP_PORTS_VALUES)[number];
+  /** Ironic `[inspector]update_pxe_enabled`: ports' pxe_enabled follows the inventory. */
+  readonly inspectorUpdatePxeEnabled: boolean;
+  /** Ironic `[inspector]pre_create_ports`: ports from the BMC's NICs before the ramdisk boots. */
+  readonly inspectorPreCreatePorts: boolean;
+  /** Ironic `[inspector]power_off`: power the node off after in-band inspection (not with fast track). */
+  readonly inspectorPowerOff: boolean;
+  /**
+   * Hosts the conductor may reach as BMCs (`driver_info/redfish_address`) and ramdisk agents
+   * (their callback URLs): host names (`.example.com` for every name under it), IP addresses or
+   * CIDR ranges. Empty: any host that is not denied.
+   */
+  readonly bmcAllowedHosts: readonly string[];
+  /**
+   * Hosts refused as BMCs and agents, also when a name resolves to them. @default loopback,
+   * "this host" and link-local ranges (the Lambda runtime API, metadata services); a list given
+   * replaces it. The local stack allows loopback, where its virtual BMCs live.
+   */
+  readonly bmcDeniedHosts: readonly string[];
+  /** Hosts image URLs (`image_source`, `deploy_iso`, a config drive URL) may name; empty: any not denied. */
+  readonly imageAllowedHosts: readonly string[];
+  /** Hosts image URLs may not name. @default loopback, "this host" and link-local ranges */
+  readonly imageDeniedHosts: readonly string[];
+  /**
+   * Folders a `redfish_verify_ca` or `agent_verify_ca` path may lie under (Ironic's
+   * `file_url_allowed_paths` for CA files; e.g. a Lambda layer's `/opt/...`). @default none:
+   * only true/false (or the certificate an agent sends itself)
+   */
+  readonly caAllowedPaths: readonly string[];
+  /** The most distinct MAC addresses one agent lookup (`GET /v1/lookup`) may name; each costs a read. */
+  readonly maxLookupAddresses: number;
 }
 
 export const DEFAULT_SETTINGS: IronlessSettings = {
@@ -82,7 +157,12 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   conductorGroups: [''],
   automatedClean: true,
   pinReleaseVersion: '',
-  authStrategy: 'noauth',
+  authStrategy: 'http_basic',
+  // A legitimate client re-authenticates once a minute (a bcrypt check, ~0.1-0.5 s of authorizer
+  // time); a revoked password is refused within 60 + 30 s.
+  authorizerCacheSeconds: 60,
+  htpasswdRefreshSeconds: 30,
+  imageBuckets: [],
   conductorHeartbeatTimeoutSeconds: 150,
   fastTrack: false,
   fastTrackTimeoutSeconds: 300,
@@ -93,7 +173,23 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   nodeHistoryMaxEntries: 300,
   nodeHistoryCleanupBatchCount: 1000,
   nodeHistoryMinimumDays: 0,
+  inspectWaitTimeoutSeconds: 1800,
+  inspectorHooks: DEFAULT_INSPECTION_HOOKS,
+  inspectorAddPorts: 'pxe',
+  inspectorKeepPorts: 'all',
+  inspectorUpdatePxeEnabled: true,
+  inspectorPreCreatePorts: true,
+  inspectorPowerOff: true,
+  bmcAllowedHosts: [],
+  bmcDeniedHosts: LOOPBACK_AND_LINK_LOCAL,
+  imageAllowedHosts: [],
+  imageDeniedHosts: LOOPBACK_AND_LINK_LOCAL,
+  caAllowedPaths: [],
+  maxLookupAddresses: 32,
 };
+
+/** What the local stack changes in the defaults: its virtual BMCs, agents and image servers live on loopback. */
+export const LOCAL_STACK_DEFAULTS: Partial<IronlessSettings> = { bmcDeniedHosts: LINK_LOCAL, imageDeniedHosts: LINK_LOCAL };
 
 /** Check settings that must fit together; the message names the bad value. */
 export function validateSettings(s: IronlessSettings): void {
@@ -118,6 +214,30 @@ export function validateSettings(s: IronlessSettings): void {
       `lockTtlSeconds (${s.lockTtlSeconds}) must be greater than conductorTimeoutSeconds (${s.conductorTimeoutSeconds}): a lock must outlive the invocation holding it`,
     );
   }
+  const visibility = queueSettings(s.conductorTimeoutSeconds).visibilityTimeoutSeconds;
+  if (s.lockTtlSeconds <= visibility) {
+    throw new Error(
+      `lockTtlSeconds (${s.lockTtlSeconds}) must be greater than the queue's visibility timeout (${visibility} s: conductorTimeoutSeconds and a fifth of it, at most 30 s more): a message delivered again after running out of time must find its lock`,
+    );
+  }
+  for (const [name, entries] of [
+    ['bmcAllowedHosts', s.bmcAllowedHosts],
+    ['bmcDeniedHosts', s.bmcDeniedHosts],
+    ['imageAllowedHosts', s.imageAllowedHosts],
+    ['imageDeniedHosts', s.imageDeniedHosts],
+  ] as const) {
+    for (const entry of entries) {
+      const problem = checkHostEntry(entry);
+      if (problem !== undefined) throw new Error(`${name}: ${problem}`);
+    }
+  }
+  for (const path of s.caAllowedPaths) {
+    if (!path.startsWith('/') || path.split('/').includes('..'))
+      throw new Error(`caAllowedPaths: "${path}" must be an absolute path without ".."`);
+  }
+  if (!Number.isInteger(s.maxLookupAddresses) || s.maxLookupAddresses < 1) {
+    throw new Error(`maxLookupAddresses (${s.maxLookupAddresses}) must be a whole number of at least 1`);
+  }
   if (s.heartbeatTimeoutSeconds >= s.callbackTimeoutSeconds) {
     throw new Error(
       `heartbeatTimeoutSeconds (${s.heartbeatTimeoutSeconds}) must be less than callbackTimeoutSeconds (${s.callbackTimeoutSeconds})`,
@@ -135,6 +255,18 @@ export function validateSettings(s: IronlessSettings): void {
   if (s.authStrategy !== 'noauth' && s.authStrategy !== 'http_basic') {
     throw new Error(`authStrategy "${String(s.authStrategy)}" must be noauth or http_basic`);
   }
+  if (!Number.isInteger(s.authorizerCacheSeconds) || s.authorizerCacheSeconds < 0 || s.authorizerCacheSeconds > 3600) {
+    throw new Error(`authorizerCacheSeconds (${s.authorizerCacheSeconds}) must be a whole number from 0 to 3600 (API Gateway's limits)`);
+  }
+  if (!Number.isInteger(s.htpasswdRefreshSeconds) || s.htpasswdRefreshSeconds < 0) {
+    throw new Error(`htpasswdRefreshSeconds (${s.htpasswdRefreshSeconds}) must be a whole number of seconds, 0 or more`);
+  }
+  for (const bucket of s.imageBuckets) {
+    // S3's bucket naming rules (general purpose buckets): what an ARN and an s3:// URL can name.
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket) || bucket.includes('..')) {
+      throw new Error(`imageBuckets: "${bucket}" is not an S3 bucket name (3-63 lower-case letters, digits, "." and "-")`);
+    }
+  }
   const heartbeat = PERIODIC_TASKS.conductor_heartbeat.everySeconds;
   if (s.conductorHeartbeatTimeoutSeconds <= 2 * heartbeat) {
     throw new Error(
@@ -144,6 +276,17 @@ export function validateSettings(s: IronlessSettings): void {
   for (const type of s.enabledHardwareTypes ?? []) {
     if (!KNOWN_HARDWARE_TYPES.includes(type))
       throw new Error(`enabledHardwareTypes: unknown hardware type "${type}" (known: ${KNOWN_HARDWARE_TYPES.join(', ')})`);
+  }
+  if (!Number.isInteger(s.inspectWaitTimeoutSeconds) || s.inspectWaitTimeoutSeconds < 0) {
+    throw new Error(`inspectWaitTimeoutSeconds (${s.inspectWaitTimeoutSeconds}) must be a whole number of seconds, 0 for no limit`);
+  }
+  // The hooks are checked as the conductor checks them: unknown ones, and dependencies out of order.
+  validateInspectionHooks(parseHookList(s.inspectorHooks));
+  if (!ADD_PORTS_VALUES.includes(s.inspectorAddPorts)) {
+    throw new Error(`inspectorAddPorts "${String(s.inspectorAddPorts)}" must be one of ${ADD_PORTS_VALUES.join(', ')}`);
+  }
+  if (!KEEP_PORTS_VALUES.includes(s.inspectorKeepPorts)) {
+    throw new Error(`inspectorKeepPorts "${String(s.inspectorKeepPorts)}" must be one of ${KEEP_PORTS_VALUES.join(', ')}`);
   }
   if (s.conductorGroups.length === 0) throw new Error('conductorGroups must name at least one group ("" is the default group)');
   for (const group of s.conductorGroups) {
@@ -162,6 +305,7 @@ export function settingsEnvironment(s: IronlessSettings): Record<string, string>
     [ENV.maxWaitStepSeconds]: String(s.maxWaitStepSeconds),
     [ENV.automatedClean]: String(s.automatedClean),
     [ENV.authStrategy]: s.authStrategy,
+    [ENV.imageS3Buckets]: s.imageBuckets.join(','),
     [ENV.conductorHeartbeatTimeout]: String(s.conductorHeartbeatTimeoutSeconds),
     ...(s.enabledHardwareTypes ? { [ENV.enabledHardwareTypes]: s.enabledHardwareTypes.join(',') } : {}),
     [ENV.fastTrack]: String(s.fastTrack),
@@ -173,5 +317,19 @@ export function settingsEnvironment(s: IronlessSettings): Record<string, string>
     [ENV.nodeHistoryMaxEntries]: String(s.nodeHistoryMaxEntries),
     [ENV.nodeHistoryCleanupBatchCount]: String(s.nodeHistoryCleanupBatchCount),
     [ENV.nodeHistoryMinimumDays]: String(s.nodeHistoryMinimumDays),
+    [ENV.inspectWaitTimeout]: String(s.inspectWaitTimeoutSeconds),
+    [ENV.inspectorHooks]: s.inspectorHooks,
+    [ENV.inspectorAddPorts]: s.inspectorAddPorts,
+    [ENV.inspectorKeepPorts]: s.inspectorKeepPorts,
+    [ENV.inspectorUpdatePxeEnabled]: String(s.inspectorUpdatePxeEnabled),
+    [ENV.inspectorPreCreatePorts]: String(s.inspectorPreCreatePorts),
+    [ENV.inspectorPowerOff]: String(s.inspectorPowerOff),
+    [ENV.stepTimeout]: String(s.stepTimeoutSeconds),
+    [ENV.bmcAllowedHosts]: s.bmcAllowedHosts.join(','),
+    [ENV.bmcDeniedHosts]: s.bmcDeniedHosts.join(','),
+    [ENV.imageAllowedHosts]: s.imageAllowedHosts.join(','),
+    [ENV.imageDeniedHosts]: s.imageDeniedHosts.join(','),
+    [ENV.caAllowedPaths]: s.caAllowedPaths.join(','),
+    [ENV.maxLookupAddresses]: String(s.maxLookupAddresses),
   };
 }

@@ -2,16 +2,11 @@
  * API Gateway's REQUEST authorizer step on one machine: for a route that is not public, a request
  * without the identity header is refused at once (UNAUTHORIZED), otherwise the authorizer function
  * is invoked with API Gateway's event and its policy decides; decisions are cached per header for
- * the TTL the CDK stack sets. Refusals are the same gateway responses the CDK stack configures.
+ * `settings.authorizerCacheSeconds`, the TTL the CDK stack gives API Gateway (0: not cached).
+ * Refusals are the same gateway responses the CDK stack configures.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import {
-  AUTH_CACHE_SECONDS,
-  AUTH_GATEWAY_RESPONSES,
-  type GatewayResponseSpec,
-  IDENTITY_HEADER,
-  isPublicPath,
-} from '../functions/authorizer/gateway';
+import { AUTH_GATEWAY_RESPONSES, type GatewayResponseSpec, IDENTITY_HEADER, isPublicPath } from '../functions/authorizer/gateway';
 import type { LambdaHost } from './lambda-host';
 
 export type AuthorizerOutcome =
@@ -51,6 +46,7 @@ export class LocalAuthorizer {
   constructor(
     private readonly lambda: LambdaHost,
     private readonly functionRef: string,
+    private readonly cacheSeconds: number,
   ) {}
 
   async check(event: APIGatewayProxyEvent): Promise<AuthorizerOutcome> {
@@ -82,8 +78,8 @@ export class LocalAuthorizer {
       if (invoked.functionError || value === null || typeof value !== 'object' || !value.policyDocument) {
         return { allowed: false, status: 500, headers: { 'Content-Type': 'application/json' }, body: '{"message":null}' };
       }
-      result = { result: value, expires: now + AUTH_CACHE_SECONDS * 1000 };
-      this.cache.set(header, result);
+      result = { result: value, expires: now + this.cacheSeconds * 1000 };
+      if (this.cacheSeconds > 0) this.cache.set(header, result);
     }
     const context = { ...(result.result.context ?? {}), principalId: result.result.principalId };
     if (!allows(result.result, methodArn)) return respond(AUTH_GATEWAY_RESPONSES.ACCESS_DENIED, context);

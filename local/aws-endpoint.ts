@@ -50,7 +50,7 @@ export class AwsEndpoint {
   private readonly sfnFaults: (StepFunctionsFault & { remaining: number })[] = [];
   /** Step Functions calls failed by a fault, by action. */
   readonly injected = new Map<string, number>();
-  /** Secrets by ARN; each read calls its reader (a file read: an edit shows on the next cold start). */
+  /** Secrets by ARN; each read calls its reader (a file read: an edit shows on the authorizer's next refresh). */
   private readonly secrets = new Map<string, () => string>();
 
   constructor(

@@ -10,6 +10,16 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { LocalAuthorizer } from './authorizer';
 import type { LambdaHost } from './lambda-host';
 
+/**
+ * A resource of its own beside the API's `{proxy+}`, sent to another function without the
+ * authorizer (as the CDK stack's `ui` resource: the web console's files).
+ */
+export interface GatewayRoute {
+  /** Path of the resource ("/ui"); it and everything under it go to `functionRef`. */
+  readonly prefix: string;
+  readonly functionRef: string;
+}
+
 /** API Gateway's payload limit. */
 const MAX_BODY = 10 * 1024 * 1024;
 
@@ -22,6 +32,7 @@ export class Gateway {
     private readonly stage = 'local',
     /** The REQUEST authorizer in front of the API (http_basic); none = every route open. */
     private readonly authorizer?: LocalAuthorizer,
+    private readonly routes: readonly GatewayRoute[] = [],
   ) {}
 
   async start(port: number, host = '127.0.0.1'): Promise<string> {
@@ -68,7 +79,12 @@ export class Gateway {
       chunks.push(chunk as Buffer);
     }
     const event = this.toEvent(req, Buffer.concat(chunks));
-    if (this.authorizer) {
+    const route = this.routes.find((r) => event.path === r.prefix || event.path.startsWith(`${r.prefix}/`));
+    if (route) {
+      event.resource = event.path === route.prefix ? route.prefix : `${route.prefix}/{proxy+}`;
+      event.requestContext.resourcePath = event.resource;
+      event.pathParameters = event.path === route.prefix ? null : { proxy: event.path.slice(route.prefix.length + 1) };
+    } else if (this.authorizer) {
       const outcome = await this.authorizer.check(event);
       if (!outcome.allowed) {
         res.writeHead(outcome.status, { ...outcome.headers, 'Content-Length': String(Buffer.byteLength(outcome.body)) });
@@ -77,7 +93,7 @@ export class Gateway {
       }
       if (outcome.context) event.requestContext.authorizer = outcome.context;
     }
-    const result = await this.lambda.invoke(this.functionRef, event);
+    const result = await this.lambda.invoke(route?.functionRef ?? this.functionRef, event);
     if (result.functionError) {
       res.writeHead(502, { 'Content-Type': 'application/json', 'x-amzn-ErrorType': 'InternalServerErrorException' });
       res.end(JSON.stringify({ message: 'Internal server error' }));

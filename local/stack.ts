@@ -11,7 +11,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { build, stop as stopEsbuild } from 'esbuild';
 import type { FauxqsServer } from 'fauxqs';
 import { BUNDLE_FILE, FUNCTION_NODE_OPTIONS, type FunctionName, HANDLER, PROJECT_ROOT, bundleAll } from '../lib/bundling';
-import { DEFAULT_SETTINGS, type IronlessSettings, settingsEnvironment, validateSettings } from '../lib/settings';
+import { DEFAULT_SETTINGS, type IronlessSettings, LOCAL_STACK_DEFAULTS, settingsEnvironment, validateSettings } from '../lib/settings';
 import { ENV } from '../functions/common/config';
 import { parseHtpasswd } from '../functions/authorizer/basic';
 import { TABLES, type TableName } from '../functions/db/schema';
@@ -19,10 +19,11 @@ import { PERIODIC_TASKS, type PeriodicTask } from '../functions/conductor/schedu
 import { queueSettings } from '../functions/rpc/queues';
 import { renderStepsDefinition } from '../statemachines/definitions';
 import { AwsEndpoint } from './aws-endpoint';
-import { startLocalFleet } from './fleet/local';
+import { type LocalFleetOptions, startLocalFleet } from './fleet/local';
 import type { Fleet } from './fleet/fleet';
 import { createTables, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb';
-import { Gateway } from './gateway';
+import { UI_PATH } from '../functions/ui/serve';
+import { Gateway, type GatewayRoute } from './gateway';
 import { LocalAuthorizer } from './authorizer';
 import { LambdaHost } from './lambda-host';
 import { DynamoDbProxy } from './dynamodb-proxy';
@@ -53,7 +54,7 @@ export interface LocalStackOptions {
    */
   readonly faults?: boolean | FaultSpec;
   /** Virtual machines with Redfish BMCs, enrolled as redfish nodes once the API is up (default: none). */
-  readonly fleet?: { readonly count: number; readonly port?: number; readonly prefix?: string };
+  readonly fleet?: LocalFleetOptions;
   /** Where progress lines go (default: nowhere). */
   readonly log?: (line: string) => void;
   /** With `settings.authStrategy` `http_basic`: the htpasswd file (bcrypt entries), served as the authorizer's secret. */
@@ -142,7 +143,9 @@ export class LocalStack {
   private readonly log: (line: string) => void;
 
   constructor(private readonly options: LocalStackOptions = {}) {
-    this.settings = { ...DEFAULT_SETTINGS, ...(options.settings ?? {}) };
+    // The local gateway listens on loopback only, so it serves noauth unless asked for http_basic
+    // (the CDK stack's default: a deployed API is reachable from the network).
+    this.settings = { ...DEFAULT_SETTINGS, ...LOCAL_STACK_DEFAULTS, authStrategy: 'noauth', ...(options.settings ?? {}) };
     validateSettings(this.settings);
     this.log = options.log ?? (() => {});
     if (this.settings.authStrategy === 'http_basic') {
@@ -247,7 +250,7 @@ export class LocalStack {
         }
       }
       const authorizer = this.startAuthorizer(buildDir, env);
-      this.gateway = new Gateway(this.lambda, LambdaHost.arn('api', 'live'), 'local', authorizer);
+      this.gateway = new Gateway(this.lambda, LambdaHost.arn('api', 'live'), 'local', authorizer, [this.startUi(buildDir)]);
       this.url = await this.gateway.start(this.options.port ?? 6385);
       if (this.options.fleet && this.options.fleet.count > 0) this.fleet = await startLocalFleet(this.options.fleet, this.url, this.log);
       if (dataDir) this.writeStackFile(dataDir, dynamo.endpoint);
@@ -260,6 +263,20 @@ export class LocalStack {
     }
   }
 
+  /** The web console's function (its files, at `/ui/`), as the CDK stack's WebConsole serves it. */
+  private startUi(buildDir: string): GatewayRoute {
+    this.lambda.createFunction({
+      name: 'ui',
+      bundle: join(buildDir, 'ui', BUNDLE_FILE),
+      handler: HANDLER,
+      env: { NODE_OPTIONS: FUNCTION_NODE_OPTIONS },
+      timeoutSeconds: 10,
+      maxConcurrency: 2,
+    });
+    this.lambda.setAlias('ui', 'live', this.lambda.publishVersion('ui'));
+    return { prefix: UI_PATH, functionRef: LambdaHost.arn('ui', 'live') };
+  }
+
   /** With http_basic: the authorizer function, its secret served from the htpasswd file. */
   private startAuthorizer(buildDir: string, env: Record<string, string>): LocalAuthorizer | undefined {
     const file = this.options.htpasswdFile;
@@ -269,12 +286,17 @@ export class LocalStack {
       name: 'authorizer',
       bundle: join(buildDir, 'authorizer', BUNDLE_FILE),
       handler: HANDLER,
-      env: { ...env, HTPASSWD_SECRET_ID: HTPASSWD_SECRET_ARN, AWS_ENDPOINT_URL_SECRETS_MANAGER: this.endpoints.aws },
+      env: {
+        ...env,
+        HTPASSWD_SECRET_ID: HTPASSWD_SECRET_ARN,
+        [ENV.htpasswdRefreshSeconds]: String(this.settings.htpasswdRefreshSeconds),
+        AWS_ENDPOINT_URL_SECRETS_MANAGER: this.endpoints.aws,
+      },
       timeoutSeconds: 10,
       maxConcurrency: 4,
     });
     this.lambda.setAlias('authorizer', 'live', this.lambda.publishVersion('authorizer'));
-    return new LocalAuthorizer(this.lambda, LambdaHost.arn('authorizer', 'live'));
+    return new LocalAuthorizer(this.lambda, LambdaHost.arn('authorizer', 'live'), this.settings.authorizerCacheSeconds);
   }
 
   /**

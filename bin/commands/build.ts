@@ -5,7 +5,7 @@ import { buildLocal } from '../../local/stack';
 export function registerBuild(program: Command): void {
   program
     .command('build')
-    .description('bundle the Lambda functions (and the local runtime) as they are deployed')
+    .description('bundle the Lambda functions (the web console inside the ui function) and the local runtime, as they are deployed')
     .option('--out <dir>', 'output folder', 'dist/build')
     .action(async (opts: { out: string }) => {
       const started = Date.now();

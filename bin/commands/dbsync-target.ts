@@ -66,14 +66,15 @@ export async function resolveTarget(options: TargetOptions): Promise<Target> {
   const running = runningStack(dataDir);
   if (running) {
     const client = localClient(running.endpoints.dynamodb);
-    const target = make(client, running.tables, `the local stack running from ${dataDir} (pid ${running.pid})`);
+    // A stack of an earlier release names only its own tables; a newer table has the local name
+    // (`upgrade` creates it, and until then it holds nothing to check).
+    const target = make(client, { ...localNames(), ...running.tables }, `the local stack running from ${dataDir} (pid ${running.pid})`);
     return { ...target, ctx: { ...target.ctx, applySchema: () => applySchema(client) } };
   }
   // A stopped stack: its tables are files under <data>/dynamodb; serve them for this command.
   const dynamo = await startDynamoDbLocal({ dataDir: join(dataDir, 'dynamodb') });
   const client = localClient(dynamo.endpoint);
-  const names = Object.fromEntries(Object.keys(TABLES).map((name) => [name, `${PREFIX}-${name}`])) as Record<TableName, string>;
-  const target = make(client, names, `the local data in ${dataDir} (the stack is not running)`);
+  const target = make(client, localNames(), `the local data in ${dataDir} (the stack is not running)`);
   return {
     ...target,
     ctx: { ...target.ctx, applySchema: () => applySchema(client) },
@@ -82,6 +83,11 @@ export async function resolveTarget(options: TargetOptions): Promise<Target> {
       await dynamo.stop();
     },
   };
+}
+
+/** The table names of a local stack (`createTables`). */
+function localNames(): Record<TableName, string> {
+  return Object.fromEntries(Object.keys(TABLES).map((name) => [name, `${PREFIX}-${name}`])) as Record<TableName, string>;
 }
 
 function localClient(endpoint: string): DynamoDBClient {

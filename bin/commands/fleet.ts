@@ -17,6 +17,7 @@ interface CreateOptions {
   bmcPort: number;
   powerDelay: number;
   agent: boolean;
+  inspection: boolean;
 }
 
 function nonNegativeInteger(value: string): number {
@@ -55,12 +56,22 @@ export function registerFleet(program: Command): void {
     .option('--bmc-port <port>', 'port of the BMC service (0 = any free one)', port, 0)
     .option('--power-delay <ms>', 'how long a power transition takes on the machines', nonNegativeInteger, 0)
     .option('--no-agent', 'do not run the virtual ramdisk agent on machines that boot the agent ISO')
+    .option('--no-inspection', 'the agent ISO is not built for in-band inspection: agents do not post their inventory at boot')
     .action(async (opts: CreateOptions) => {
       // Machines that boot the agent ISO run the virtual ramdisk agent against the same API; it
       // sends its node's UUID with lookups since the nodes have no ports (see enroll.ts).
       const uuids = new Map<string, string>();
       const machines = new Fleet({
-        ...(opts.agent ? { guestFactory: agentGuestFactory({ apiUrl: opts.api, nodeUuidOf: (m) => uuids.get(m.id) }) } : {}),
+        ...(opts.agent
+          ? {
+              guestFactory: agentGuestFactory({
+                apiUrl: opts.api,
+                nodeUuidOf: (m) => uuids.get(m.id),
+                // IPA's ipa-inspection-callback-url, as an ISO built for in-band inspection carries it.
+                ...(opts.inspection ? { inspectionCallbackUrl: `${opts.api.replace(/\/+$/, '')}/v1/continue_inspection` } : {}),
+              }),
+            }
+          : {}),
         count: opts.count,
         prefix: opts.prefix,
         host: opts.bmcHost,

@@ -29,6 +29,7 @@ import { NODE_ALLOCATION_ROUTES } from './controllers/node-allocation';
 import { CONDUCTOR_ROUTES } from './controllers/conductors';
 import { DRIVER_ROUTES } from './controllers/drivers';
 import { NODE_HISTORY_ROUTES } from './controllers/node-history';
+import { NODE_INVENTORY_ROUTES } from './controllers/node-inventory';
 import { NODE_CHILDREN_ROUTES } from './controllers/node-children';
 import { CONTINUE_INSPECTION_ROUTES } from './controllers/continue-inspection';
 import { RAMDISK_ROUTES } from './controllers/ramdisk';
@@ -59,6 +60,7 @@ const ROUTES: readonly Route[] = [
   ...CONDUCTOR_ROUTES,
   ...DRIVER_ROUTES,
   ...NODE_HISTORY_ROUTES,
+  ...NODE_INVENTORY_ROUTES,
   ...NODE_CHILDREN_ROUTES,
   ...CONTINUE_INSPECTION_ROUTES,
   ...RAMDISK_ROUTES,

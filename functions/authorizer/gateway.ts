@@ -19,8 +19,6 @@ export function isPublicPath(path: string): boolean {
 
 /** The header the authorizer's cache is keyed on (and which must be present). */
 export const IDENTITY_HEADER = 'Authorization';
-/** How long API Gateway keeps an authorizer decision for the same header. */
-export const AUTH_CACHE_SECONDS = 300;
 
 export interface GatewayResponseSpec {
   readonly status: number;

@@ -22,6 +22,8 @@ export const ENV = {
   heartbeatTimeout: 'HEARTBEAT_TIMEOUT',
   callbackTimeout: 'DEPLOY_CALLBACK_TIMEOUT',
   authStrategy: 'AUTH_STRATEGY',
+  htpasswdRefreshSeconds: 'HTPASSWD_REFRESH_SECONDS',
+  imageS3Buckets: 'IMAGE_S3_BUCKETS',
   publicEndpoint: 'PUBLIC_ENDPOINT',
   maxLimit: 'MAX_LIMIT',
   redfishConnectionAttempts: 'REDFISH_CONNECTION_ATTEMPTS',
@@ -42,6 +44,20 @@ export const ENV = {
   nodeHistoryMaxEntries: 'NODE_HISTORY_MAX_ENTRIES',
   nodeHistoryCleanupBatchCount: 'NODE_HISTORY_CLEANUP_BATCH_COUNT',
   nodeHistoryMinimumDays: 'NODE_HISTORY_MINIMUM_DAYS',
+  inspectWaitTimeout: 'INSPECT_WAIT_TIMEOUT',
+  inspectorHooks: 'INSPECTOR_HOOKS',
+  inspectorAddPorts: 'INSPECTOR_ADD_PORTS',
+  inspectorKeepPorts: 'INSPECTOR_KEEP_PORTS',
+  inspectorUpdatePxeEnabled: 'INSPECTOR_UPDATE_PXE_ENABLED',
+  inspectorPreCreatePorts: 'INSPECTOR_PRE_CREATE_PORTS',
+  inspectorPowerOff: 'INSPECTOR_POWER_OFF',
+  stepTimeout: 'STEP_TIMEOUT_SECONDS',
+  bmcAllowedHosts: 'BMC_ALLOWED_HOSTS',
+  bmcDeniedHosts: 'BMC_DENIED_HOSTS',
+  imageAllowedHosts: 'IMAGE_ALLOWED_HOSTS',
+  imageDeniedHosts: 'IMAGE_DENIED_HOSTS',
+  caAllowedPaths: 'CA_ALLOWED_PATHS',
+  maxLookupAddresses: 'MAX_LOOKUP_ADDRESSES',
 } as const;
 
 export class ConfigError extends Error {
@@ -65,6 +81,19 @@ export function integer(env: Env, name: string, fallback: number, min = 0): numb
     throw new ConfigError(`Environment variable ${name} must be an integer >= ${min}, got "${raw}"`);
   }
   return value;
+}
+
+/**
+ * A comma-separated list, `fallback` when the variable is unset. Set but empty is an empty list
+ * (so a stack can say "none" where the default says something).
+ */
+export function list(env: Env, name: string, fallback: readonly string[]): readonly string[] {
+  const raw = env[name];
+  if (raw === undefined) return fallback;
+  return raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 function boolean(env: Env, name: string, fallback: boolean): boolean {
@@ -119,6 +148,8 @@ export interface ApiConfig extends CommonConfig {
   readonly heartbeatTimeoutSeconds: number;
   /** Ironic `[api]max_limit`: the largest page a list returns. */
   readonly maxLimit: number;
+  /** The most distinct MAC addresses one `GET /v1/lookup` may name (each costs a read). */
+  readonly maxLookupAddresses: number;
 }
 
 export interface ConductorConfig extends CommonConfig {
@@ -134,10 +165,14 @@ export interface ConductorConfig extends CommonConfig {
   readonly callbackTimeoutSeconds: number;
   /** Ironic `[conductor]max_conductor_wait_step_seconds`: the longest a reserved `wait` step pauses. */
   readonly maxWaitStepSeconds: number;
+  /** Ironic `[conductor]inspect_wait_timeout`: the longest a node waits in `inspect wait` (0: no limit). */
+  readonly inspectWaitTimeoutSeconds: number;
   /** Ironic `[DEFAULT]enabled_hardware_types`: what this conductor registers as serving; undefined = all. */
   readonly enabledHardwareTypes: readonly string[] | undefined;
   /** Ironic `[conductor]node_history_max_entries`, `…_cleanup_batch_count`, `…_minimum_days` (the periodic trim). */
   readonly nodeHistory: { readonly maxEntries: number; readonly batchCount: number; readonly minimumDays: number };
+  /** The steps machine's timeout of one synchronous step: a step stops acting on hardware before it. */
+  readonly stepTimeoutSeconds: number;
 }
 
 function common(env: Env): CommonConfig {
@@ -161,6 +196,7 @@ export function loadApiConfig(env: Env = process.env): ApiConfig {
     publicEndpoint: env.PUBLIC_ENDPOINT || undefined,
     heartbeatTimeoutSeconds: integer(env, 'HEARTBEAT_TIMEOUT', 300, 5),
     maxLimit: integer(env, 'MAX_LIMIT', 1000, 1),
+    maxLookupAddresses: integer(env, ENV.maxLookupAddresses, 32, 1),
   };
 }
 
@@ -176,6 +212,8 @@ export function loadConductorConfig(env: Env = process.env): ConductorConfig {
     heartbeatTimeoutSeconds: integer(env, 'HEARTBEAT_TIMEOUT', 300, 5),
     callbackTimeoutSeconds: integer(env, 'DEPLOY_CALLBACK_TIMEOUT', 1800, 10),
     maxWaitStepSeconds: integer(env, ENV.maxWaitStepSeconds, 30, 0),
+    inspectWaitTimeoutSeconds: integer(env, ENV.inspectWaitTimeout, 1800, 0),
+    stepTimeoutSeconds: integer(env, ENV.stepTimeout, 100, 1),
     nodeHistory: {
       maxEntries: integer(env, ENV.nodeHistoryMaxEntries, 300, 0),
       batchCount: integer(env, ENV.nodeHistoryCleanupBatchCount, 1000, 0),
@@ -205,6 +243,8 @@ export interface AgentConfig {
   readonly commandWaitIntervalSeconds: number;
   /** Ironic `[agent]command_wait_attempts`: polls before the command counts as timed out. */
   readonly commandWaitAttempts: number;
+  /** S3 buckets `s3://` image sources may name (IMAGE_S3_BUCKETS, comma-separated); none when unset. */
+  readonly imageS3Buckets: readonly string[];
 }
 
 export function loadAgentConfig(env: Env = process.env): AgentConfig {
@@ -221,5 +261,64 @@ export function loadAgentConfig(env: Env = process.env): AgentConfig {
     commandTimeoutSeconds: commandTimeout > 0 ? commandTimeout : undefined,
     commandWaitIntervalSeconds: integer(env, ENV.agentCommandWaitInterval, 2, 0),
     commandWaitAttempts: integer(env, ENV.agentCommandWaitAttempts, 30, 1),
+    imageS3Buckets: (env[ENV.imageS3Buckets] ?? '')
+      .split(',')
+      .map((b) => b.trim())
+      .filter((b) => b !== ''),
+  };
+}
+
+/** Ironic's `[inspector]add_ports` values: which NICs of an inventory become ports. */
+export const ADD_PORTS_VALUES = ['all', 'active', 'pxe', 'disabled'] as const;
+/** Ironic's `[inspector]keep_ports` values: which existing ports survive an inspection. */
+export const KEEP_PORTS_VALUES = ['all', 'present', 'added'] as const;
+
+/**
+ * Ironic's `[inspector]hooks` default is `$default_hooks` (ramdisk-error, validate-interfaces,
+ * ports, architecture); Ironless runs the hooks that set the basic properties too (memory, cpus,
+ * local_gb from the root disk, the boot_mode capability), as its out-of-band inspection sets them.
+ */
+export const DEFAULT_INSPECTION_HOOKS = '$default_hooks,memory,cpus,root-device,boot-mode';
+/** Ironic's `[inspector]default_hooks`. */
+export const INSPECTOR_DEFAULT_HOOKS = 'ramdisk-error,validate-interfaces,ports,architecture';
+
+/** What the `agent` inspect interface needs (Ironic's `[inspector]` options). */
+export interface InspectorConfig {
+  /** Hook names in the order they run, `$default_hooks` expanded. */
+  readonly hooks: readonly string[];
+  readonly addPorts: (typeof ADD_PORTS_VALUES)[number];
+  readonly keepPorts: (typeof KEEP_PORTS_VALUES)[number];
+  /** Ironic `[inspector]update_pxe_enabled`. */
+  readonly updatePxeEnabled: boolean;
+  /** Ironic `[inspector]pre_create_ports`: ports from the BMC's NICs before the ramdisk boots. */
+  readonly preCreatePorts: boolean;
+  /** Ironic `[inspector]power_off`: power off after inspection (not with fast track). */
+  readonly powerOff: boolean;
+}
+
+/** `[inspector]hooks` as a list: `$default_hooks` expanded, blanks dropped. */
+export function parseHookList(value: string): string[] {
+  return value
+    .replace(/\$default_hooks|\$\{default_hooks\}/g, INSPECTOR_DEFAULT_HOOKS)
+    .split(',')
+    .map((h) => h.trim())
+    .filter((h) => h !== '');
+}
+
+function choice<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!values.includes(raw as T)) throw new ConfigError(`Environment variable ${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
+export function loadInspectorConfig(env: Env = process.env): InspectorConfig {
+  return {
+    hooks: parseHookList(env[ENV.inspectorHooks] || DEFAULT_INSPECTION_HOOKS),
+    addPorts: choice(env, ENV.inspectorAddPorts, ADD_PORTS_VALUES, 'pxe'),
+    keepPorts: choice(env, ENV.inspectorKeepPorts, KEEP_PORTS_VALUES, 'all'),
+    updatePxeEnabled: boolean(env, ENV.inspectorUpdatePxeEnabled, true),
+    preCreatePorts: boolean(env, ENV.inspectorPreCreatePorts, true),
+    powerOff: boolean(env, ENV.inspectorPowerOff, true),
   };
 }

@@ -342,6 +342,17 @@ export class NodeHistoryNotFound extends NotFound {
     super(`Node history record ${history} could not be found.`);
   }
 }
+export class NodeInventoryNotFound extends NotFound {
+  constructor(node: string) {
+    super(`Node inventory record for node ${node} could not be found.`);
+  }
+}
+/** What the ramdisk sent cannot be processed (Ironic's InvalidNodeInventory). */
+export class InvalidNodeInventory extends Invalid {
+  constructor(node: string, reason: string) {
+    super(`Inventory for node ${node} is invalid: ${reason}`);
+  }
+}
 
 export class RequestEntityTooLarge extends IronicError {
   static override readonly code: number = 413;

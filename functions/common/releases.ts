@@ -65,9 +65,11 @@ export const RELEASE_MAPPING: ReleaseMappings = {
       NodeHistory: ['1.0'],
     },
   },
+  // In-band inspection (the `agent` inspect interface): RPC 1.2 (continue_inspection) and the
+  // NodeInventory object, kept in its own table apart from the node.
   master: {
     api: '1.87',
-    rpc: '1.1',
+    rpc: '1.2',
     objects: {
       Node: ['1.0'],
       Port: ['1.0'],
@@ -77,6 +79,7 @@ export const RELEASE_MAPPING: ReleaseMappings = {
       DeployTemplate: ['1.0'],
       Allocation: ['1.0'],
       NodeHistory: ['1.0'],
+      NodeInventory: ['1.0'],
     },
   },
 };

@@ -26,3 +26,16 @@ const MAC = /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$/i;
 export function normalizeMac(value: string): string | undefined {
   return MAC.test(value) ? value.toLowerCase().replace(/-/g, ':') : undefined;
 }
+
+/** The longest part of a remote answer (a BMC's or an agent's body) that goes into messages such as last_error. */
+export const EXCERPT_CHARS = 256;
+
+/**
+ * A short excerpt of text a remote party sent, for messages: at most EXCERPT_CHARS characters, with
+ * control characters flattened, so last_error never reflects a whole response body back to users.
+ */
+export function excerpt(text: string, max: number = EXCERPT_CHARS): string {
+  // eslint-disable-next-line no-control-regex
+  const flat = text.replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  return flat.length <= max ? flat : `${flat.slice(0, max)}… (${flat.length - max} more characters)`;
+}

@@ -4,8 +4,10 @@
  * the work is done the lock is released, so a redelivered copy of the message (SQS delivers at
  * least once) finds the lock gone or someone else's and does nothing: no action ever runs twice.
  *
- * A delivery whose work DynamoDB could not serve gives the lock back to `rpc:<id>` (`handBack`),
- * so that the next delivery of the message can claim it and do the work.
+ * A delivery whose work runs out of time (its invocation's deadline, see `attempt.ts`), or that
+ * DynamoDB could not serve (`redelivery.ts`), gives the lock back to `rpc:<id>` before it fails
+ * (`handBack`), so the next delivery can do the work; the queue's visibility timeout is shorter
+ * than the lock's lifetime, so that delivery comes while the lock is still the message's.
  *
  * Two copies of a message can also arrive at once (in one batch, or in two invocations). So the
  * claim hands the lock over from `rpc:<id>` to `run:<id>` in one write conditional on the node's
@@ -20,6 +22,7 @@ import type { Node } from '#objects/node';
 import type { ConductorContext, FlowName } from './context';
 import { executionName, resumeStart } from './flows/run-steps';
 import { lockOwner } from './lock';
+import { guarded } from './attempt';
 
 export interface MessageArgs {
   readonly node_id: string;
@@ -80,7 +83,7 @@ export async function claimForMessage(
   // Hand the lock over rpc:<id> → run:<id>, conditional on this very revision: one copy wins.
   current.storeMeta = { ...current.storeMeta!, lockOwner: args.lock_token };
   try {
-    return await ctx.nodes.save(current, { lockFor: lockOwner(ctx, runToken(args)) });
+    return guarded(ctx, await ctx.nodes.save(current, { lockFor: lockOwner(ctx, runToken(args)) }), `The ${args.message_id} request`);
   } catch (err) {
     if (err instanceof ConcurrentUpdate || err instanceof NodeLocked) {
       ctx.log.info('Message taken by another delivery of it', { node: current.uuid });
@@ -91,10 +94,11 @@ export async function claimForMessage(
 }
 
 /**
- * Give a message's lock back (`run:<id>` → `rpc:<id>`, with a fresh lifetime) so the delivery SQS
- * makes next can claim the node and do the work: only while the message's own work holds the node
- * and no steps execution took it over. Whatever the work changed without saving is left unsaved
- * (the next delivery does it again). Whether the lock was given back.
+ * Give a message's lock back (`run:<id>` → `rpc:<id>`, with a fresh lifetime) after its work ran
+ * out of time or DynamoDB could not serve it, so the delivery SQS makes next can claim it and do
+ * the work: a retry that can succeed. Only while the message's own work holds the node and no
+ * steps execution took it over; whatever the work changed without saving is left unsaved (the
+ * retry does it again). Whether the lock was given back.
  */
 export async function handBack(ctx: ConductorContext, args: MessageArgs): Promise<boolean> {
   const current = await ctx.nodes.get(args.node_id);

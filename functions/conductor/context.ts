@@ -54,6 +54,17 @@ export interface ConductorContext {
   readonly stores: Stores;
   readonly steps: StepsRunner;
   readonly log: Logger;
+  /**
+   * When the work of this invocation on one message or step must stop acting on hardware (epoch
+   * ms), so that it ends before the invocation does: set per invocation by the entries
+   * (`entries/deadline.ts`); absent (tests, periodic tasks), nothing is time-bounded.
+   */
+  readonly deadline?: number;
+  /**
+   * The RPC message being handled is on its last delivery (the next failure moves it to the DLQ):
+   * running out of time then fails the action as any other error, rather than asking for a retry.
+   */
+  readonly finalDelivery?: boolean;
   /** Asking SQS for an early redelivery of a message DynamoDB could not serve; without it, the queue's visibility timeout. */
   readonly redelivery?: Redelivery;
 }

@@ -13,6 +13,7 @@ import { selectRelease } from '#common/releases';
 import { createDocumentClient } from '#db/client';
 import { createStores } from '#db/stores';
 import { tableNamesFromEnv } from '#db/schema';
+import { invocationDeadline, stepDeadline } from './attempt';
 import type { ConductorContext } from './context';
 import { handleCall, handleSqsBatch } from './entries/rpc';
 import { isCallEvent } from '#rpc/messages';
@@ -52,12 +53,14 @@ function isSqsEvent(event: unknown): event is SQSEvent {
   return Array.isArray(records) && records.every((r) => r.eventSource === 'aws:sqs');
 }
 
-async function dispatch(event: unknown, _context: Context): Promise<unknown> {
+async function dispatch(event: unknown, context: Context): Promise<unknown> {
   if (isPeriodicEvent(event) && event.task === 'conductor_heartbeat') return { registered: (await liveness.beat()).map((r) => r.hostname) };
   await liveness.beatIfDue();
-  if (isSqsEvent(event)) return handleSqsBatch(ctx, event);
-  if (isCallEvent(event)) return handleCall(ctx, event.message);
-  if (isStepsTask(event)) return handleStepsTask(ctx, event);
+  // Each message and step of this invocation stops acting on hardware before it ends (attempt.ts).
+  const remaining = context.getRemainingTimeInMillis();
+  if (isSqsEvent(event)) return handleSqsBatch({ ...ctx, deadline: invocationDeadline(remaining) }, event);
+  if (isCallEvent(event)) return handleCall({ ...ctx, deadline: invocationDeadline(remaining) }, event.message);
+  if (isStepsTask(event)) return handleStepsTask({ ...ctx, deadline: stepDeadline(remaining, config.stepTimeoutSeconds) }, event);
   if (isPeriodicEvent(event)) {
     switch (event.task) {
       case 'fail_stuck_nodes':

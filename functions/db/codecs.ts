@@ -9,6 +9,7 @@ import { CONDUCTOR_CODEC } from './conductors';
 import { DEPLOY_TEMPLATE_CODEC } from './deploy-templates';
 import type { ObjectCodec } from './items';
 import { NODE_HISTORY_CODEC } from './node-history';
+import { NODE_INVENTORY_CODEC } from './node-inventory';
 import { NODE_CODEC } from './nodes';
 import { PORTGROUP_CODEC } from './portgroups';
 import { PORT_CODEC } from './ports';
@@ -25,6 +26,7 @@ export const TABLE_CODECS: Readonly<Record<ObjectTableName, ObjectCodec<Versione
   deploy_templates: DEPLOY_TEMPLATE_CODEC as unknown as ObjectCodec<VersionedObject>,
   allocations: ALLOCATION_CODEC as unknown as ObjectCodec<VersionedObject>,
   node_history: NODE_HISTORY_CODEC as unknown as ObjectCodec<VersionedObject>,
+  node_inventory: NODE_INVENTORY_CODEC as unknown as ObjectCodec<VersionedObject>,
 };
 
 /** A table of versioned objects as dbsync sees it: its physical name and codec. */

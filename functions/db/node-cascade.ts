@@ -1,6 +1,6 @@
 /**
  * What goes with a node when it is destroyed (Ironic's `destroy_node`): its ports, portgroups and
- * allocations, with the unique-value guards they own, and its history.
+ * allocations, with the unique-value guards they own, its history and its inventory.
  *
  * The node's own delete (conditional on its revision and lock) and its dependents' deletes form
  * one transaction when they fit in one (100 items: a node with dozens of ports). Otherwise the
@@ -8,7 +8,8 @@
  * without the other), each with a check of the node under the very condition its delete will
  * have; the node goes last, with what is left. Whatever fails midway, no dependent outlives its
  * node, and no guard its item: the node remains, with fewer dependents, and a repeated delete
- * finishes the job. History records own no guards and are deleted last, in batches.
+ * finishes the job. History records own no guards and are deleted last, in batches, then the
+ * inventory (one item keyed by the node's UUID).
  *
  * Dependents are found through the `byNode` indexes, which are eventually consistent: a port
  * added in the same instant as the delete can outlive the node (Ironic's foreign key has no

@@ -31,6 +31,7 @@ import { ASSOCIATED, IN_MAINTENANCE, type NodeFilter, planNodeQuery } from './no
 import type { Page } from './query';
 import { cascadeTransactions, dependentsOf } from './node-cascade';
 import { DynamoNodeHistoryStore } from './node-history';
+import { DynamoNodeInventoryStore } from './node-inventory';
 import type { TableName } from './schema';
 import { type ItemCheck, ObjectTable, type StoreContext, type TransactItem, type WriteCondition } from './table';
 
@@ -74,6 +75,11 @@ export interface NodeStore {
   reserve(uuid: string, owner: LockOwner, options?: ReserveOptions): Promise<Node>;
   /** Release a lock this copy holds; false when it was no longer ours. */
   release(node: Node): Promise<boolean>;
+  /**
+   * The node's current revision (a consistent read of that attribute alone), undefined when the
+   * node is gone: the fence a conductor checks before acting on hardware (`#drivers/guard`).
+   */
+  revision(uuid: string): Promise<number | undefined>;
   /** Nodes per shard (null = no shard), for `GET /v1/shards`. */
   shardCounts(): Promise<Map<string | null, number>>;
 }
@@ -161,7 +167,7 @@ export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
     return this.write(node, book, this.writeCondition(meta, now), checks);
   }
 
-  /** Destroy a node with its ports, portgroups, allocations and history (see `node-cascade.ts`). */
+  /** Destroy a node with its ports, portgroups, allocations, history and inventory (see `node-cascade.ts`). */
   async destroy(node: Node): Promise<void> {
     const meta = this.metaOf(node);
     const dependents = await dependentsOf(this.client, this.tables, node.uuid);
@@ -188,7 +194,9 @@ export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
         }
       }
     }
-    await new DynamoNodeHistoryStore({ client: this.client, tables: this.tables, release: this.releaseSelection }).prune(node.uuid, 0);
+    const others = { client: this.client, tables: this.tables, release: this.releaseSelection };
+    await new DynamoNodeHistoryStore(others).prune(node.uuid, 0);
+    await new DynamoNodeInventoryStore(others).destroy(node.uuid);
   }
 
   async reserve(uuid: string, owner: LockOwner, options: ReserveOptions = {}): Promise<Node> {
@@ -264,6 +272,19 @@ export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
       if (isConditionFailure(err)) return false;
       throw err;
     }
+  }
+
+  async revision(uuid: string): Promise<number | undefined> {
+    const { Item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { uuid },
+        ConsistentRead: true,
+        ProjectionExpression: '#rev',
+        ExpressionAttributeNames: { '#rev': 'rev' },
+      }),
+    );
+    return Item === undefined ? undefined : Number(Item.rev);
   }
 
   async list(filter: NodeFilter, page: Page): Promise<{ nodes: Node[]; more: boolean }> {

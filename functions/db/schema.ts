@@ -116,6 +116,17 @@ export const TABLES = {
     indexes: [{ name: 'byNode', partitionKey: '_node', sortKey: '_id' }],
   },
   /**
+   * What in-band inspection found, one item per node keyed by its UUID (Ironic's node_inventory
+   * table, kept apart from the node so the node item stays small). New after release 2026.3: only
+   * the `agent` inspect interface writes it, which a service pinned to 2026.3 never runs.
+   */
+  node_inventory: {
+    envVar: 'NODE_INVENTORY_TABLE',
+    partitionKey: 'node_uuid',
+    object: 'NodeInventory',
+    indexes: [],
+  },
+  /**
    * Guards for unique values (node names and instance uuids, port and portgroup addresses and
    * names, template and allocation names): one item per value, `{key, owner}`, written in the
    * same transaction as the item that owns it, with attribute_not_exists.

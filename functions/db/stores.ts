@@ -7,6 +7,7 @@ import { type ChassisStore, DynamoChassisStore } from './chassis';
 import { type ConductorStore, DynamoConductorStore } from './conductors';
 import { type DeployTemplateStore, DynamoDeployTemplateStore } from './deploy-templates';
 import { DynamoNodeHistoryStore, type NodeHistoryStore } from './node-history';
+import { DynamoNodeInventoryStore, type NodeInventoryStore } from './node-inventory';
 import { DynamoNodeStore, type NodeStore } from './nodes';
 import { DynamoPortgroupStore, type PortgroupStore } from './portgroups';
 import { DynamoPortStore, type PortStore } from './ports';
@@ -21,6 +22,7 @@ export interface Stores {
   readonly deployTemplates: DeployTemplateStore;
   readonly allocations: AllocationStore;
   readonly nodeHistory: NodeHistoryStore;
+  readonly nodeInventory: NodeInventoryStore;
 }
 
 export function createStores(ctx: StoreContext): Stores {
@@ -33,5 +35,6 @@ export function createStores(ctx: StoreContext): Stores {
     deployTemplates: new DynamoDeployTemplateStore(ctx),
     allocations: new DynamoAllocationStore(ctx),
     nodeHistory: new DynamoNodeHistoryStore(ctx),
+    nodeInventory: new DynamoNodeInventoryStore(ctx),
   };
 }

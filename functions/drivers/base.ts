@@ -173,6 +173,8 @@ export interface ManagementInterface extends HardwareInterface {
   injectNmi(task: Task): Promise<void>;
   /** The hardware vendor (Redfish: the system's Manufacturer), null when unknown; verify caches it in `properties.vendor`. */
   detectVendor(task: Task): Promise<string | null>;
+  /** MACs of the node's enabled NICs as the BMC reports them (Ironic's `get_mac_addresses`); absent: not supported. */
+  getMacAddresses?(task: Task): Promise<string[]>;
 }
 
 /** Booting the deploy/rescue ramdisk and the instance (Ironic's BootInterface). */
@@ -180,6 +182,11 @@ export interface BootInterface extends HardwareInterface {
   /** Make the node boot the ramdisk on its next power on; `ramdiskParams` are for the ramdisk's kernel. */
   prepareRamdisk(task: Task, ramdiskParams: Record<string, unknown>): Promise<void>;
   cleanUpRamdisk(task: Task): Promise<void>;
+  /**
+   * Whether this interface can boot the ramdisk for in-band inspection, and the node has what it
+   * needs for that (Ironic's `validate_inspection`); absent: it cannot (UnsupportedDriverExtension).
+   */
+  validateInspection?(task: Task): Promise<void>;
   /** Make the node boot the deployed instance. */
   prepareInstance(task: Task): Promise<void>;
   cleanUpInstance(task: Task): Promise<void>;
@@ -205,8 +212,53 @@ export interface InspectResult {
   readonly macs: readonly string[];
 }
 
+/**
+ * What the start of an in-band inspection returns: the ramdisk is prepared and the node is to wait
+ * in `inspect wait`. `start` powers it on; the caller saves the waiting node first, since the
+ * ramdisk may post its data as soon as it runs. `start` tears the boot down itself when it fails.
+ */
+export interface InspectWait {
+  readonly wait: true;
+  start(): Promise<void>;
+}
+
+/**
+ * A task of in-band inspection processing: the node and what the inspection hooks may do to its
+ * ports (Ironic's hooks use the Port objects directly; here the conductor hands them the store).
+ */
+export interface InspectionTask extends Task {
+  readonly ports: {
+    list(): Promise<Port[]>;
+    /** Create a port; false when a port has this address already (on this node or another). */
+    create(port: { address: string; pxe_enabled: boolean; extra: Record<string, unknown> }): Promise<boolean>;
+    save(port: Port): Promise<void>;
+    destroy(port: Port): Promise<void>;
+  };
+}
+
+/**
+ * In-band inspection, by the ramdisk (Ironic's AgentInspect): `start` prepares the ramdisk's boot
+ * and the node waits in `inspect wait`; the ramdisk's data arrives through
+ * `POST /v1/continue_inspection` and is processed by `continue`.
+ */
+export interface InBandInspection {
+  start(task: InspectionTask): Promise<InspectWait>;
+  /**
+   * Process the data the ramdisk posted (Ironic's `continue_inspection`): run the inspection hooks,
+   * which update the node and its ports, and tear the ramdisk down. Throws when the data cannot be
+   * processed; the boot is torn down then too. `pluginData` may be changed by the hooks: it is
+   * stored as they leave it.
+   */
+  continue(task: InspectionTask, inventory: Record<string, unknown>, pluginData: Record<string, unknown>): Promise<void>;
+  /** Undo what a waiting inspection set up: the ramdisk's boot, the power (Ironic's `abort`). */
+  abort(task: Task): Promise<void>;
+}
+
 export interface InspectInterface extends HardwareInterface {
+  /** Out-of-band inspection: what the BMC reports. */
   inspectHardware(task: Task): Promise<InspectResult>;
+  /** Present on an interface that inspects in band instead. */
+  readonly inBand?: InBandInspection;
 }
 
 /** What a VIF attach request carries: the VIF's id, and optionally the port or portgroup to use (1.67). */
@@ -230,6 +282,8 @@ export interface NetworkTask extends Task {
 
 /** Virtual network interfaces (VIFs) of a node (Ironic's NetworkInterface VIF methods). */
 export interface NetworkInterface extends HardwareInterface {
+  /** Whether the node can be inspected in band on this network (Ironic's `validate_inspection`); absent: it cannot. */
+  validateInspection?(task: Task): Promise<void>;
   /** The attached VIFs, as `{id}` entries. */
   vifList(task: NetworkTask): Promise<{ id: string }[]>;
   vifAttach(task: NetworkTask, vif: VifInfo): Promise<void>;

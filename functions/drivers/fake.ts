@@ -18,6 +18,7 @@ import {
 } from './base';
 import { flatNetwork } from './flat';
 import { directDeploy } from './agent/deploy';
+import { agentInspect } from './inspector/index';
 import { agentRaid } from './agent/raid';
 import { raidInterface } from './raid';
 import { noBios, noConsole, noFirmware, noInspect, noRaid, noRescue, noVendor, noopNetwork, noopStorage } from './noop';
@@ -102,9 +103,15 @@ export const fakeManagement: ManagementInterface = {
   },
 };
 
+/**
+ * NOTE: unlike Ironic's FakeBoot, it takes part in managed in-band inspection (validateInspection
+ * passes), so fake-hardware nodes walk through the `agent` inspect interface without Ironic's
+ * `[inspector]require_managed_boot = False`; the "ramdisk" is whatever posts to continue_inspection.
+ */
 export const fakeBoot: BootInterface = {
   name: 'fake',
   async validate() {},
+  async validateInspection() {},
   async prepareRamdisk() {},
   async cleanUpRamdisk() {},
   async prepareInstance() {},
@@ -182,7 +189,7 @@ export const FAKE_INTERFACES = {
   console: [passive('fake'), noConsole],
   deploy: [fakeDeploy, directDeploy],
   firmware: [passive('fake'), noFirmware],
-  inspect: [fakeInspect, noInspect],
+  inspect: [fakeInspect, agentInspect, noInspect],
   management: [fakeManagement],
   network: [noopNetwork, flatNetwork],
   power: [fakePower],

@@ -51,6 +51,8 @@ export const noVendor = unsupported('vendor', 'no-vendor');
 export const noopNetwork: NetworkInterface = {
   name: 'noop',
   async validate() {},
+  // As Ironic's NoopNetwork: no inspection network to set up, so nothing to refuse.
+  async validateInspection() {},
   async vifList() {
     return [];
   },

@@ -18,6 +18,7 @@ import type {
   RaidInterface,
 } from './base';
 import { setDriverResolver } from './agent/deploy';
+import { setInspectorDriverResolver } from './inspector/index';
 import { FAKE_INTERFACES, fakeHardware } from './fake';
 import { hardwareTypeOf, redfishImplementations } from './redfish/index';
 
@@ -97,3 +98,4 @@ export function loadDriver(node: Node): Driver {
 }
 
 setDriverResolver((task) => loadDriver(task.node));
+setInspectorDriverResolver((task) => loadDriver(task.node));

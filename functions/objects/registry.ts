@@ -10,6 +10,7 @@ import { Conductor } from './conductor';
 import { DeployTemplate } from './deploy-template';
 import { Node } from './node';
 import { NodeHistory } from './node-history';
+import { NodeInventory } from './node-inventory';
 import { Port } from './port';
 import { Portgroup } from './portgroup';
 
@@ -22,6 +23,7 @@ export const OBJECT_CLASSES = {
   DeployTemplate,
   Allocation,
   NodeHistory,
+  NodeInventory,
 } as const satisfies Record<string, ObjectClass>;
 
 export type ObjectName = keyof typeof OBJECT_CLASSES;

@@ -6,7 +6,7 @@
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { compareVersions } from '#objects/base';
-import { IronicError, TemporaryFailure } from '#common/errors';
+import { IronicError, RequestEntityTooLarge, TemporaryFailure } from '#common/errors';
 import { newUuid } from '#common/ids';
 import {
   ARG_VERSIONS,
@@ -19,6 +19,13 @@ import {
   type RpcMethods,
   type RpcResults,
 } from './messages';
+
+/**
+ * The largest message a cast may be: SQS's long-standing limit (256 KiB), which every queue takes
+ * whatever its MaximumMessageSize. Casts carry ids and small arguments, except continue_inspection
+ * (a ramdisk's inventory), which the API checks against this before anything is written.
+ */
+export const MAX_CAST_BYTES = 256 * 1024;
 
 export interface RpcClientProps {
   readonly sqs: SQSClient;
@@ -99,7 +106,14 @@ export class ConductorRpcClient {
     if (queueUrl === undefined) {
       throw new TemporaryFailure(`No conductor service registered which supports conductor group "${group}".`);
     }
-    await this.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
+    const body = JSON.stringify(message);
+    const size = Buffer.byteLength(body);
+    if (size > MAX_CAST_BYTES) {
+      throw new RequestEntityTooLarge(
+        `RPC message ${message.method} of ${size} bytes is larger than a cast may be (${MAX_CAST_BYTES} bytes)`,
+      );
+    }
+    await this.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
   }
 
   /**

@@ -17,7 +17,11 @@
 //      (API 1.85; a 2026.2 conductor does not know it, and an API pinned to 2026.2 refuses 1.85).
 //      do_node_clean's disable_ramdisk (API 1.70; a 2026.2 conductor would boot the ramdisk anyway,
 //      so a client capped at 1.0 refuses to send it: see ARG_VERSIONS).
-export const RPC_API_VERSION = '1.1';
+// 1.2: In-band inspection: continue_inspection (cast; the API has found the node in `inspect wait`,
+//      moved it to `inspecting` and locked it for the message). A conductor of 2026.3 (1.1) does
+//      not know it: a service capped below 1.2 never sends it, and never starts an inspection
+//      that would need it (see the `agent` inspect interface).
+export const RPC_API_VERSION = '1.2';
 
 export interface RequestContext {
   /** The request id of the API call that caused this message (Ironic's `openstack-request-id`). */
@@ -63,6 +67,17 @@ export interface RpcMethods {
     agent_version: string | null;
     agent_verify_ca?: string | null;
     agent_status?: string | null;
+  };
+  /**
+   * The inventory an agent booted for in-band inspection posted (`POST /v1/continue_inspection`):
+   * the API found the node waiting in `inspect wait`, moved it to `inspecting` and locked it for
+   * this message. `plugin_data` is the rest of what the ramdisk sent, without its logs.
+   */
+  continue_inspection: {
+    node_id: string;
+    lock_token: string;
+    inventory: Record<string, unknown>;
+    plugin_data: Record<string, unknown>;
   };
   /** Call: validate every interface of the node's driver (GET /v1/nodes/{id}/validate). */
   validate_driver_interfaces: { node_id: string };
@@ -126,6 +141,7 @@ export const METHOD_VERSIONS: Readonly<Record<RpcMethod, string>> = {
   vif_detach: '1.0',
   create_allocation: '1.0',
   heartbeat: '1.0',
+  continue_inspection: '1.2',
 };
 
 /**

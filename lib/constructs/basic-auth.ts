@@ -4,12 +4,19 @@
  * secret, its decisions cached per header, and the gateway responses that answer refusals in
  * ironic-lib's form with the `WWW-Authenticate: Basic` challenge. The function may read that one
  * secret and nothing else.
+ *
+ * Revocation: API Gateway reuses a decision for `cacheSeconds` (per Authorization header) and the
+ * function reuses the entries it read for `refreshSeconds`, so a password removed from the secret is
+ * refused at the latest `cacheSeconds + refreshSeconds` later.
  */
 import { Duration } from 'aws-cdk-lib';
 import { IdentitySource, RequestAuthorizer, ResponseType, type RestApiBase } from 'aws-cdk-lib/aws-apigateway';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { AUTH_CACHE_SECONDS, AUTH_GATEWAY_RESPONSES, IDENTITY_HEADER } from '../../functions/authorizer/gateway';
+import { AUTH_GATEWAY_RESPONSES, IDENTITY_HEADER } from '../../functions/authorizer/gateway';
+import { ENV } from '../../functions/common/config';
 import { IronlessFunction } from './function';
 
 export interface BasicAuthProps {
@@ -18,6 +25,18 @@ export interface BasicAuthProps {
    * @default a new secret with no valid entry: set its value before anyone can log in
    */
   readonly secret?: ISecret;
+  /** How long API Gateway caches a decision per Authorization header (0: not cached). */
+  readonly cacheSeconds: number;
+  /** How long the function reuses the entries it read before reading the secret again. */
+  readonly refreshSeconds: number;
+  /**
+   * Concurrency reserved for (and capping) the authorizer: a flood of guessed passwords, each a
+   * bcrypt check, stops there instead of taking the account's concurrency from the conductor.
+   * @default unreserved
+   */
+  readonly reservedConcurrency?: number;
+  readonly logRetention?: RetentionDays;
+  readonly logsKey?: IKey;
 }
 
 export class BasicAuth extends Construct {
@@ -25,7 +44,7 @@ export class BasicAuth extends Construct {
   readonly function: IronlessFunction;
   readonly authorizer: RequestAuthorizer;
 
-  constructor(scope: Construct, id: string, props: BasicAuthProps = {}) {
+  constructor(scope: Construct, id: string, props: BasicAuthProps) {
     super(scope, id);
     this.secret =
       props.secret ??
@@ -37,13 +56,16 @@ export class BasicAuth extends Construct {
       name: 'authorizer',
       timeout: Duration.seconds(10),
       memorySize: 512,
-      environment: { HTPASSWD_SECRET_ID: this.secret.secretArn },
+      environment: { HTPASSWD_SECRET_ID: this.secret.secretArn, [ENV.htpasswdRefreshSeconds]: String(props.refreshSeconds) },
+      reservedConcurrentExecutions: props.reservedConcurrency,
+      logRetention: props.logRetention,
+      logsKey: props.logsKey,
     });
     this.secret.grantRead(this.function.function);
     this.authorizer = new RequestAuthorizer(this, 'RequestAuthorizer', {
       handler: this.function.live,
       identitySources: [IdentitySource.header(IDENTITY_HEADER)],
-      resultsCacheTtl: Duration.seconds(AUTH_CACHE_SECONDS),
+      resultsCacheTtl: Duration.seconds(props.cacheSeconds),
     });
   }
 

@@ -6,6 +6,7 @@
  */
 import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Alias, Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
@@ -19,8 +20,12 @@ export interface IronlessFunctionProps {
   readonly environment: Record<string, string>;
   /** @default 512 */
   readonly memorySize?: number;
-  /** @default RetentionDays.ONE_MONTH */
+  /** @default RetentionDays.ONE_YEAR */
   readonly logRetention?: RetentionDays;
+  /** Encrypt the function's log group with this key. @default CloudWatch Logs' own encryption */
+  readonly logsKey?: IKey;
+  /** Concurrency reserved for (and capping) this function. @default unreserved */
+  readonly reservedConcurrentExecutions?: number;
   /** Place the function in this VPC (to reach BMCs and agents on private networks). @default no VPC */
   readonly vpc?: IVpc;
   readonly vpcSubnets?: SubnetSelection;
@@ -34,7 +39,8 @@ export class IronlessFunction extends Construct {
   constructor(scope: Construct, id: string, props: IronlessFunctionProps) {
     super(scope, id);
     const logGroup = new LogGroup(this, 'Logs', {
-      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      retention: props.logRetention ?? RetentionDays.ONE_YEAR,
+      encryptionKey: props.logsKey,
       removalPolicy: RemovalPolicy.RETAIN,
     });
     this.function = new LambdaFunction(this, 'Function', {
@@ -44,6 +50,9 @@ export class IronlessFunction extends Construct {
       code: Code.fromAsset(join(PROJECT_ROOT, 'functions'), {
         assetHashType: AssetHashType.OUTPUT,
         bundling: {
+          // CDK caches bundles by these options within a process, blind to the closure below: the
+          // function's name keeps each function's bundle apart (without it, all got the first one).
+          environment: { IRONLESS_FUNCTION: props.name },
           // Never used: bundling is local (esbuild from node_modules), the image is only required by the API.
           image: DockerImage.fromRegistry('public.ecr.aws/sam/build-nodejs22.x'),
           local: {
@@ -56,6 +65,7 @@ export class IronlessFunction extends Construct {
       }),
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       environment: { ...props.environment, NODE_OPTIONS: FUNCTION_NODE_OPTIONS },
       logGroup,
       tracing: Tracing.ACTIVE,

@@ -2,7 +2,8 @@
  * The small fleet `npm start` brings up with the local stack: a few virtual machines on a fixed
  * BMC port, enrolled as redfish nodes once the API answers. Machines are deterministic from their
  * prefix, so with kept data (`.ironless/`) a restart finds its nodes already enrolled. A machine
- * that boots the agent ISO runs the virtual ramdisk agent against the local API.
+ * that boots the agent ISO runs the virtual ramdisk agent against the local API; with `inspection`
+ * the ISO is one built for in-band inspection, whose agents post their inventory at boot.
  */
 import { agentGuestFactory } from './agent/factory';
 import { enrollFleet } from './enroll';
@@ -13,6 +14,13 @@ export interface LocalFleetOptions {
   /** BMC port; when taken, any free port is used instead (and nodes enrolled before are updated). */
   readonly port?: number;
   readonly prefix?: string;
+  /**
+   * Whether the machines' agent ISO is built to inspect: its agents post their inventory to
+   * `<api>/v1/continue_inspection` at boot (IPA's `ipa-inspection-callback-url`) before looking up.
+   */
+  readonly inspection?: boolean;
+  /** The agents' first wait before posting the inventory again after a 409 or 5xx (IPA: 5 s). */
+  readonly inspectionRetryMs?: number;
 }
 
 /** Start the fleet and enroll it; an enrollment failure is reported, not fatal to the stack. */
@@ -20,7 +28,14 @@ export async function startLocalFleet(options: LocalFleetOptions, apiUrl: string
   // NOTE: the enrolled nodes have no ports yet (see enroll.ts), so a lookup by MAC alone would find
   // nothing; the agent sends its node's UUID too, as IPA does when it knows it.
   const uuids = new Map<string, string>();
-  const guestFactory = agentGuestFactory({ apiUrl, nodeUuidOf: (m) => uuids.get(m.id), lookupMaxIntervalMs: 10_000 });
+  const guestFactory = agentGuestFactory({
+    apiUrl,
+    nodeUuidOf: (m) => uuids.get(m.id),
+    lookupMaxIntervalMs: 10_000,
+    // The ISO's command line, as the fleet's agents are given their API URL (`ipa-api-url`).
+    ...(options.inspection ? { inspectionCallbackUrl: `${apiUrl.replace(/\/+$/, '')}/v1/continue_inspection` } : {}),
+    ...(options.inspectionRetryMs !== undefined ? { inspectionRetryMs: options.inspectionRetryMs } : {}),
+  });
   const settings = { count: options.count, prefix: options.prefix ?? 'redfish', powerDelayMs: 200, guestFactory };
   let fleet = new Fleet({ ...settings, port: options.port ?? 0 });
   try {

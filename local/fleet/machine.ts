@@ -81,7 +81,8 @@ export interface Faults {
  * Faults of the ramdisk agent running on the machine (see `agent/`), kept apart from the BMC's.
  * `crash`: the agent dies (its API stops answering, no more heartbeats) — at once when true, or
  * when a command or step of that name starts ("standby.power_off", "write_image"). `hang`: it stops
- * heartbeating (its API still answers). `failStep`: that deploy/clean step (or command) fails.
+ * heartbeating (its API still answers). `failStep`: that deploy/clean step (or command) fails;
+ * `"inspect"`: the inspection's collector fails, and the data it posts says so (`error`).
  * `badChecksum`: image downloads are corrupted, so their checksum does not match. `versionAfterReboot`:
  * the agent comes back from its next reboot as this agent_version (other hardware manager versions
  * too), and stays so: if an agent runs when the fault is set, from the next agent boot on; if none
@@ -171,6 +172,14 @@ export class MachineRequestError extends Error {
 
 const HISTORY = 20;
 
+/** One request a virtual BMC received: when it arrived, and what it asked (a reset's type, if one). */
+export interface BmcRequest {
+  readonly at: number;
+  readonly method: string;
+  readonly path: string;
+  readonly resetType?: string;
+}
+
 export class VirtualMachine extends EventEmitter<MachineEvents> {
   readonly id: string;
   readonly uuid: string;
@@ -182,6 +191,11 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
     Floppy: { inserted: false, image: null, writeProtected: true },
   };
   faults: Faults = {};
+  /**
+   * The Redfish requests its BMC received (newest last, the latest 1,000), as a BMC's audit log:
+   * tests read what the conductor did to the machine, and when.
+   */
+  readonly requests: BmcRequest[] = [];
   /** The latest boots, newest last. */
   readonly boots: BootEvent[] = [];
   /** The latest reset types asked for, newest last. */

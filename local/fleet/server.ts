@@ -76,6 +76,16 @@ export function describeMachine(m: VirtualMachine) {
   };
 }
 
+/** The ResetType of a ComputerSystem.Reset body, for the request log. */
+function resetTypeOf(text: string): { resetType?: string } {
+  try {
+    const body = JSON.parse(text) as { ResetType?: unknown };
+    return typeof body?.ResetType === 'string' ? { resetType: body.ResetType } : {};
+  } catch {
+    return {};
+  }
+}
+
 function credentialsOf(req: IncomingMessage): { username: string; password: string } | undefined {
   const match = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '');
   if (!match) return undefined;
@@ -144,6 +154,8 @@ export class FleetServer {
     const id = machineIdOf(path);
     const machine = id === undefined ? undefined : this.machines.get(id);
     if (machine) {
+      machine.requests.push({ at: Date.now(), method, path, ...resetTypeOf(text) });
+      if (machine.requests.length > 1000) machine.requests.splice(0, machine.requests.length - 1000);
       const faults = machine.faults;
       if (faults.down === 'reset') {
         req.socket.resetAndDestroy();
@@ -200,7 +212,7 @@ export class FleetServer {
     res.end(json);
   }
 
-  /** `/fleet/v1/machines[/<id>[/faults|/agent-faults]]`: look at machines and set or clear their faults. */
+  /** `/fleet/v1/machines[/<id>[/faults|/agent-faults|/requests]]`: look at machines and set or clear their faults. */
   private control(res: ServerResponse, method: string, path: string, text: string): void {
     const json = (status: number, body?: unknown) => this.reply(res, { status, body });
     const segments = path.split('/').filter(Boolean).slice(2).map(decodeURIComponent);
@@ -214,6 +226,7 @@ export class FleetServer {
     const machine = this.machines.get(id);
     if (!machine) return json(404, { error: `no machine ${id}` });
     if (sub === undefined) return method === 'GET' ? json(200, describeMachine(machine)) : json(405, { error: 'GET only' });
+    if (sub === 'requests') return method === 'GET' ? json(200, { requests: machine.requests }) : json(405, { error: 'GET only' });
     if (sub !== 'faults' && sub !== 'agent-faults') return json(404, { error: `no such resource: ${path}` });
     const agent = sub === 'agent-faults';
     if (method === 'GET') return json(200, agent ? { ...machine.agentFaults } : { ...machine.faults });

@@ -1,13 +1,13 @@
 /**
- * `http_basic` on AWS: a REQUEST authorizer on every route but Ironic's public ones (`/`, `/v1`,
- * lookup, heartbeat), reading only its htpasswd secret, with refusals answered 401 with the Basic
- * challenge; `noauth` (the default) has no authorizer at all.
+ * `http_basic` on AWS (the default): a REQUEST authorizer on every route but Ironic's public ones
+ * (`/`, `/v1`, lookup, heartbeat), reading only its htpasswd secret, its decisions cached for
+ * `authorizerCacheSeconds`, its entries re-read every `htpasswdRefreshSeconds`, with refusals
+ * answered 401 with the Basic challenge; `noauth` has no authorizer at all.
  */
-import { App, Validations } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
 import { IronlessStack } from '../../lib/ironless-stack';
-import { acknowledgeNagFindings } from '../../lib/nag';
+import { synthValidated } from './helpers';
 
 const app = new App();
 const stack = new IronlessStack(app, 'Auth', { settings: { authStrategy: 'http_basic' } });
@@ -28,18 +28,45 @@ function methodPaths(): Map<string, Resource> {
   return new Map(resources('AWS::ApiGateway::Method').map(([, m]) => [pathOf(m.Properties.ResourceId) || '/', m]));
 }
 
-it('puts the authorizer on every route except /, /v1, lookup and heartbeat', () => {
+it('puts the authorizer on every route except /, /v1, lookup, heartbeat and the web console’s files', () => {
   const methods = methodPaths();
-  expect([...methods.keys()].sort()).toEqual(['/', '/v1', '/v1/heartbeat/{node}', '/v1/lookup', '/v1/{proxy+}', '/{proxy+}']);
+  expect([...methods.keys()].sort()).toEqual([
+    '/',
+    '/ui',
+    '/ui/{proxy+}',
+    '/v1',
+    '/v1/heartbeat/{node}',
+    '/v1/lookup',
+    '/v1/{proxy+}',
+    '/{proxy+}',
+  ]);
   for (const [path, method] of methods) {
-    const open = ['/', '/v1', '/v1/lookup', '/v1/heartbeat/{node}'].includes(path);
+    const open = ['/', '/v1', '/v1/lookup', '/v1/heartbeat/{node}', '/ui', '/ui/{proxy+}'].includes(path);
     expect([path, method.Properties.AuthorizationType]).toEqual([path, open ? 'NONE' : 'CUSTOM']);
   }
   template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
     Type: 'REQUEST',
     IdentitySource: 'method.request.header.Authorization',
-    AuthorizerResultTtlInSeconds: 300,
+    AuthorizerResultTtlInSeconds: 60,
   });
+});
+
+it('caches decisions and re-reads the entries for the times the settings give', () => {
+  const custom = Template.fromStack(
+    new IronlessStack(new App(), 'Ttl', { settings: { authorizerCacheSeconds: 0, htpasswdRefreshSeconds: 5 } }),
+  );
+  custom.hasResourceProperties('AWS::ApiGateway::Authorizer', { AuthorizerResultTtlInSeconds: 0 });
+  custom.hasResourceProperties('AWS::Lambda::Function', {
+    Description: Match.stringLikeRegexp('^Ironless authorizer'),
+    Environment: { Variables: Match.objectLike({ HTPASSWD_REFRESH_SECONDS: '5' }) },
+  });
+  template.hasResourceProperties('AWS::Lambda::Function', {
+    Description: Match.stringLikeRegexp('^Ironless authorizer'),
+    Environment: { Variables: Match.objectLike({ HTPASSWD_REFRESH_SECONDS: '30' }) },
+  });
+  expect(() => new IronlessStack(new App(), 'TooLong', { settings: { authorizerCacheSeconds: 3601 } })).toThrow(
+    "authorizerCacheSeconds (3601) must be a whole number from 0 to 3600 (API Gateway's limits)",
+  );
 });
 
 it('answers refusals as ironic-lib does: 401, its body, the Basic challenge', () => {
@@ -76,16 +103,17 @@ it('lets the authorizer read its secret and nothing else', () => {
   expect((api?.[1].Properties.Environment as { Variables: Record<string, unknown> }).Variables.AUTH_STRATEGY).toBe('http_basic');
 });
 
-it('passes cdk-nag with only the acknowledged findings', () => {
-  const nagApp = new App();
-  const nagStack = new IronlessStack(nagApp, 'NagAuth', { settings: { authStrategy: 'http_basic' } });
-  acknowledgeNagFindings(nagStack);
-  Validations.of(nagApp).addPlugins(new AwsSolutionsChecks(nagApp));
-  expect(() => nagApp.synth()).not.toThrow();
+it('passes cdk-nag and the Control Tower guard rules with only the acknowledged findings', () => {
+  expect(() => synthValidated('NagAuth', { settings: { authStrategy: 'http_basic' } })).not.toThrow();
 });
 
-it('has no authorizer with noauth (the default)', () => {
-  const plain = Template.fromStack(new IronlessStack(new App(), 'NoAuth'));
+it('has no authorizer with noauth', () => {
+  const plain = Template.fromStack(
+    new IronlessStack(new App(), 'NoAuth', {
+      settings: { authStrategy: 'noauth' },
+      api: { endpointType: 'PRIVATE', vpcEndpointIds: ['vpce-0123456789abcdef0'] },
+    }),
+  );
   plain.resourceCountIs('AWS::ApiGateway::Authorizer', 0);
   plain.resourceCountIs('AWS::SecretsManager::Secret', 0);
   for (const m of Object.values(plain.findResources('AWS::ApiGateway::Method')))

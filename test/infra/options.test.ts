@@ -27,7 +27,8 @@ function statementsOf(roleLogicalIdPart: string): Statement[] {
 const actions = (statements: Statement[]) => new Set(statements.flatMap((s) => [s.Action].flat()));
 
 it('gives each conductor group its own queue and DLQ, both mapped to the conductor alias, and tells the API their URLs', () => {
-  template.resourceCountIs('AWS::SQS::Queue', 4);
+  // Two groups' queues and DLQs, and the periodic tasks' failure queue.
+  template.resourceCountIs('AWS::SQS::Queue', 5);
   template.resourceCountIs('AWS::Lambda::EventSourceMapping', 2);
   const api = Object.values(template.findResources('AWS::Lambda::Function', IRONLESS_FUNCTION)).find((f) =>
     JSON.stringify(f).includes('Ironless api'),
@@ -59,9 +60,11 @@ it('limits each function to what it uses', () => {
   expect(api.has('sqs:SendMessage')).toBe(true);
   expect(api.has('lambda:InvokeFunction')).toBe(true);
   expect([...api].some((a) => a.startsWith('states:'))).toBe(false);
-  // The conductor drives executions and never sends casts or invokes functions itself.
+  // The conductor drives executions and never sends casts or invokes functions itself; it sends
+  // only its own failed periodic invocations (Lambda's on-failure destination) to their queue.
   expect(conductor.has('states:StartExecution')).toBe(true);
-  expect(conductor.has('sqs:SendMessage')).toBe(false);
+  const sends = statementsOf('ConductorFunctionServiceRole').filter((s) => [s.Action].flat().includes('sqs:SendMessage'));
+  expect(sends.map((s) => JSON.stringify(s.Resource))).toEqual([expect.stringContaining('PeriodicFailures')]);
   expect(conductor.has('lambda:InvokeFunction')).toBe(false);
   for (const set of [api, conductor]) expect([...set].some((a) => a === '*' || a.endsWith(':*'))).toBe(false);
 });
@@ -102,4 +105,36 @@ it('gives the conductor the bootloader polling settings, and refuses polls that 
   expect(
     () => new IronlessStack(new App(), 'Polls2', { settings: { agentCommandWaitIntervalSeconds: 6, agentCommandWaitAttempts: 100 } }),
   ).toThrow(/agentCommandWaitIntervalSeconds × agentCommandWaitAttempts \(600 s\) must be less than stepTimeoutSeconds \(100\)/);
+});
+
+it('hands the host policy, the CA folders, the step timeout and the lookup bound to the functions, refusing loopback and link-local by default', () => {
+  const functions = Object.values(template.findResources('AWS::Lambda::Function', IRONLESS_FUNCTION)) as {
+    Properties: { Description: string; Environment: { Variables: Record<string, unknown> } };
+  }[];
+  const conductor = functions.find((f) => f.Properties.Description.startsWith('Ironless conductor '))!;
+  expect(conductor.Properties.Environment.Variables).toMatchObject({
+    BMC_ALLOWED_HOSTS: '',
+    BMC_DENIED_HOSTS: '127.0.0.0/8,::1/128,0.0.0.0/8,::/128,169.254.0.0/16,fe80::/10',
+    IMAGE_DENIED_HOSTS: '127.0.0.0/8,::1/128,0.0.0.0/8,::/128,169.254.0.0/16,fe80::/10',
+    CA_ALLOWED_PATHS: '',
+    STEP_TIMEOUT_SECONDS: '100',
+  });
+  const api = functions.find((f) => f.Properties.Description.startsWith('Ironless api '))!;
+  expect(api.Properties.Environment.Variables).toMatchObject({ MAX_LOOKUP_ADDRESSES: '32' });
+  const allowed = Template.fromStack(
+    new IronlessStack(new App(), 'Hosts', { settings: { bmcAllowedHosts: ['10.20.0.0/16', '.bmc.example'], caAllowedPaths: ['/opt/ca'] } }),
+  );
+  expect(JSON.stringify(allowed.findResources('AWS::Lambda::Function'))).toContain('"BMC_ALLOWED_HOSTS":"10.20.0.0/16,.bmc.example"');
+});
+
+it('refuses host policy entries that are not hosts, CA folders that are not absolute, and a lock that expires before a redelivery', () => {
+  expect(() => new IronlessStack(new App(), 'BadHost', { settings: { bmcDeniedHosts: ['10.0.0.0/99'] } })).toThrow(
+    'bmcDeniedHosts: "10.0.0.0/99" is not a valid CIDR range',
+  );
+  expect(() => new IronlessStack(new App(), 'BadCa', { settings: { caAllowedPaths: ['certs'] } })).toThrow(
+    'caAllowedPaths: "certs" must be an absolute path',
+  );
+  expect(() => new IronlessStack(new App(), 'ShortLock', { settings: { conductorTimeoutSeconds: 120, lockTtlSeconds: 140 } })).toThrow(
+    /lockTtlSeconds \(140\) must be greater than the queue's visibility timeout \(144 s/,
+  );
 });

@@ -1,8 +1,7 @@
-import { App, Validations } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { AwsSolutionsChecks } from 'cdk-nag';
 import { IronlessStack } from '../../lib/ironless-stack';
-import { acknowledgeNagFindings } from '../../lib/nag';
+import { acknowledgeFindings } from '../../lib/nag';
 import { DEFAULT_SETTINGS } from '../../lib/settings';
 import { TABLES, tableOutputKey } from '../../functions/db/schema';
 import { FUNCTIONS } from '../../lib/bundling';
@@ -12,7 +11,7 @@ import { placeholders, readStepsAsl } from '../../statemachines/definitions';
 // One synth for the whole file: bundling both functions takes a few seconds.
 const app = new App();
 const stack = new IronlessStack(app, 'Test');
-acknowledgeNagFindings(stack);
+acknowledgeFindings(stack);
 const template = Template.fromStack(stack);
 const resources = (type: string) => template.findResources(type);
 const logicalIdOf = (type: string, match: (props: Record<string, unknown>) => boolean) =>
@@ -22,14 +21,22 @@ const logicalIdOf = (type: string, match: (props: Record<string, unknown>) => bo
 const IRONLESS_FUNCTION = { Properties: { Description: Match.stringLikeRegexp('^Ironless ') } };
 
 describe('IronlessStack', () => {
-  it('runs the three functions (api, conductor, dbsync) on Node 22, arm64, each reached through an alias "live"', () => {
-    // The fourth, the http_basic authorizer, is deployed only with that strategy (auth.test.ts).
+  it('runs its functions (api, conductor, dbsync, ui, the http_basic authorizer) on Node 22, arm64, each reached through an alias "live"', () => {
+    // http_basic is the default strategy: the authorizer is deployed with it (auth.test.ts).
     const ours = Object.values(template.findResources('AWS::Lambda::Function', IRONLESS_FUNCTION)) as { Properties: unknown }[];
-    expect(ours).toHaveLength(Object.keys(FUNCTIONS).length - 1);
-    expect(Object.keys(FUNCTIONS).sort()).toEqual(['api', 'authorizer', 'conductor', 'dbsync']);
+    expect(ours).toHaveLength(Object.keys(FUNCTIONS).length);
+    expect(Object.keys(FUNCTIONS).sort()).toEqual(['api', 'authorizer', 'conductor', 'dbsync', 'ui']);
     for (const fn of ours) expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'] });
-    template.resourceCountIs('AWS::Lambda::Alias', Object.keys(FUNCTIONS).length - 1);
+    template.resourceCountIs('AWS::Lambda::Alias', Object.keys(FUNCTIONS).length);
     template.allResourcesProperties('AWS::Lambda::Alias', { Name: 'live' });
+  });
+
+  it('deploys each function with its own bundle', () => {
+    // Each asset is the bundle of its function's entry: four functions, four different assets.
+    const ours = Object.values(template.findResources('AWS::Lambda::Function', IRONLESS_FUNCTION)) as {
+      Properties: { Code: { S3Key: string } };
+    }[];
+    expect(new Set(ours.map((f) => f.Properties.Code.S3Key)).size).toBe(Object.keys(FUNCTIONS).length);
   });
 
   it('beats the conductor version once at deploy time, its id changing with the version, allowed to invoke only that alias', () => {
@@ -60,12 +67,15 @@ describe('IronlessStack', () => {
     for (const name of Object.keys(TABLES)) template.hasOutput(tableOutputKey(name), { Value: Match.anyValue() });
   });
 
-  it('routes every API path to the api alias, not the bare function', () => {
-    const apiAlias = logicalIdOf('AWS::Lambda::Alias', (p) => JSON.stringify(p.FunctionName).includes('Api'));
-    expect(apiAlias).toBeDefined();
+  it('routes every API path to the api alias, not the bare function (the web console’s two to the ui alias)', () => {
+    const apiAlias = logicalIdOf('AWS::Lambda::Alias', (p) => JSON.stringify(p.FunctionName).includes('Api')) as string;
+    const uiAlias = logicalIdOf('AWS::Lambda::Alias', (p) => JSON.stringify(p.FunctionName).includes('WebConsole')) as string;
+    expect([apiAlias, uiAlias].every((a) => a !== undefined)).toBe(true);
     const methods = Object.values(resources('AWS::ApiGateway::Method')) as { Properties: { Integration: { Uri: unknown } } }[];
-    expect(methods.length).toBeGreaterThanOrEqual(2);
-    for (const method of methods) expect(JSON.stringify(method.Properties.Integration.Uri)).toContain(apiAlias);
+    const uris = methods.map((m) => JSON.stringify(m.Properties.Integration.Uri));
+    expect(uris.filter((u) => u.includes(uiAlias))).toHaveLength(2);
+    expect(uris.filter((u) => !u.includes(uiAlias)).length).toBeGreaterThanOrEqual(2);
+    for (const uri of uris.filter((u) => !u.includes(uiAlias))) expect(uri).toContain(apiAlias);
   });
 
   it('maps each conductor queue to the conductor alias with partial batch responses, and gives each queue a DLQ', () => {
@@ -77,9 +87,10 @@ describe('IronlessStack', () => {
       expect(JSON.stringify(mapping.Properties.FunctionName)).toContain(':live');
       expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
     }
-    template.resourceCountIs('AWS::SQS::Queue', 2 * DEFAULT_SETTINGS.conductorGroups.length);
+    // Each group's queue and DLQ, and the periodic tasks' failures (operations.test.ts).
+    template.resourceCountIs('AWS::SQS::Queue', 2 * DEFAULT_SETTINGS.conductorGroups.length + 1);
     template.hasResourceProperties('AWS::SQS::Queue', {
-      VisibilityTimeout: 6 * DEFAULT_SETTINGS.conductorTimeoutSeconds,
+      VisibilityTimeout: DEFAULT_SETTINGS.conductorTimeoutSeconds + 24,
       RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 },
     });
   });
@@ -174,17 +185,21 @@ describe('IronlessStack', () => {
     }
   });
 
-  it('keeps logs for a month', () => {
-    template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
-  });
-
-  it('passes cdk-nag AwsSolutions with only acknowledged findings', () => {
-    const nagApp = new App();
-    const nagStack = new IronlessStack(nagApp, 'Nag');
-    acknowledgeNagFindings(nagStack);
-    Validations.of(nagApp).addPlugins(new AwsSolutionsChecks(nagApp));
-    // Synthesis throws when a validation plugin reports an unacknowledged error.
-    expect(() => nagApp.synth()).not.toThrow();
+  it("keeps every log group a year, encrypted with the stack's own key, retained with the stack", () => {
+    const key = logicalIdOf('AWS::KMS::Key', () => true) as string;
+    const groups = Object.values(resources('AWS::Logs::LogGroup')) as { DeletionPolicy: string; Properties: Record<string, unknown> }[];
+    // Functions (4), the custom resource's provider, API access logs, the steps machine.
+    expect(groups).toHaveLength(Object.keys(FUNCTIONS).length + 3);
+    for (const group of groups) {
+      expect(group.Properties).toMatchObject({ RetentionInDays: 365, KmsKeyId: { 'Fn::GetAtt': [key, 'Arn'] } });
+      expect(group.DeletionPolicy).toBe('Retain');
+    }
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    // The provider of the RegisterConductor custom resource logs there too, not to a group Lambda makes.
+    const provider = Object.entries(resources('AWS::Lambda::Function')).find(([id]) => id.startsWith('AWS679f53fac'))?.[1] as {
+      Properties: { LoggingConfig?: { LogGroup?: unknown } };
+    };
+    expect(JSON.stringify(provider.Properties.LoggingConfig?.LogGroup)).toContain('RegisterConductorLogs');
   });
 
   it('refuses settings that do not fit together, naming the bad value', () => {

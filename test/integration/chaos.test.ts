@@ -52,7 +52,7 @@ beforeAll(async () => {
   // Short lifetimes, so killed invocations' locks expire and their messages return within the test.
   stack = await startStack({
     faults: true,
-    settings: { conductorTimeoutSeconds: 4, stepTimeoutSeconds: 3, lockTtlSeconds: 5, ...SHORT_STEP_LIMITS },
+    settings: { conductorTimeoutSeconds: 4, stepTimeoutSeconds: 3, lockTtlSeconds: 6, ...SHORT_STEP_LIMITS },
   });
   api = new ApiClient(stack.url, '1.82');
   sqs = new SQSClient({

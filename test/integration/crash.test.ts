@@ -11,7 +11,7 @@ let api: ApiClient;
 
 beforeAll(async () => {
   // Short timeouts so an expired lock does not take minutes.
-  stack = await startStack({ settings: { conductorTimeoutSeconds: 5, stepTimeoutSeconds: 4, lockTtlSeconds: 6, ...SHORT_STEP_LIMITS } });
+  stack = await startStack({ settings: { conductorTimeoutSeconds: 5, stepTimeoutSeconds: 4, lockTtlSeconds: 7, ...SHORT_STEP_LIMITS } });
   api = new ApiClient(stack.url);
 }, 60_000);
 
@@ -60,10 +60,11 @@ it('a crash while running a deploy step leaves the node deploy failed, with last
 it('a node whose conductor died before handing it to the steps machine is failed once its lock expires', async () => {
   const uuid = await availableNode('crash-2');
   // Every delivery of the deploy message kills the conductor: the node stays deploying, locked.
+  // (One crash would not do: the redelivery comes while the message's lock is still live, and deploys.)
   stack.lambda.injectFault({
     function: 'conductor',
     action: 'crash',
-    times: 1,
+    times: 10,
     match: (event) => JSON.stringify(event).includes(uuid) && JSON.stringify(event).includes('do_node_deploy'),
   });
   await api.provision(uuid, 'active');

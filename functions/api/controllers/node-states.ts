@@ -26,6 +26,7 @@ import type { RpcMethod, RpcMethods } from '#rpc/messages';
 import { parseBody } from '../body';
 import { beginAndCast } from '../begin';
 import { checkConductorFor } from '../interfaces';
+import { checkInBandInspection } from '../inspection';
 import { CLEAN_STEPS_SCHEMA, DEPLOY_STEPS_SCHEMA, SERVICE_STEPS_SCHEMA } from '../schemas/steps';
 import { type JsonSchema, parseBoolean, schemaErrorText } from '../validation';
 import { pyRepr, pyStr } from '../pyrepr';
@@ -248,6 +249,9 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
       await cast('do_provisioning_action', { action: event });
       break;
     case 'inspect':
+      checkInBandInspection(ctx, node);
+      await cast('do_provisioning_action', { action: event });
+      break;
     case 'adopt':
       await cast('do_provisioning_action', { action: event });
       break;

@@ -1,17 +1,21 @@
 /**
  * The ramdisk endpoints (Ironic's `api/controllers/v1/ramdisk.py`): `GET /v1/lookup`, by which a
  * booted agent finds its node and gets its one-time token, and `POST /v1/heartbeat/{node_ident}`.
+ * With fast track an agent may also look its node up where it waits between operations (an agent
+ * left running after inspection or cleaning: enroll, manageable, available).
  *
  * Ironic asks the conductor for the token (`get_node_with_token`) and to check a heartbeat's token
  * (a synchronous call); here the API does both itself on the node item — issuing the token is one
  * conditional write, so two lookups racing never both get it — and casts the heartbeat's work to
  * the conductor over SQS.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { type AgentConfig, loadAgentConfig } from '#common/config';
 import { InvalidParameterValue, IronicError, MissingParameterValue, NotFound, ResourceNotFound } from '#common/errors';
 import { newUuid } from '#common/ids';
 import * as st from '#common/states';
 import { normalizeMac } from '#common/strutils';
+import { fastTrackEnabled } from '#drivers/agent/deploy';
 import type { Node } from '#objects/node';
 import { argString, argUuid, collectArgs, rejectUnexpected } from '../args';
 import { parseBody } from '../body';
@@ -43,7 +47,22 @@ const LOOKUP_ALLOWED = [
   st.SERVICING,
   st.SERVICEWAIT,
 ];
+/** With fast track, also where an agent left running waits for what comes next (Ironic's FASTTRACK_LOOKUP_ALLOWED_STATES). */
+const FAST_TRACK_LOOKUP_ALLOWED = [st.ENROLL, st.MANAGEABLE, st.AVAILABLE, ...LOOKUP_ALLOWED, st.SERVICEHOLD];
 const AGENT_VALID_STATES = ['start', 'end', 'error'];
+
+let agentConfig: AgentConfig | undefined;
+
+/** Ironic's `lookup_allowed`: the node's state admits a lookup (more states with fast track). */
+function lookupAllowed(node: Node): boolean {
+  let fastTrack = false;
+  try {
+    fastTrack = fastTrackEnabled(node, (agentConfig ??= loadAgentConfig()));
+  } catch {
+    // An unreadable driver_info.fast_track: the states without fast track.
+  }
+  return (fastTrack ? FAST_TRACK_LOOKUP_ALLOWED : LOOKUP_ALLOWED).includes(node.provision_state);
+}
 
 /** 1.22: the ramdisk endpoints exist; below, they are "not found". */
 function checkRamdiskVersion(req: ApiRequest): void {
@@ -71,7 +90,7 @@ async function nodeByAddresses(ctx: ApiContext, addresses: readonly string[]): P
 }
 
 /** The token for this lookup: issued once (one conditional write), "******" for every later lookup. */
-async function issueToken(ctx: ApiContext, node: Node): Promise<string> {
+export async function issueToken(ctx: ApiContext, node: Node): Promise<string> {
   if (typeof node.driver_internal_info.agent_secret_token === 'string') return MASK;
   const token = randomBytes(32).toString('base64url');
   node.driver_internal_info = { ...node.driver_internal_info, agent_secret_token: token };
@@ -82,17 +101,38 @@ async function issueToken(ctx: ApiContext, node: Node): Promise<string> {
   return token;
 }
 
+/**
+ * Compare a token with the stored one in constant time (as Ironic's `secretutils.constant_time_compare`):
+ * both are hashed first, so neither their contents nor their lengths show in the time it takes.
+ */
+function sameSecret(given: string, stored: unknown): boolean {
+  if (typeof stored !== 'string' || stored === '') return false;
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(given), digest(stored));
+}
+
 export async function lookup(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
   checkRamdiskVersion(req);
   const args = collectArgs(req);
   rejectUnexpected(args, ['addresses', 'node_uuid']);
   const rawAddresses = argString('addresses', args.get('addresses'));
   const nodeUuid = argUuid('node_uuid', args.get('node_uuid'));
-  const addresses = (rawAddresses ?? '')
-    .split(',')
-    .map((a) => normalizeMac(a.trim()))
-    .filter((a): a is string => a !== undefined);
+  const addresses = [
+    ...new Set(
+      (rawAddresses ?? '')
+        .split(',')
+        .map((a) => normalizeMac(a.trim()))
+        .filter((a): a is string => a !== undefined),
+    ),
+  ];
   if (addresses.length === 0 && nodeUuid === undefined) throw new IncompleteLookup();
+  // Each address costs a read: an unauthenticated request may not ask for unbounded work. A node
+  // UUID, when given, is what the lookup uses, and then the addresses are not read at all.
+  if (nodeUuid === undefined && addresses.length > ctx.config.maxLookupAddresses) {
+    throw new InvalidParameterValue(
+      `Too many addresses for a lookup: ${addresses.length} distinct MAC addresses were given, at most ${ctx.config.maxLookupAddresses} are accepted. Give node_uuid, or fewer addresses.`,
+    );
+  }
   let node: Node;
   try {
     node = nodeUuid !== undefined ? await ctx.nodes.get(nodeUuid) : await nodeByAddresses(ctx, addresses);
@@ -101,17 +141,22 @@ export async function lookup(req: ApiRequest, ctx: ApiContext): Promise<ApiRespo
     if (err instanceof NotFound) throw new ResourceNotFound();
     throw err;
   }
-  if (!LOOKUP_ALLOWED.includes(node.provision_state)) {
+  if (!lookupAllowed(node)) {
     ctx.log.warn('Lookup is not allowed for the node in its state', { node: node.uuid, state: node.provision_state });
     throw new ResourceNotFound();
   }
   const token = atLeast(req.version, 62) ? await issueToken(ctx, node) : null;
+  return json(200, ramdiskNodeView(req, ctx, node, token));
+}
+
+/** What a ramdisk is told about its node (Ironic's ramdisk `convert_with_links`): lookup's and continue_inspection's answer. */
+export function ramdiskNodeView(req: ApiRequest, ctx: ApiContext, node: Node, token: string | null): Record<string, unknown> {
   const view = nodeView(node, {
     baseUrl: req.baseUrl,
     version: req.version,
     fields: ['uuid', 'properties', 'instance_info', 'driver_internal_info'],
   });
-  return json(200, { node: view, config: config(ctx, token) });
+  return { node: view, config: config(ctx, token) };
 }
 
 export async function heartbeat(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
@@ -145,9 +190,15 @@ export async function heartbeat(req: ApiRequest, ctx: ApiContext, params: { iden
   if (agentVersion === undefined && agentStatus === undefined) {
     throw new InvalidParameterValue('Agent did not transmit a version, and a version is required. Please update the agent being used.');
   }
-  if (agentToken !== node.driver_internal_info.agent_secret_token) {
+  if (!sameSecret(agentToken, node.driver_internal_info.agent_secret_token)) {
     ctx.log.error('Invalid or missing agent_token received', { node: node.uuid });
     throw new InvalidParameterValue('Invalid or missing agent token received.');
+  }
+  // Ironic's store_agent_certificate: the certificate the agent gave first is the one it keeps.
+  const knownCa = node.driver_internal_info.agent_verify_ca;
+  if (verifyCa !== undefined && typeof knownCa === 'string' && knownCa.trim() !== verifyCa.trim()) {
+    ctx.log.error('Content mismatch for agent_verify_ca', { node: node.uuid });
+    throw new InvalidParameterValue('Detected change in ramdisk provided "agent_verify_ca"');
   }
   const message = ctx.rpc.message(
     'heartbeat',

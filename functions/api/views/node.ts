@@ -182,6 +182,12 @@ export function pyTruthy(value: unknown): boolean {
   return Boolean(value);
 }
 
+/**
+ * `driver_internal_info` keys no API reply shows: the agent's token, the Step Functions task token
+ * (which completes a waiting step) and the lock token of the execution running the node's steps.
+ */
+export const INTERNAL_SECRETS: readonly string[] = ['agent_secret_token', 'steps_task_token', 'steps_owner'];
+
 export function nodeView(node: Node, options: NodeViewOptions): Record<string, unknown> {
   const { version, baseUrl } = options;
   const data = node as unknown as Record<string, unknown>;
@@ -217,7 +223,12 @@ export function nodeView(node: Node, options: NodeViewOptions): Record<string, u
     out.instance_info = info;
   }
   const internal = out.driver_internal_info as Record<string, unknown> | undefined;
-  if (pyTruthy(internal?.agent_secret_token)) out.driver_internal_info = { ...internal, agent_secret_token: MASK };
+  if (internal !== undefined && internal !== null) {
+    const masked = { ...internal };
+    // As Ironic masks agent_secret_token: set values of the conductor's own secrets show as "******".
+    for (const key of INTERNAL_SECRETS) if (pyTruthy(masked[key])) masked[key] = MASK;
+    out.driver_internal_info = masked;
+  }
 
   // Older versions knew states by older names.
   if (out.provision_state === AVAILABLE && !atLeast(version, 2)) out.provision_state = null;

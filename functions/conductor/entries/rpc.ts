@@ -11,6 +11,8 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { DatabaseUnavailable, isIronicError } from '#common/errors';
 import { compareVersions } from '#objects/base';
 import { type CallReply, RPC_API_VERSION, type RpcMessage, type RpcMethods, isRpcMessage } from '#rpc/messages';
+import { isDeadlineRefusal } from '#drivers/guard';
+import { MAX_RECEIVE_COUNT } from '#rpc/queues';
 import { type MessageArgs, handBack } from '../claim';
 import type { ConductorContext } from '../context';
 import { redeliveryDelaySeconds } from '../redelivery';
@@ -19,6 +21,7 @@ import { doAllocate } from '../flows/allocate';
 import { doDirectAction, isDirectAction } from '../flows/actions';
 import { doNodeDeploy } from '../flows/deploy';
 import { doHeartbeat } from '../flows/heartbeat';
+import { doContinueInspection, doInspect } from '../flows/inspection';
 import { changeNodePowerState } from '../flows/power';
 import { doManualClean, doNodeTearDown, doProvide } from '../flows/provision';
 import {
@@ -60,6 +63,8 @@ export async function handleMessage(ctx: ConductorContext, message: RpcMessage):
         return await doNodeService(ctx, { ...(message.args as RpcMethods['do_node_service']), message_id: id });
       case 'heartbeat':
         return await doHeartbeat(ctx, { ...(message.args as RpcMethods['heartbeat']), message_id: id });
+      case 'continue_inspection':
+        return await doContinueInspection(ctx, { ...(message.args as RpcMethods['continue_inspection']), message_id: id });
       case 'change_node_power_state':
         return await changeNodePowerState(ctx, { ...(message.args as RpcMethods['change_node_power_state']), message_id: id });
       case 'change_node_boot_mode':
@@ -73,6 +78,7 @@ export async function handleMessage(ctx: ConductorContext, message: RpcMessage):
         if (args.action === 'provide') return await doProvide(ctx, args);
         if (args.action === 'abort') return await doAbort(ctx, args);
         if (args.action === 'unhold') return await doUnhold(ctx, args);
+        if (args.action === 'inspect') return await doInspect(ctx, args);
         if (isDirectAction(args.action)) return await doDirectAction(ctx, args);
         throw new UnsupportedMessage(`do_provisioning_action: unknown action "${args.action}"`);
       }
@@ -113,6 +119,14 @@ export async function handleCall(ctx: ConductorContext, message: RpcMessage): Pr
     if (err instanceof UnsupportedMessage) return { error: { name: err.name, code: 500, message: err.message } };
     throw err;
   }
+}
+
+/** A message that ran out of time hands its node lock back for the next delivery (see `claim.ts`). */
+async function giveBack(ctx: ConductorContext, message: RpcMessage): Promise<void> {
+  const args = message.args as Partial<MessageArgs>;
+  if (typeof args.node_id !== 'string' || typeof args.lock_token !== 'string') return;
+  const given = await handBack(ctx, { node_id: args.node_id, lock_token: args.lock_token, message_id: message.message_id });
+  ctx.log.warn('RPC message ran out of time; SQS will deliver it again', { node: args.node_id, lockGivenBack: given });
 }
 
 /**
@@ -159,10 +173,14 @@ export async function handleSqsBatch(ctx: ConductorContext, event: SQSEvent): Pr
         ctx.log.error('Dropping to DLQ: not an RPC message', { messageId: record.messageId, body: record.body.slice(0, 500) });
         throw new UnsupportedMessage('not an RPC message');
       }
+      // Its last delivery: running out of time then fails the action rather than asking for another.
+      const receives = Number(record.attributes.ApproximateReceiveCount ?? '1');
+      const messageCtx: ConductorContext = { ...ctx, finalDelivery: receives >= MAX_RECEIVE_COUNT };
       try {
-        await handleMessage(ctx, message);
+        await handleMessage(messageCtx, message);
       } catch (err) {
-        if (err instanceof DatabaseUnavailable) return retryLater(ctx, message, record, err);
+        if (err instanceof DatabaseUnavailable) return retryLater(messageCtx, message, record, err);
+        if (isDeadlineRefusal(err)) await giveBack(messageCtx, message);
         // A message this conductor cannot handle fails on every delivery: say so, as the DLQ is where it ends.
         const unsupported = err instanceof UnsupportedMessage;
         ctx.log[unsupported ? 'error' : 'warn'](

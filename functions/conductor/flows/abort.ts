@@ -8,14 +8,16 @@
  * the node's current step); the heartbeat that sees it finish aborts the flow here instead of
  * moving on (`abortAfterStep`, Ironic's check in `continue_node_clean` and its kin).
  */
-import { ACTIVE, DEPLOYFAIL, SERVICEFAIL, abortedByRequest } from '#common/states';
+import { ACTIVE, DEPLOYFAIL, INSPECTFAIL, SERVICEFAIL, abortedByRequest } from '#common/states';
 import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext, FlowName } from '../context';
 import type { MessageArgs } from '../claim';
 import { EXECUTION_KEYS, FLOWS } from './flow-kinds';
 import { lockOwner } from '../lock';
+import { guarded } from '../attempt';
 import { bootInstance } from './run-steps';
+import { tearDownInspection } from './inspection';
 
 export async function doAbort(ctx: ConductorContext, args: MessageArgs): Promise<void> {
   const current = await ctx.nodes.get(args.node_id);
@@ -23,7 +25,14 @@ export async function doAbort(ctx: ConductorContext, args: MessageArgs): Promise
     ctx.log.info('Abort already handled', { node: current.uuid });
     return;
   }
-  const node = await ctx.nodes.reserve(args.node_id, lockOwner(ctx, args.lock_token));
+  const node = guarded(ctx, await ctx.nodes.reserve(args.node_id, lockOwner(ctx, args.lock_token)), 'The abort');
+  // An inspection waiting for its ramdisk (inspect wait → inspect failed): take the ramdisk away.
+  if (node.provision_state === INSPECTFAIL) {
+    await tearDownInspection(ctx, node);
+    await ctx.nodes.save(node, { release: true });
+    ctx.log.info('Inspection aborted', { node: node.uuid, state: node.provision_state });
+    return;
+  }
   const execution = await endAbortedFlow(ctx, node, `Aborted by request ${args.message_id}`);
   await ctx.nodes.save(node, { release: true });
   ctx.log.info('Aborted', { node: node.uuid, state: node.provision_state, execution });

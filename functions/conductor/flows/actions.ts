@@ -1,16 +1,16 @@
 /**
- * Provisioning actions that finish without the steps machine: verification (manage), inspection,
- * adoption, rescue and unrescue. The API has moved the node to the action's first state and locked
+ * Provisioning actions that finish without the steps machine: verification (manage), adoption,
+ * rescue and unrescue (inspection has its own module, `inspection.ts`). The API has moved the node to the action's first state and locked
  * it for this message; each ends with the state machine's `done` or `fail`, and the lock released.
  */
-import { DatabaseUnavailable } from '#common/errors';
 import * as st from '#common/states';
 import type { Task } from '#drivers/base';
 import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext } from '../context';
 import { type MessageArgs, claimForMessage } from '../claim';
-import { createPortsIfNotExist } from './inspect-ports';
+import { shouldRetry } from '../attempt';
+import { rethrowRefusal } from '#drivers/guard';
 
 class VerifyError extends Error {}
 
@@ -22,6 +22,7 @@ async function cacheManagementFacts(task: Task): Promise<void> {
     try {
       return await read();
     } catch (err) {
+      rethrowRefusal(err);
       task.log.debug('Not cached during verification', { node: task.node.uuid, error: String(err) });
       return undefined;
     }
@@ -52,30 +53,18 @@ const ACTIONS: Readonly<Record<string, Action>> = {
       try {
         await driver.power.validate(task);
       } catch (err) {
+        rethrowRefusal(err);
         throw new VerifyError(`Failed to validate power driver interface for node ${task.node.uuid}. Error: ${(err as Error).message}`);
       }
       try {
         task.node.power_state = await driver.power.getPowerState(task);
       } catch (err) {
+        rethrowRefusal(err);
         throw new VerifyError(`Failed to get power state for node ${task.node.uuid}. Error: ${(err as Error).message}`);
       }
       await cacheManagementFacts(task);
     },
     error: (_node, err) => err.message,
-  },
-  inspect: {
-    state: st.INSPECTING,
-    async run(task, ctx) {
-      const driver = loadDriver(task.node);
-      await driver.power.validate(task);
-      await driver.inspect.validate(task);
-      task.node.inspection_started_at = new Date().toISOString();
-      const result = await driver.inspect.inspectHardware(task);
-      task.node.properties = result.properties;
-      await createPortsIfNotExist(ctx, task.node, result.macs);
-      task.node.inspection_finished_at = new Date().toISOString();
-    },
-    error: (_node, err) => `Failed to inspect hardware. Reason: ${err.message}`,
   },
   adopt: {
     state: st.ADOPTING,
@@ -124,8 +113,7 @@ export async function doDirectAction(ctx: ConductorContext, args: MessageArgs & 
     node.last_error = null;
     node.processEvent('done');
   } catch (err) {
-    // DynamoDB unavailable (creating inspected ports): not the node's failure; the message is retried.
-    if (err instanceof DatabaseUnavailable) throw err;
+    if (shouldRetry(ctx, err)) throw err;
     node.last_error = action.error(node, err as Error);
     node.processEvent('fail');
   }

@@ -25,6 +25,8 @@ import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext, FlowName } from '../context';
 import { lockOwner } from '../lock';
+import { guarded } from '../attempt';
+import { ActionRefused } from '#drivers/guard';
 import { abortAfterStep } from './abort';
 import { agentReady, executionOwner, isAgentBootStep, resumeWithNextStep, takeToken } from './async-steps';
 import { FLOWS } from './flow-kinds';
@@ -103,6 +105,7 @@ export async function doHeartbeat(ctx: ConductorContext, args: HeartbeatArgs): P
     }
     throw err;
   }
+  guarded(ctx, node, 'The heartbeat');
   const versionBefore = node.driver_internal_info.agent_version_at_boot;
   record(node, args);
   const flow = WAIT_FLOWS[node.provision_state];
@@ -124,6 +127,13 @@ export async function doHeartbeat(ctx: ConductorContext, args: HeartbeatArgs): P
       // Not the agent's failure: the heartbeat is delivered again (and the agent heartbeats anyway).
       await ctx.nodes.release(node).catch(() => undefined);
       throw err;
+    }
+    if (err instanceof ActionRefused) {
+      // Out of time, or the node was taken over: not the agent's failure. The agent heartbeats
+      // again; its next heartbeat looks afresh (the lock is let go unless someone else has it).
+      ctx.log.warn('Heartbeat stopped before it could finish', { node: node.uuid, flow, reason: err.reason });
+      if (err.reason === 'deadline') await ctx.nodes.release(node);
+      return;
     }
     ctx.log.warn('Heartbeat failed the flow', { node: node.uuid, flow, error: String(err) });
     takeToken(node);

@@ -16,13 +16,15 @@ import type { RpcMethods, RpcResults } from '#rpc/messages';
 import type { ConductorContext } from '../context';
 import { type MessageArgs, claimForMessage } from '../claim';
 import { lockOwner } from '../lock';
+import { guarded, shouldRetry } from '../attempt';
+import { rethrowRefusal } from '#drivers/guard';
 
 /**
  * Run `fn` with the node locked for this call (Ironic's exclusive task). The node is saved if `fn`
  * changed it (e.g. a boot device remembered in driver_internal_info), and the lock released either way.
  */
 export async function withNodeLock<T>(ctx: ConductorContext, nodeId: string, fn: (node: Node) => Promise<T>): Promise<T> {
-  const node = await ctx.nodes.reserve(nodeId, lockOwner(ctx, `call:${newUuid()}`));
+  const node = guarded(ctx, await ctx.nodes.reserve(nodeId, lockOwner(ctx, `call:${newUuid()}`)), 'The management call');
   try {
     const result = await fn(node);
     if (node.whatChanged().size > 0) await ctx.nodes.save(node, { release: true });
@@ -120,6 +122,7 @@ async function change<V>(ctx: ConductorContext, args: MessageArgs, target: V, ho
     try {
       current = await how.read(task);
     } catch (err) {
+      rethrowRefusal(err);
       ctx.log.warn(`Could not read the ${how.what} before changing it`, { node: node.uuid, error: String(err) });
     }
     if (current !== null && current === target) {
@@ -131,6 +134,7 @@ async function change<V>(ctx: ConductorContext, args: MessageArgs, target: V, ho
       ctx.log.info(`Changed the ${how.what}`, { node: node.uuid, target: pyStr(target) });
     }
   } catch (err) {
+    if (shouldRetry(ctx, err)) throw err;
     node.last_error = how.error(target, err as Error);
     ctx.log.error(`Changing the ${how.what} failed`, { node: node.uuid, error: node.last_error });
   }

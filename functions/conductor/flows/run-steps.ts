@@ -11,6 +11,7 @@ import type { Node } from '#objects/node';
 import type { ConductorContext, Decision, FlowName } from '../context';
 import type { LockOwner } from '#db/nodes';
 import { lockOwner } from '../lock';
+import { guarded } from '../attempt';
 import { failFlow } from './failure';
 import { EXECUTION_KEYS, FLOWS } from './flow-kinds';
 import { isReservedStep, runReservedStep } from './reserved';
@@ -143,8 +144,19 @@ export async function bootInstance(ctx: ConductorContext, node: Node): Promise<v
 const RUNNING_STATE: Readonly<Record<FlowName, string>> = { deploy: DEPLOYING, clean: CLEANING, service: SERVICING };
 
 /**
+ * Whether the execution holding `owner` still runs the node's flow: every execution records its
+ * lock token as `steps_owner` when it starts (2026.3 did too), and a newer flow, or the end of
+ * this one, replaces or removes it. An execution that lost it must not touch the node.
+ */
+export function ownsSteps(node: Node, owner: string): boolean {
+  return node.driver_internal_info.steps_owner === owner;
+}
+
+/**
  * Lock the node for the execution and check it is still at `step` of this flow (null: booting the
- * agent, before the first step).
+ * agent, before the first step), and that the execution still owns the flow. The node copy
+ * returned is guarded (`attempt.ts`): this attempt acts on the hardware only until its deadline,
+ * and only while nobody else has written the node since.
  */
 export async function reserveForStep(
   ctx: ConductorContext,
@@ -152,6 +164,13 @@ export async function reserveForStep(
   step: Step | null,
 ): Promise<Node> {
   const node = await ctx.nodes.reserve(input.node, lockOwner(ctx, input.owner));
+  if (!ownsSteps(node, input.owner)) {
+    await ctx.nodes.release(node);
+    throw new InvalidState(
+      `Node ${node.uuid} is no longer run by this ${input.flow} execution: another flow owns it (state "${node.provision_state}")`,
+    );
+  }
+  guarded(ctx, node, `${FLOWS[input.flow].label} step ${step ? stepName(step) : '(agent boot)'}`);
   const { steps, index } = storedSteps(node, input.flow);
   const current = steps[index];
   const where =
@@ -208,12 +227,29 @@ export async function nextStep(
   return decision;
 }
 
-/** Task Failed: fail the flow with the error the machine caught. */
+/**
+ * Task Failed: fail the flow with the error the machine caught. Only the execution that owns the
+ * flow fails it: an execution that was given up on (its node failed by the stuck-node task, a new
+ * flow started since) ends without touching the node. It is looked at before it is locked, so such
+ * an execution does not even take the lock (and move the revision) from under the newer flow.
+ * Taking the lock moves the node's revision on, which fences the step that failed should it still
+ * run (its execution gave up on it at its timeout): it acts no more.
+ */
 export async function failSteps(
   ctx: ConductorContext,
   input: { flow: FlowName; node: string; owner: string; error: { Error?: string; Cause?: string } },
 ): Promise<void> {
+  if (!ownsSteps(await ctx.nodes.get(input.node), input.owner)) {
+    ctx.log.info('Not failing the flow: this execution no longer owns it', { node: input.node, flow: input.flow });
+    return;
+  }
   const node = await ctx.nodes.reserve(input.node, lockOwner(ctx, input.owner));
+  if (!ownsSteps(node, input.owner)) {
+    await ctx.nodes.release(node);
+    ctx.log.info('Not failing the flow: this execution no longer owns it', { node: input.node, flow: input.flow });
+    return;
+  }
+  guarded(ctx, node, `The ${input.flow} failure path`);
   const { steps, index } = storedSteps(node, input.flow);
   const step = steps[index];
   const reason = describeError(input.error);
@@ -232,6 +268,8 @@ export async function failSteps(
 export function describeError(error: { Error?: string; Cause?: string }): string {
   const name = error.Error ?? 'Error';
   if (name === 'States.Timeout') return 'Timed out waiting for the step to finish.';
+  // The step stopped itself before Step Functions' timeout (its deadline, attempt.ts).
+  if (name === 'ActionRefused') return 'Timed out: the step did not finish within its time (stepTimeoutSeconds) and stopped.';
   if (name === 'States.HeartbeatTimeout') return 'Timed out waiting for a heartbeat from the agent.';
   // The agent's own words (Ironic: "Deploy step deploy.write_image failed on node X. <agent error>").
   if (name === AGENT_STEP_FAILED) return error.Cause ?? '';

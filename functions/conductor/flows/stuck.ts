@@ -12,6 +12,7 @@ import type { ConductorContext } from '../context';
 import { historyEventType } from '../history';
 import { clearAbandonedPowerActions } from './abandoned-power';
 import { lockOwner } from '../lock';
+import { EXECUTION_KEYS } from './flow-kinds';
 
 /** A node whose lock holder is gone: no live lock, in a state that cannot be resumed. */
 function isStuck(node: Node, now: number): boolean {
@@ -34,12 +35,17 @@ export async function failStuckNodes(ctx: ConductorContext, now: number = Date.n
             await ctx.nodes.release(node);
             continue;
           }
+          // The execution that ran the flow (if any still runs) is stopped first: it must not act
+          // on the node again, nor on a flow started on it later. Its tasks would refuse anyway
+          // (the ownership check), but one stopped does not linger until its timeouts.
+          const execution = node.driver_internal_info.steps_execution;
+          if (typeof execution === 'string') await ctx.steps.stop(execution, `Node ${node.uuid} failed: its ${state} could not be resumed`);
           node.last_error = `The ${state} state can't be resumed by conductor ${candidate.reservation ?? ctx.config.hostname}. Moving to fail state.`;
           node.processEvent('fail');
           historyEventType(node, 'transition');
           for (const field of ['deploy_step', 'clean_step', 'service_step'] as const) node[field] = null;
           const info = { ...node.driver_internal_info };
-          delete info.steps_execution;
+          for (const key of EXECUTION_KEYS) delete info[key];
           node.driver_internal_info = info;
           await ctx.nodes.save(node, { release: true });
           failed++;

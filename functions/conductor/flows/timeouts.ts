@@ -1,6 +1,7 @@
 /**
  * Wait-state timeouts (Ironic's `_check_deploy_timeouts`, `_check_cleanwait_timeouts`, …): a node
- * waiting for its ramdisk longer than the callback timeout is failed with Ironic's message. The
+ * waiting for its ramdisk longer than the callback timeout (`inspect wait`: the inspect wait
+ * timeout) is failed with Ironic's message. The
  * steps machine's own TimeoutSeconds normally fails such a node first; this periodic task is the
  * safety net for a wait whose execution is gone (stopped, or lost with a local stack's restart).
  */
@@ -10,14 +11,23 @@ import { pyRepr } from '#common/pyrepr';
 import * as st from '#common/states';
 import type { Node } from '#objects/node';
 import type { ConductorContext } from '../context';
-import { FLOWS } from './flow-kinds';
+import { EXECUTION_KEYS, FLOWS } from './flow-kinds';
 import { historyEventType } from '../history';
 import { lockOwner } from '../lock';
+import { tearDownInspection } from './inspection';
 
 /** Extra time past the callback timeout, so the execution's own timeout acts first. */
 const GRACE_MS = 60_000;
 
-const WAITS: readonly { state: string; since: (n: Node) => string | null; message: (n: Node) => string }[] = [
+interface Wait {
+  readonly state: string;
+  readonly since: (n: Node) => string | null;
+  readonly message: (n: Node) => string;
+  /** How long the wait may last (ms), 0 for ever; default: the callback timeout and its grace. */
+  readonly limit?: (ctx: ConductorContext) => number;
+}
+
+const WAITS: readonly Wait[] = [
   {
     state: st.DEPLOYWAIT,
     since: (n) => n.provision_updated_at,
@@ -35,17 +45,22 @@ const WAITS: readonly { state: string; since: (n: Node) => string | null; messag
     message: () => 'Timeout reached while waiting for rescue ramdisk callback for node',
   },
   {
+    // Ironic's _check_inspect_wait_timeouts with cleanup_inspectwait_timeout (2026.1): its own
+    // timeout, no steps execution to act first, and the ramdisk taken away.
     state: st.INSPECTWAIT,
     since: (n) => n.inspection_started_at ?? n.provision_updated_at,
-    message: () => 'timeout reached while inspecting the node',
+    message: () =>
+      'Timeout reached while inspecting the node. Please check if the ramdisk responsible for the inspection is running on the node.',
+    limit: (ctx) => ctx.config.inspectWaitTimeoutSeconds * 1000,
   },
   { state: st.SERVICEWAIT, since: (n) => n.provision_updated_at, message: (n) => `Timeout reached while servicing the node ${n.uuid}` },
 ];
 
 export async function failTimedOutWaits(ctx: ConductorContext, now: number = Date.now()): Promise<number> {
-  const limit = ctx.config.callbackTimeoutSeconds * 1000 + GRACE_MS;
   let failed = 0;
   for (const wait of WAITS) {
+    const limit = wait.limit?.(ctx) ?? ctx.config.callbackTimeoutSeconds * 1000 + GRACE_MS;
+    if (limit <= 0) continue;
     let marker: string | undefined;
     do {
       const page = await ctx.nodes.list({ provisionState: wait.state }, { limit: 100, marker });
@@ -70,8 +85,9 @@ export async function failTimedOutWaits(ctx: ConductorContext, now: number = Dat
             delete info[flow.indexKey];
             node[flow.stepField] = null;
           }
-          delete info.steps_execution;
+          for (const key of EXECUTION_KEYS) delete info[key];
           node.driver_internal_info = info;
+          if (wait.state === st.INSPECTWAIT) await tearDownInspection(ctx, node);
           await ctx.nodes.save(node, { release: true });
           failed++;
           ctx.log.warn('Failed a node that waited too long for its ramdisk', { node: node.uuid, state: wait.state });

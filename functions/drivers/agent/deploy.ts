@@ -22,7 +22,7 @@ import type { DeployInterface, StepDefinition, Task } from '../base';
 import type { Driver } from '../base';
 import { bootModeOf } from '../boot-mode';
 import { configdriveImage } from '../configdrive';
-import { validateImageSource, imageInfo, imageUrl, isWholeDiskImage, prepareInstanceInfo } from './image-source';
+import { checkImageHosts, validateImageSource, imageInfo, imageUrl, isWholeDiskImage, prepareInstanceInfo } from './image-source';
 import { agentClient, executeInbandStep, wipeAgentToken } from './inband';
 
 const done = { wait: false } as const;
@@ -127,6 +127,8 @@ export function createDirectDeploy(driverOf: DriverOf, agentConfig: () => AgentC
         typeof node.instance_info.image_url === 'string'
           ? node.instance_info.image_url
           : await imageUrl(String(node.instance_info.image_source));
+      // Checked again where the URLs are handed over: the policy may have changed since validation.
+      checkImageHosts(node);
       // Ironic's get_configdrive_image: a JSON configdrive becomes an ISO image only now.
       const configdrive = configdriveImage(node);
       const info = imageInfo(node, url, configdrive);
@@ -296,7 +298,7 @@ export function createDirectDeploy(driverOf: DriverOf, agentConfig: () => AgentC
     // The agent's in-band `deploy` steps (erase_devices, burn-in…) join the node's step lists.
     inband: {},
     async validate(task) {
-      validateImageSource(task.node);
+      validateImageSource(task.node, agentConfig().imageS3Buckets);
     },
     async prepare(task) {
       prepareInstanceInfo(task.node);

@@ -10,6 +10,7 @@ import { InvalidParameterValue, MissingParameterValue } from '#common/errors';
 import { ACCEPTABLE_BOOLEANS, boolFromString } from '#common/strutils';
 import type { Node } from '#objects/node';
 import { bootModeOf, diskLabelOf } from '../boot-mode';
+import { type FetchPolicy, type HostRules, checkUrlHost, fetchPolicyFromEnv } from '../hosts';
 
 /** How long a presigned image URL stays valid: long enough for a slow download of a large image. */
 export const PRESIGN_SECONDS = 6 * 3600;
@@ -17,13 +18,37 @@ export const PRESIGN_SECONDS = 6 * 3600;
 const VALID_IMAGE_TYPES = ['partition', 'whole-disk'];
 
 let s3: S3Client | undefined;
+let policy: FetchPolicy | undefined;
+
+/** The image host policy from the environment, read once. */
+function imageHosts(): HostRules {
+  policy ??= fetchPolicyFromEnv();
+  return policy.image;
+}
+
+/**
+ * The image URLs a node names (its http(s) `image_source`, a config drive given as a URL) must
+ * pass the image host policy before they are handed to an agent or a BMC to fetch.
+ */
+export function checkImageHosts(node: Node, rules: HostRules = imageHosts()): void {
+  const source = node.instance_info.image_source;
+  if (typeof source === 'string' && /^https?:\/\//.test(source)) checkUrlHost(rules, source, 'instance_info/image_source', node.uuid);
+  const configdrive = node.instance_info.configdrive;
+  if (typeof configdrive === 'string' && /^https?:\/\//.test(configdrive)) {
+    checkUrlHost(rules, configdrive, 'instance_info/configdrive', node.uuid);
+  }
+}
 
 function present(value: unknown): boolean {
   return value !== undefined && value !== null && value !== '';
 }
 
-/** Ironic's AgentDeploy.validate for the image: a source, a known type, and a checksum for URLs. */
-export function validateImageSource(node: Node): void {
+/**
+ * Ironic's AgentDeploy.validate for the image: a source, a known type, and a checksum for URLs.
+ * An `s3://` source must name one of `allowedBuckets` (settings.imageBuckets): the conductor's
+ * role may read exactly those, and a presigned URL lends the agent that role's authority.
+ */
+export function validateImageSource(node: Node, allowedBuckets: readonly string[] = []): void {
   const info = node.instance_info;
   const source = info.image_source;
   if (!present(source)) {
@@ -41,8 +66,18 @@ export function validateImageSource(node: Node): void {
       `Node ${node.uuid}: image_source "${source}" is not supported: Ironless deploys images from http(s):// and s3:// URLs only`,
     );
   }
-  if (source.startsWith('s3://') && parseS3(source) === undefined) {
-    throw new InvalidParameterValue(`Node ${node.uuid}: image_source "${source}" is not of the form s3://bucket/key`);
+  checkImageHosts(node);
+  if (source.startsWith('s3://')) {
+    const s3Source = parseS3(source);
+    if (s3Source === undefined) {
+      throw new InvalidParameterValue(`Node ${node.uuid}: image_source "${source}" is not of the form s3://bucket/key`);
+    }
+    if (!allowedBuckets.includes(s3Source.bucket)) {
+      const allowed = allowedBuckets.length > 0 ? `allowed: ${allowedBuckets.join(', ')}` : 'none is allowed';
+      throw new InvalidParameterValue(
+        `Node ${node.uuid}: image_source "${source}" is in S3 bucket "${s3Source.bucket}", which this deployment does not allow (${allowed}); the operator adds buckets with the stack setting imageBuckets`,
+      );
+    }
   }
   const algo = info.image_os_hash_algo;
   const value = info.image_os_hash_value;

@@ -8,15 +8,23 @@ import { InstanceDeployFailure, InvalidParameterValue } from '#common/errors';
 import type { InterfaceType, Node } from '#objects/node';
 import { AgentClient, DEFAULT_AGENT_CLIENT_OPTIONS, type AgentClientOptions } from '../agent-client';
 import type { Step, Task } from '../base';
+import { fetchPolicyFromEnv } from '../hosts';
 
 export type AgentFlow = 'deploy' | 'clean' | 'service';
 
 let client: AgentClient | undefined;
 
-/** Agent command timeouts from the environment (Ironic's `[agent]command_timeout`), read once. */
+/**
+ * Agent command timeouts from the environment (Ironic's `[agent]command_timeout`), and the host
+ * policy agents' callback URLs must pass (the BMCs' one), read once.
+ */
 function optionsFromEnv(): AgentClientOptions {
   const seconds = loadAgentConfig().commandTimeoutSeconds;
-  return seconds === undefined ? DEFAULT_AGENT_CLIENT_OPTIONS : { ...DEFAULT_AGENT_CLIENT_OPTIONS, commandTimeoutMs: seconds * 1000 };
+  return {
+    ...DEFAULT_AGENT_CLIENT_OPTIONS,
+    ...(seconds === undefined ? {} : { commandTimeoutMs: seconds * 1000 }),
+    policy: fetchPolicyFromEnv(),
+  };
 }
 
 /** The process-wide agent client. */

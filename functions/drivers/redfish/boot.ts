@@ -26,6 +26,7 @@ import { BOOT_DEVICES, type BootInterface, type PowerInterface, type Task } from
 import type { Resource } from './client';
 import type { RedfishConfig } from './config';
 import { parseDriverInfo } from './driver-info';
+import { checkUrlHost } from '../hosts';
 import { setBootDevice } from './management';
 import { powerStateOf } from './power';
 import { type RedfishSystem, getSystem, isRedfishFailure, redfishFailure } from './system';
@@ -129,14 +130,22 @@ export function createRedfishVirtualMediaBoot(config: RedfishConfig, power: Powe
     name: 'redfish-virtual-media',
 
     async validate(task) {
-      deployIso(task.node);
-      parseDriverInfo(task.node);
+      checkUrlHost(config.policy.image, deployIso(task.node), `driver_info/${mode(task.node)}_iso`, task.node.uuid);
+      parseDriverInfo(task.node, config.policy);
+    },
+
+    // As Ironic's: no unmanaged fallback for virtual media; the ramdisk ISO and the BMC must be known.
+    async validateInspection(task) {
+      checkUrlHost(config.policy.image, deployIso(task.node), `driver_info/${mode(task.node)}_iso`, task.node.uuid);
+      parseDriverInfo(task.node, config.policy);
     },
 
     async prepareRamdisk(task) {
       const node = task.node;
       if (!RAMDISK_STATES.includes(node.provision_state)) return;
       const iso = deployIso(node);
+      // The BMC fetches the ISO: a URL the image host policy refuses is not handed to it.
+      checkUrlHost(config.policy.image, iso, `driver_info/${mode(node)}_iso`, node.uuid);
       const system = await getSystem(task, config);
       // As Ironic's node_power_action: only when needed, and the node records the new state.
       if (powerStateOf(system) !== POWER_OFF) await power.setPowerState(task, POWER_OFF);

@@ -12,6 +12,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
+import { excerpt } from '#common/strutils';
+import { ActionRefused } from '../guard';
 import type { RedfishConfig } from './config';
 import type { RedfishDriverInfo } from './driver-info';
 
@@ -39,6 +41,9 @@ export class RedfishRequestError extends Error {
   }
 }
 
+/** Error code of a connection the host policy refused at connect time (a name resolving to a denied address). */
+const HOST_REFUSED = 'ERR_HOST_REFUSED';
+
 /** Largest answer accepted; a Redfish resource is a few kB. */
 const MAX_BODY = 4 * 1024 * 1024;
 /** TLS verification failures: the same certificate fails the same way next time. */
@@ -47,6 +52,11 @@ const CERTIFICATE_ERROR = /CERT|SIGNATURE|ALTNAME|ISSUER/;
 export interface ClientHooks {
   /** Called before each retry, for the log. */
   onRetry?(info: { method: string; url: string; attempt: number; delayMs: number; error: string }): void;
+  /**
+   * Called before each request is sent (`#drivers/guard`'s beforeAction): throws when the caller
+   * may no longer act; returns how long the request may take at most.
+   */
+  beforeRequest?(): Promise<number>;
 }
 
 /** Python's repr of a JSON value, as sushy prints the extended information of an error. */
@@ -87,7 +97,13 @@ function httpErrorMessage(method: string, url: string, status: number, body: str
   } catch {
     // Not JSON: sushy says "unknown error" too.
   }
-  return `HTTP ${method} ${url} returned code ${status}. ${error} Extended information: ${extended}`;
+  // What the BMC wrote goes into last_error: short excerpts of it, never the whole body.
+  return `HTTP ${method} ${url} returned code ${status}. ${excerpt(error)} Extended information: ${excerpt(extended)}`;
+}
+
+/** Seconds for a message: whole when whole, else with one decimal. */
+function seconds(ms: number): string {
+  return Number.isInteger(ms / 1000) ? String(ms / 1000) : (ms / 1000).toFixed(1);
 }
 
 /** The CAs of a `redfish_verify_ca` path: one bundle file, or every file in a folder. */
@@ -151,8 +167,9 @@ export class RedfishClient {
       throw new RedfishRequestError(`Unable to connect to ${where}. Error: ${(err as Error).message}`, 'connection', method, where, false);
     }
     for (let attempt = 1; ; attempt++) {
+      const budgetMs = (await this.hooks.beforeRequest?.()) ?? Number.POSITIVE_INFINITY;
       try {
-        return await this.once(method, url, body);
+        return await this.once(method, url, body, budgetMs);
       } catch (err) {
         if (!(err instanceof RedfishRequestError) || !err.retryable || attempt >= this.config.attempts) throw err;
         const delayMs = this.config.retryIntervalMs * 2 ** (attempt - 1);
@@ -162,7 +179,10 @@ export class RedfishClient {
     }
   }
 
-  private once(method: string, url: string, body: Resource | undefined): Promise<Resource> {
+  private once(method: string, url: string, body: Resource | undefined, budgetMs: number): Promise<Resource> {
+    // No request waits past the caller's deadline, whatever the configured timeouts.
+    const connectTimeoutMs = Math.min(this.config.connectTimeoutMs, budgetMs);
+    const readTimeoutMs = Math.min(this.config.readTimeoutMs, budgetMs);
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const target = new URL(url);
     const headers: Record<string, string> = { Accept: 'application/json', 'OData-Version': '4.0' };
@@ -177,7 +197,7 @@ export class RedfishClient {
     return new Promise<Resource>((resolve, reject) => {
       let settled = false;
       let timer: NodeJS.Timeout | undefined;
-      const finish = (err: RedfishRequestError | undefined, value?: Resource) => {
+      const finish = (err: RedfishRequestError | ActionRefused | undefined, value?: Resource) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
@@ -190,16 +210,30 @@ export class RedfishClient {
       };
       const connectionError = (detail: string, retryable = true) =>
         new RedfishRequestError(`Unable to connect to ${url}. Error: ${detail}`, 'connection', method, url, retryable);
+      // A wait cut short by the caller's deadline is the caller running out of time, not the BMC failing.
+      const outOfTime = (configuredMs: number, ms: number, fallback: () => RedfishRequestError) =>
+        ms < configuredMs
+          ? new ActionRefused('deadline', `${method} ${url} was cut short by the deadline after ${seconds(ms)} s`)
+          : fallback();
 
       const req: ClientRequest = send(url, {
         method,
         headers,
         agent: false,
+        // Addresses a BMC's name resolves to pass the host policy too (a name cannot lead to loopback).
+        lookup: this.config.policy.bmc.lookup((reason) =>
+          Object.assign(new Error(`${reason} by the conductor's host policy`), { code: HOST_REFUSED }),
+        ),
         ...(isTls ? this.tls : {}),
       });
       timer = setTimeout(
-        () => finish(connectionError(`timed out after ${this.config.connectTimeoutMs / 1000} s connecting to the BMC`)),
-        this.config.connectTimeoutMs,
+        () =>
+          finish(
+            outOfTime(this.config.connectTimeoutMs, connectTimeoutMs, () =>
+              connectionError(`timed out after ${seconds(connectTimeoutMs)} s connecting to the BMC`),
+            ),
+          ),
+        connectTimeoutMs,
       );
       req.once('socket', (socket) => {
         socket.once(isTls ? 'secureConnect' : 'connect', () => {
@@ -208,14 +242,18 @@ export class RedfishClient {
             // An action whose answer timed out may have been done: only a GET is safe to repeat.
             () =>
               finish(
-                connectionError(`timed out after ${this.config.readTimeoutMs / 1000} s waiting for the BMC to answer`, method === 'GET'),
+                outOfTime(this.config.readTimeoutMs, readTimeoutMs, () =>
+                  connectionError(`timed out after ${seconds(readTimeoutMs)} s waiting for the BMC to answer`, method === 'GET'),
+                ),
               ),
-            this.config.readTimeoutMs,
+            readTimeoutMs,
           );
         });
       });
       req.once('error', (err: NodeJS.ErrnoException) =>
-        finish(connectionError(err.message || err.code || String(err), !CERTIFICATE_ERROR.test(err.code ?? ''))),
+        finish(
+          connectionError(err.message || err.code || String(err), !CERTIFICATE_ERROR.test(err.code ?? '') && err.code !== HOST_REFUSED),
+        ),
       );
       req.once('response', (res: IncomingMessage) => {
         const chunks: Buffer[] = [];

@@ -6,6 +6,7 @@
  * well under the conductor's step timeout, so a dead BMC ends in an error, never in a Lambda timeout.
  */
 import { type Env, ENV, integer } from '#common/config';
+import { type FetchPolicy, fetchPolicyFromEnv } from '../hosts';
 
 export interface RedfishConfig {
   /** Tries per request, counting the first; connection errors, timeouts of reads and 5xx answers are retried. */
@@ -20,9 +21,11 @@ export interface RedfishConfig {
   readonly powerStateChangeTimeoutMs: number;
   /** How often to ask for the power state while waiting; doubled after each poll up to 5 s. */
   readonly powerPollIntervalMs: number;
+  /** The BMC and image hosts, and CA folders, users may name (`../hosts.ts`). */
+  readonly policy: FetchPolicy;
 }
 
-export const DEFAULT_REDFISH_CONFIG: RedfishConfig = {
+export const DEFAULT_REDFISH_CONFIG: Omit<RedfishConfig, 'policy'> = {
   attempts: 3,
   retryIntervalMs: 2_000,
   connectTimeoutMs: 5_000,
@@ -41,5 +44,6 @@ export function loadRedfishConfig(env: Env = process.env): RedfishConfig {
     readTimeoutMs: integer(env, ENV.redfishReadTimeout, d.readTimeoutMs / 1000, 1) * 1000,
     powerStateChangeTimeoutMs: integer(env, ENV.powerStateChangeTimeout, d.powerStateChangeTimeoutMs / 1000, 1) * 1000,
     powerPollIntervalMs: d.powerPollIntervalMs,
+    policy: fetchPolicyFromEnv(env),
   };
 }

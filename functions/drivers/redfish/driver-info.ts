@@ -6,6 +6,7 @@ import { statSync } from 'node:fs';
 import { InvalidParameterValue, MissingParameterValue } from '#common/errors';
 import { boolFromString } from '#common/strutils';
 import type { Node } from '#objects/node';
+import { type FetchPolicy, caPathAllowed, checkUrlHost, underFolders } from '../hosts';
 
 /** What the driver needs to reach a node's BMC. */
 export interface RedfishDriverInfo {
@@ -89,15 +90,17 @@ function parseAddress(raw: unknown, node: string): { address: string; rootPrefix
 }
 
 /**
- * Check and read a node's Redfish driver_info.
+ * Check and read a node's Redfish driver_info, and that the conductor may reach its BMC and read
+ * its CA path (`policy`).
  * @throws MissingParameterValue without `redfish_address`; InvalidParameterValue on a bad value.
  */
-export function parseDriverInfo(node: Node): RedfishDriverInfo {
+export function parseDriverInfo(node: Node, policy: FetchPolicy): RedfishDriverInfo {
   const info = node.driver_info ?? {};
   if (!info.redfish_address) {
     throw new MissingParameterValue(`Missing the following Redfish properties in node ${node.uuid} driver_info: ['redfish_address']`);
   }
   const { address, rootPrefix } = parseAddress(info.redfish_address, node.uuid);
+  checkUrlHost(policy.bmc, address, 'driver_info/redfish_address', node.uuid);
 
   let systemId: string | undefined;
   if (info.redfish_system_id !== undefined && info.redfish_system_id !== null) {
@@ -121,8 +124,20 @@ export function parseDriverInfo(node: Node): RedfishDriverInfo {
   if (typeof rawVerify === 'boolean') {
     verifyCa = rawVerify;
   } else if (typeof rawVerify === 'string') {
-    const asBool = isPath(rawVerify) ? undefined : boolFromString(rawVerify);
-    if (!isPath(rawVerify) && asBool === undefined) throw badVerify();
+    // A path is read only under the CA folders the operator allows; elsewhere it is not looked at
+    // (not even whether it exists), so driver_info cannot make the conductor read its own files.
+    const path = caPathAllowed(rawVerify, policy.caPaths) && isPath(rawVerify);
+    const asBool = path ? undefined : boolFromString(rawVerify);
+    if (!path && asBool === undefined) {
+      if (rawVerify.includes('/') && !underFolders(rawVerify, policy.caPaths)) {
+        throw new InvalidParameterValue(
+          `Invalid value set in driver_info/redfish_verify_ca on node ${node.uuid}: the path "${rawVerify}" is not a file or directory ` +
+            `under the CA folders the conductor may read (${policy.caPaths.length > 0 ? policy.caPaths.join(', ') : 'none are allowed'}). ` +
+            'Use true, false, or a CA file under one of those folders.',
+        );
+      }
+      throw badVerify();
+    }
     verifyCa = asBool ?? rawVerify;
   } else {
     throw badVerify();

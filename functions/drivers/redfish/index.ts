@@ -8,6 +8,7 @@ import { fakeDeploy } from '../fake';
 import { flatNetwork } from '../flat';
 import { noBios, noConsole, noFirmware, noInspect, noRaid, noRescue, noVendor, noopNetwork, noopStorage } from '../noop';
 import { agentRaid } from '../agent/raid';
+import { agentInspect } from '../inspector/index';
 import { createRedfishVirtualMediaBoot } from './boot';
 import { type RedfishConfig, loadRedfishConfig } from './config';
 import { createRedfishInspect } from './inspect';
@@ -38,7 +39,7 @@ export function redfishImplementations(config: RedfishConfig = loadRedfishConfig
     console: [noConsole],
     deploy: [directDeploy, fakeDeploy],
     firmware: [noFirmware],
-    inspect: [redfish.inspect, noInspect],
+    inspect: [redfish.inspect, agentInspect, noInspect],
     management: [redfish.management],
     network: [noopNetwork, flatNetwork],
     power: [redfish.power],

@@ -81,7 +81,7 @@ export function createRedfishInspect(config: RedfishConfig): InspectInterface {
   return {
     name: 'redfish',
     async validate(task) {
-      parseDriverInfo(task.node);
+      parseDriverInfo(task.node, config.policy);
     },
 
     async inspectHardware(task) {

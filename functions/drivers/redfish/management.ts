@@ -4,6 +4,7 @@
  */
 import { InvalidParameterValue, RedfishError, UnsupportedDriverExtension } from '#common/errors';
 import { BOOT_DEVICES, BOOT_MODES, type ManagementInterface, type Task } from '../base';
+import type { Resource } from './client';
 import type { RedfishConfig } from './config';
 import { parseDriverInfo } from './driver-info';
 import { type RedfishSystem, getSystem, isRedfishFailure, redfishFailure } from './system';
@@ -106,7 +107,7 @@ export function createRedfishManagement(config: RedfishConfig): ManagementInterf
   return {
     name: 'redfish',
     async validate(task) {
-      parseDriverInfo(task.node);
+      parseDriverInfo(task.node, config.policy);
     },
 
     async getSupportedBootDevices() {
@@ -192,6 +193,27 @@ export function createRedfishManagement(config: RedfishConfig): ManagementInterf
       } catch (err) {
         redfishFailure(err, `Redfish inject NMI failed for node ${task.node.uuid}.`);
       }
+    },
+
+    // Ironic's get_mac_addresses (get_enabled_macs): the MACs of the system's enabled NICs.
+    async getMacAddresses(task) {
+      const system = await getSystem(task, config);
+      let nics: Resource[];
+      try {
+        nics = await system.members('EthernetInterfaces');
+      } catch (err) {
+        redfishFailure(err, `Failed to get network interface information on node ${task.node.uuid}.`);
+      }
+      const macs: string[] = [];
+      for (const nic of nics) {
+        if (((nic.Status ?? {}) as Resource).State !== 'Enabled') continue;
+        if (typeof nic.MACAddress !== 'string' || nic.MACAddress === '') {
+          task.log.warn(`Ignoring device for ${task.node.uuid} as no MAC reported`);
+          continue;
+        }
+        macs.push(nic.MACAddress.toLowerCase());
+      }
+      return macs;
     },
   };
 }

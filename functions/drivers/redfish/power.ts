@@ -81,7 +81,7 @@ export function createRedfishPower(config: RedfishConfig): PowerInterface {
   return {
     name: 'redfish',
     async validate(task) {
-      parseDriverInfo(task.node);
+      parseDriverInfo(task.node, config.policy);
     },
 
     async getPowerState(task) {

@@ -6,6 +6,7 @@
  */
 import { RedfishConnectionError, RedfishError } from '#common/errors';
 import type { Task } from '../base';
+import { beforeAction } from '../guard';
 import { RedfishClient, RedfishRequestError, type Resource } from './client';
 import type { RedfishConfig } from './config';
 import { parseDriverInfo } from './driver-info';
@@ -198,9 +199,10 @@ async function defaultSystemPath(client: RedfishClient): Promise<string> {
  * RedfishConnectionError, an unknown system "Resource … not found", other answers RedfishError.
  */
 export async function getSystem(task: Task, config: RedfishConfig): Promise<RedfishSystem> {
-  const info = parseDriverInfo(task.node);
+  const info = parseDriverInfo(task.node, config.policy);
   const client = new RedfishClient(info, config, {
     onRetry: (retry) => task.log.warn('Redfish request failed, retrying', { node: task.node.uuid, ...retry }),
+    beforeRequest: () => beforeAction(task.node),
   });
   try {
     const path = info.systemId ?? (await defaultSystemPath(client));

@@ -2,8 +2,10 @@
  * A virtual ironic-python-agent running "on" a virtual machine: it looks its node up by the
  * machine's MACs until Ironic knows it, keeps the one-time agent token, serves the command API on
  * its own loopback port and heartbeats every `heartbeat_timeout × U(0.3, 0.6)` (or a configured
- * interval), and sooner once an asynchronous command finishes — as IPA does. Faults come from the
- * machine (`machine.agentFaults`): crash, hang, failing step, bad checksum, version change.
+ * interval), and sooner once an asynchronous command finishes — as IPA does. Configured to inspect
+ * (`inspectionCallbackUrl`), it first posts the machine's inventory to Ironic's continue_inspection
+ * endpoint, as IPA does at boot. Faults come from the machine (`machine.agentFaults`): crash, hang,
+ * failing step (or `inspect`), bad checksum, version change.
  */
 import { EventEmitter } from 'node:events';
 import type { VirtualMachine } from '../machine';
@@ -12,6 +14,7 @@ import { CommandRunner } from './commands';
 import { AgentCrashed, errors } from './errors';
 import { buildExtensions } from './extensions';
 import { type HardwareOptions, VirtualHardware } from './hardware';
+import { DEFAULT_COLLECTORS, inspectionData } from './inventory';
 import { CommandApiServer } from './server';
 
 /** The IPA release of Ironic 21.4's (2023.1) series, which this agent speaks as. */
@@ -42,6 +45,16 @@ export interface AgentOptions {
   readonly shutdownDelayMs?: number;
   readonly hardware?: HardwareOptions;
   readonly log?: (line: string) => void;
+  /**
+   * IPA's `ipa-inspection-callback-url`: where to post the inventory at boot, before looking up
+   * (an ISO built for in-band inspection). IPA posts at every boot; a 404 (no inspection waits
+   * for this machine) is logged and the agent goes on to look up, as IPA does.
+   */
+  readonly inspectionCallbackUrl?: string;
+  /** IPA's `ipa-inspection-collectors` (default "default,logs"); with it alone the URL is `<apiUrl>/v1/continue_inspection`. */
+  readonly inspectionCollectors?: string;
+  /** The first wait before posting again after a 5xx, 409 or connection error (IPA: 5000 ms, growing to 30000, 5 attempts). */
+  readonly inspectionRetryMs?: number;
 }
 
 export type AgentState = 'booting' | 'looking-up' | 'running' | 'rescued' | 'crashed' | 'lookup-failed' | 'stopped';
@@ -129,7 +142,9 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
     this.log(`ironic-python-agent ${this.version} starting on ${this.machine.id}`);
     if (this.machine.agentFaults.crash === true) return this.die('crash fault injected');
     this.setState('looking-up');
-    const found = await this.lookupUntilFound();
+    const inspected = await this.inspect();
+    if (!this.alive) return;
+    const found = await this.lookupUntilFound(inspected);
     if (!found || !this.alive) return;
     this.processLookup(found);
     const host = this.options.host ?? '127.0.0.1';
@@ -216,13 +231,64 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
     return (this.token ?? null) === (token || null);
   }
 
-  private async lookupUntilFound(): Promise<LookupResult | undefined> {
+  /**
+   * IPA's `inspector.inspect()`: when the agent is configured to inspect, collect the data and post
+   * it (retrying 5xx, 409 and connection errors up to five times, waits growing from
+   * `inspectionRetryMs`). Returns the node UUID the answer names (`uuid`, or `node.uuid` from API
+   * 1.84), which the lookup then sends; undefined when there is none.
+   */
+  private async inspect(): Promise<string | undefined> {
+    const { inspectionCallbackUrl, inspectionCollectors } = this.options;
+    const url =
+      inspectionCallbackUrl ?? (inspectionCollectors ? `${this.options.apiUrl.replace(/\/+$/, '')}/v1/continue_inspection` : undefined);
+    if (url === undefined) return undefined;
+    const failure =
+      this.machine.agentFaults.failStep === 'inspect'
+        ? `collector default failed: injected failure of inspection on ${this.machine.id}`
+        : undefined;
+    const data = inspectionData(this.machine, {
+      collectors: inspectionCollectors ?? DEFAULT_COLLECTORS,
+      logLines: () => this.lines,
+      managers: this.hardware.versions(),
+      ...(failure !== undefined ? { failure } : {}),
+    });
+    this.log(`inspection is enabled: posting the collected data to ${url}`);
+    let wait = this.options.inspectionRetryMs ?? 5000;
+    for (let attempt = 1; this.alive; attempt++) {
+      const outcome = await this.api.postInspectionData(url, data);
+      if (outcome.ok) {
+        this.log('inspection finished successfully');
+        const body = outcome.body as { uuid?: unknown; node?: { uuid?: unknown } };
+        const uuid = body.uuid ?? body.node?.uuid;
+        return typeof uuid === 'string' ? uuid : undefined;
+      }
+      if (!outcome.retry || attempt >= 5) {
+        this.log(`inspector ${url} error: ${outcome.error}, proceeding with lookup`);
+        return undefined;
+      }
+      this.log(`posting the inspection data failed (${outcome.error}); trying again in ${wait} ms`);
+      await this.pause(wait);
+      wait = Math.min(wait * 1.5, 6 * (this.options.inspectionRetryMs ?? 5000));
+    }
+    return undefined;
+  }
+
+  /** Sleep, unless the agent goes away meanwhile. */
+  private async pause(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.wake = resolve;
+      this.timer = setTimeout(resolve, ms);
+    });
+    this.wake = undefined;
+  }
+
+  private async lookupUntilFound(inspectedUuid?: string): Promise<LookupResult | undefined> {
     const addresses = this.machine.spec.nics.filter((n) => n.enabled).map((n) => n.mac);
     const deadline = Date.now() + (this.options.lookupTimeoutMs ?? 300_000);
     const min = this.options.lookupIntervalMs ?? 1000;
     const max = this.options.lookupMaxIntervalMs ?? 60_000;
     for (let attempt = 0; this.alive; attempt++) {
-      const outcome = await this.api.lookup(addresses, this.options.nodeUuid);
+      const outcome = await this.api.lookup(addresses, this.options.nodeUuid ?? inspectedUuid);
       if ('found' in outcome) return outcome.found;
       if (!this.alive) return undefined;
       this.log(`lookup: ${outcome.retry}`);

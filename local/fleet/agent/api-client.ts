@@ -23,6 +23,10 @@ export interface LookupResult {
 
 export type LookupOutcome = { found: LookupResult } | { retry: string; conflict?: boolean };
 
+/** A post of inspection data: the answer, or a failure and whether IPA retries it (5xx, 409, no connection). */
+export type InspectionOutcome =
+  { readonly ok: true; readonly body: Record<string, unknown> } | { readonly ok: false; readonly retry: boolean; readonly error: string };
+
 export type HeartbeatOutcome = { ok: true } | { ok: false; status?: number; conflict: boolean; error: string };
 
 /** One request a test's fake Ironic (or a log) can look at. */
@@ -96,6 +100,32 @@ export class IronicApiClient {
       return { found: { node: content.node, config } };
     } catch (err) {
       return { retry: `lookup answered with bad JSON: ${(err as Error).message}` };
+    }
+  }
+
+  /**
+   * IPA's `call_inspector`: post the collected data to the inspection callback URL, as IPA does,
+   * without an API version header (so Ironic reads it at 1.1, answering `{"uuid": …}`).
+   */
+  async postInspectionData(url: string, data: Record<string, unknown>): Promise<InspectionOutcome> {
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+        body: JSON.stringify(data),
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 60_000),
+      });
+    } catch (err) {
+      return { ok: false, retry: true, error: `connection error: ${(err as Error).message}` };
+    }
+    const text = await response.text().catch(() => '');
+    if (response.status >= 500 || response.status === 409) return { ok: false, retry: true, error: errorText(response.status, text) };
+    if (response.status >= 400) return { ok: false, retry: false, error: errorText(response.status, text) };
+    try {
+      return { ok: true, body: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown> };
+    } catch {
+      return { ok: true, body: {} };
     }
   }
 

@@ -48,22 +48,22 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
     },
   },
   {
-    id: 'fake-hardware also enables direct deploy, flat networking and agent RAID',
+    id: 'fake-hardware also enables direct deploy, agent inspection, flat networking and agent RAID',
     why:
-      "Ironless's fake-hardware offers the agent's direct deploy and RAID interfaces and the flat network interface beside " +
-      'the fake and noop ones (the agent, RAID and VIF tests run on it); the reference Ironic enables only fake and noop.',
-    matches: (d) => /^body(\.drivers\[\d+\])?\.enabled_(deploy|network|raid)_interfaces/.test(d.aspect),
+      "Ironless's fake-hardware offers the agent's direct deploy, inspect and RAID interfaces and the flat network interface beside " +
+      'the fake and noop ones (the agent, inspection, RAID and VIF tests run on it); the reference Ironic enables only fake and noop.',
+    matches: (d) => /^body(\.drivers\[\d+\])?\.enabled_(deploy|inspect|network|raid)_interfaces/.test(d.aspect),
   },
   {
-    id: 'Valid interfaces include redfish and direct',
+    id: 'Valid interfaces include redfish, direct and agent',
     why:
-      "Ironless enables the redfish hardware type beside fake-hardware, and the direct deploy interface (the agent's) on both, " +
-      "so an unknown interface's message lists those implementations too; the reference Ironic enables fake-hardware and its " +
-      'fake interfaces only (direct would change other answers of the corpus).',
+      "Ironless enables the redfish hardware type beside fake-hardware, and the agent's direct deploy and agent inspect interfaces " +
+      "on both, so an unknown interface's message lists those implementations too; the reference Ironic enables fake-hardware " +
+      'and its fake interfaces only (direct would change other answers of the corpus).',
     matches: (d) =>
       d.aspect === 'body.error_message.faultstring' &&
       /Valid interfaces are \[/.test(String(d.ironless)) &&
-      /redfish|direct/.test(String(d.ironless)),
+      /redfish|direct|agent/.test(String(d.ironless)),
   },
   {
     id: 'Malformed JSON is a 400',

@@ -2,7 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Task } from '../../../functions/drivers/base';
+import { tmpdir } from 'node:os';
+import { ANY_HOST, HostRules } from '../../../functions/drivers/hosts';
 import type { RedfishConfig } from '../../../functions/drivers/redfish/config';
+import { PROJECT_ROOT } from '../../../lib/bundling';
 import { createRedfishInterfaces } from '../../../functions/drivers/redfish/index';
 import { Node, type NodeData } from '../../../functions/objects/node';
 import type { Fleet } from '../../../local/fleet/fleet';
@@ -16,6 +19,8 @@ export const TEST_CONFIG: RedfishConfig = {
   readTimeoutMs: 1_000,
   powerStateChangeTimeoutMs: 3_000,
   powerPollIntervalMs: 50,
+  // The fleet's BMCs live on loopback, which the default policy refuses; CA files in temporary folders.
+  policy: { bmc: new HostRules(ANY_HOST), image: new HostRules(ANY_HOST), caPaths: [tmpdir(), PROJECT_ROOT] },
 };
 
 export const redfish = createRedfishInterfaces(TEST_CONFIG);

@@ -276,4 +276,20 @@ describe('direct deploy with the agent', () => {
       /^Failed to process the next deploy step: .*in-band deploy steps must have a priority between 41 and 99/,
     );
   });
+
+  it('fails the deploy with a clear last_error when an s3:// image names a bucket the deployment does not allow', async () => {
+    setAgentConfig({ ...loadAgentConfig({ IMAGE_S3_BUCKETS: 'images-a, images-b' }), postDeployPowerStateRetryIntervalSeconds: 0 });
+    const ctx = context();
+    const refused = await deployingNode(ctx, { image_source: 's3://someone-elses/disk.raw' });
+    await doNodeDeploy(ctx, { node_id: refused.uuid, lock_token: 'rpc:m1', message_id: 'm1' });
+    expect(await ctx.nodes.get(refused.uuid)).toMatchObject({
+      provision_state: 'deploy failed',
+      last_error: `Failed to prepare to deploy: Node ${refused.uuid}: image_source "s3://someone-elses/disk.raw" is in S3 bucket "someone-elses", which this deployment does not allow (allowed: images-a, images-b); the operator adds buckets with the stack setting imageBuckets`,
+    });
+    expect(ctx.steps.started).toHaveLength(0);
+    const allowed = await deployingNode(ctx, { image_source: 's3://images-b/disk.raw' });
+    await doNodeDeploy(ctx, { node_id: allowed.uuid, lock_token: 'rpc:m1', message_id: 'm2' });
+    expect(await ctx.nodes.get(allowed.uuid)).toMatchObject({ provision_state: 'deploying', last_error: null });
+    expect(ctx.steps.started).toHaveLength(1);
+  });
 });

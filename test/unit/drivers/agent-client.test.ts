@@ -83,6 +83,16 @@ describe('image sources', () => {
     );
   });
 
+  it('takes s3:// sources only from the allowed buckets, and none by default', () => {
+    const node = makeNode({ instance_info: { image_source: 's3://images/os/disk.raw', image_checksum: 'ab' } });
+    expect(() => validateImageSource(node)).toThrow(/S3 bucket "images", which this deployment does not allow \(none is allowed\)/);
+    expect(() => validateImageSource(node, ['other'])).toThrow(/does not allow \(allowed: other\); .* setting imageBuckets/);
+    expect(() => validateImageSource(node, ['other', 'images'])).not.toThrow();
+    // The bucket is the host part only: a key that names an allowed bucket does not count.
+    const sneaky = makeNode({ instance_info: { image_source: 's3://evil/images/disk.raw', image_checksum: 'ab' } });
+    expect(() => validateImageSource(sneaky, ['images'])).toThrow(/S3 bucket "evil"/);
+  });
+
   it('turns s3://bucket/key into a presigned GET URL and hands the checksum and configdrive to the agent', async () => {
     const s3 = new S3Client({ region: 'eu-west-1', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } });
     const url = await imageUrl('s3://images/os/disk.raw', s3);

@@ -1,7 +1,12 @@
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../../lib/bundling';
 import { loadRedfishConfig } from '../../../functions/drivers/redfish/config';
-import { parseDriverInfo, quotePath } from '../../../functions/drivers/redfish/driver-info';
+import { parseDriverInfo as parseWithPolicy, quotePath } from '../../../functions/drivers/redfish/driver-info';
+import { type FetchPolicy, PERMISSIVE_FETCH_POLICY, fetchPolicyFromEnv } from '../../../functions/drivers/hosts';
+import type { Node } from '../../../functions/objects/node';
+
+/** Ironic's parsing, with a policy that refuses nothing (the host policy has tests of its own). */
+const parseDriverInfo = (node: Node, policy: FetchPolicy = PERMISSIVE_FETCH_POLICY) => parseWithPolicy(node, policy);
 import { parseCapabilities } from '../../../functions/drivers/redfish/inspect';
 import { makeNode } from '../helpers/builders';
 
@@ -134,5 +139,42 @@ describe('parseCapabilities', () => {
     ]);
     expect([...parseCapabilities({ boot_mode: 'bios' })]).toEqual([['boot_mode', 'bios']]);
     expect(parseCapabilities(undefined).size).toBe(0);
+  });
+});
+
+describe('the host and CA policy', () => {
+  const policy = fetchPolicyFromEnv({});
+
+  it('refuses BMC addresses on loopback and link-local hosts by default, with what to do next', () => {
+    for (const address of ['http://127.0.0.1:9001', 'https://[::1]', 'http://169.254.169.254', 'http://2130706433']) {
+      const node = makeNode({ driver_info: { redfish_address: address } });
+      expect(() => parseWithPolicy(node, policy)).toThrow(
+        new RegExp(
+          `^The URL in driver_info/redfish_address of node ${node.uuid} may not be used: the address .* is denied by the conductor's host policy\\. Ask the operator`,
+        ),
+      );
+    }
+    expect(parseWithPolicy(makeNode({ driver_info: { redfish_address: 'https://10.0.0.1' } }), policy).address).toBe('https://10.0.0.1');
+  });
+
+  it('keeps to the allowed hosts when there are some', () => {
+    const only = fetchPolicyFromEnv({ BMC_ALLOWED_HOSTS: '10.1.0.0/16,.bmc.example' });
+    expect(() => parseWithPolicy(makeNode({ driver_info: { redfish_address: 'https://10.2.0.1' } }), only)).toThrow(/is not allowed/);
+    expect(parseWithPolicy(makeNode({ driver_info: { redfish_address: 'https://r1.bmc.example' } }), only).address).toBe(
+      'https://r1.bmc.example',
+    );
+  });
+
+  it('reads a CA path only under the allowed folders, and never looks at any other', () => {
+    const fixture = join(PROJECT_ROOT, 'test/fixtures/tls/bmc.crt');
+    const info = { redfish_address: 'https://10.0.0.1', redfish_verify_ca: fixture };
+    expect(() => parseWithPolicy(makeNode({ driver_info: info }), policy)).toThrow(/is not a file or directory under the CA folders/);
+    for (const path of ['/proc/self/environ', '/etc/passwd']) {
+      expect(() => parseWithPolicy(makeNode({ driver_info: { ...info, redfish_verify_ca: path } }), policy)).toThrow(/none are allowed/);
+    }
+    const allowed = fetchPolicyFromEnv({ CA_ALLOWED_PATHS: join(PROJECT_ROOT, 'test/fixtures') });
+    expect(parseWithPolicy(makeNode({ driver_info: info }), allowed).verifyCa).toBe(fixture);
+    const escape = { ...info, redfish_verify_ca: join(PROJECT_ROOT, 'test/fixtures/../../package.json') };
+    expect(() => parseWithPolicy(makeNode({ driver_info: escape }), allowed)).toThrow(/not a file or directory under the CA folders/);
   });
 });

@@ -13,7 +13,7 @@ describe('the redfish hardware type', () => {
       console: ['no-console'],
       deploy: ['direct', 'fake'],
       firmware: ['no-firmware'],
-      inspect: ['redfish', 'no-inspect'],
+      inspect: ['redfish', 'agent', 'no-inspect'],
       management: ['redfish'],
       network: ['noop', 'flat'],
       power: ['redfish'],

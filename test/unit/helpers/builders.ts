@@ -69,6 +69,8 @@ export function makeConductorContext(
       hostname: 'conductor:1',
       automatedClean: true,
       maxWaitStepSeconds: 30,
+      inspectWaitTimeoutSeconds: 1800,
+      stepTimeoutSeconds: 100,
       heartbeatTimeoutSeconds: 300,
       callbackTimeoutSeconds: 1800,
       conductorHeartbeatTimeoutSeconds: 60,

@@ -117,6 +117,10 @@ export class MemoryNodeStore implements NodeStore {
     return node;
   }
 
+  async revision(uuid: string): Promise<number | undefined> {
+    return this.items.get(uuid)?.rev;
+  }
+
   async shardCounts(): Promise<Map<string | null, number>> {
     const counts = new Map<string | null, number>();
     for (const stored of this.items.values()) {

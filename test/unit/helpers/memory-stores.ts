@@ -1,10 +1,20 @@
-/** In-memory conductor and node history stores, for unit tests of liveness, routing and history. */
-import { ConductorNotFound, NodeHistoryNotFound } from '../../../functions/common/errors';
+/** In-memory conductor, node history, port and inventory stores, for unit tests of liveness, routing, history and inspection. */
+import {
+  ConductorNotFound,
+  MACAlreadyExists,
+  NodeHistoryNotFound,
+  NodeInventoryNotFound,
+  PortNotFound,
+} from '../../../functions/common/errors';
 import type { ConductorRegistration, ConductorStore } from '../../../functions/db/conductors';
 import type { NodeHistoryStore } from '../../../functions/db/node-history';
+import type { NodeInventoryStore } from '../../../functions/db/node-inventory';
+import type { PortFilter, PortStore } from '../../../functions/db/ports';
 import type { Page, PageOf } from '../../../functions/db/query';
 import { Conductor } from '../../../functions/objects/conductor';
 import type { NodeHistory } from '../../../functions/objects/node-history';
+import type { NodeInventory } from '../../../functions/objects/node-inventory';
+import type { Port } from '../../../functions/objects/port';
 
 export class MemoryConductorStore implements ConductorStore {
   readonly items = new Map<string, Conductor>();
@@ -100,5 +110,67 @@ export class MemoryNodeHistoryStore implements NodeHistoryStore {
     const doomed = new Set(mine.slice(0, Math.max(0, mine.length - keep)));
     for (let i = this.items.length - 1; i >= 0; i--) if (doomed.has(this.items[i] as NodeHistory)) this.items.splice(i, 1);
     return doomed.size;
+  }
+}
+
+/** Ports in memory, their addresses unique as the port store keeps them (MACAlreadyExists). */
+export class MemoryPortStore implements PortStore {
+  readonly items: Port[] = [];
+
+  async get(uuid: string): Promise<Port> {
+    const port = this.items.find((p) => p.uuid === uuid);
+    if (port === undefined) throw new PortNotFound(uuid);
+    return port;
+  }
+
+  async getByAddress(address: string): Promise<Port> {
+    const port = this.items.find((p) => p.address === address.toLowerCase());
+    if (port === undefined) throw new PortNotFound(address);
+    return port;
+  }
+
+  async getByName(name: string): Promise<Port> {
+    const port = this.items.find((p) => p.name === name);
+    if (port === undefined) throw new PortNotFound(name);
+    return port;
+  }
+
+  async create(port: Port): Promise<Port> {
+    if (this.items.some((p) => p.address === port.address)) throw new MACAlreadyExists(port.address ?? '');
+    this.items.push(port);
+    return port;
+  }
+
+  async save(port: Port): Promise<Port> {
+    return port;
+  }
+
+  async destroy(port: Port): Promise<void> {
+    this.items.splice(this.items.indexOf(port), 1);
+  }
+
+  async list(filter: PortFilter, page: Page): Promise<PageOf<Port>> {
+    const items = this.items.filter((p) => filter.nodeUuid === undefined || p.node_uuid === filter.nodeUuid);
+    return { items: items.slice(0, page.limit), more: items.length > page.limit };
+  }
+}
+
+/** Node inventories in memory, one per node. */
+export class MemoryNodeInventoryStore implements NodeInventoryStore {
+  readonly items = new Map<string, NodeInventory>();
+
+  async get(nodeUuid: string): Promise<NodeInventory> {
+    const found = this.items.get(nodeUuid);
+    if (found === undefined) throw new NodeInventoryNotFound(nodeUuid);
+    return found;
+  }
+
+  async put(inventory: NodeInventory): Promise<NodeInventory> {
+    this.items.set(inventory.node_uuid, inventory);
+    return inventory;
+  }
+
+  async destroy(nodeUuid: string): Promise<void> {
+    this.items.delete(nodeUuid);
   }
 }

@@ -18,6 +18,7 @@ const RECORDED: Record<string, string> = {
   DeployTemplate: '1.0-47eac8dcfff0f1f7348048f84902f620',
   Allocation: '1.0-af7a03f08d79ce349d683661864bef49',
   NodeHistory: '1.0-52be3204224bf1a50cc339be33a43622',
+  NodeInventory: '1.0-7e3c560755fb55f157519d804a4e30f5',
 };
 
 describe('object fingerprints', () => {

@@ -9,7 +9,7 @@ import { TABLES } from '../../../functions/db/schema';
 
 const TIMESTAMPS = ['created_at', 'updated_at'];
 
-/** Ironic 21.4.4's fields of each object, adapted: `*_id` references become `*_uuid`. */
+/** Ironic 21.4.4's fields of each object (2023.2's for newer ones), adapted: `*_id` references become `*_uuid`. */
 const IRONIC_FIELDS: Record<string, string[]> = {
   Port: [
     'uuid',
@@ -43,6 +43,8 @@ const IRONIC_FIELDS: Record<string, string[]> = {
     'owner',
   ],
   NodeHistory: ['uuid', 'node_uuid', 'conductor', 'event', 'user', 'event_type', 'severity'],
+  // Ironic 2023.2's NodeInventory (21.4 has none): its integer id is not kept, one item per node.
+  NodeInventory: ['node_uuid', 'inventory_data', 'plugin_data'],
 };
 
 /** A value of each kind of field, to fill an object. */

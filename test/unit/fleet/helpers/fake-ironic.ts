@@ -35,6 +35,9 @@ export const TOKEN = 'a'.repeat(16) + 'token-of-at-least-32-characters';
 export class FakeIronic {
   readonly lookups: Recorded[] = [];
   readonly heartbeats: Recorded[] = [];
+  /** Posts to /v1/continue_inspection, and the statuses to answer them with in turn (then 202). */
+  readonly inspections: Recorded[] = [];
+  inspectionStatuses: number[] = [];
   /** Lookups answer 404 until this is true (the node is not in a lookup state yet). */
   lookupAllowed = true;
   heartbeatTimeout = 300;
@@ -66,6 +69,12 @@ export class FakeIronic {
           node: { uuid: this.nodeUuid, properties: {}, instance_info: {}, driver_internal_info: {} },
           config: { heartbeat_timeout: this.heartbeatTimeout, agent_token: token, agent_token_required: true },
         });
+      }
+      if (url.pathname === '/v1/continue_inspection') {
+        this.inspections.push(record);
+        const status = this.inspectionStatuses.shift() ?? 202;
+        if (status !== 202) return reply(status, { error_message: JSON.stringify({ faultstring: `status ${status}`, debuginfo: null }) });
+        return reply(202, { uuid: this.nodeUuid });
       }
       if (url.pathname.startsWith('/v1/heartbeat/')) {
         this.heartbeats.push(record);

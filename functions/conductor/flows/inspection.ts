@@ -1,0 +1,180 @@
+/**
+ * Inspection (Ironic's `conductor/inspection.py`): the `inspect` verb, the ramdisk's data, abort
+ * and the wait's timeout.
+ *
+ * - `inspect`: the API moved the node to `inspecting` and locked it for this message. An
+ *   out-of-band interface (redfish, fake) answers at once: the properties it found are saved, ports
+ *   created for the MACs, the node ends `manageable`. An in-band one (`agent`) prepares the
+ *   ramdisk's boot: the node is saved waiting in `inspect wait` (still locked), then powered on,
+ *   then released; the ramdisk's data arrives later.
+ * - `continue_inspection`: the API found the node in `inspect wait` for a ramdisk's post, moved it
+ *   to `inspecting` and locked it for this message. The interface runs the inspection hooks and
+ *   tears the ramdisk down; the inventory is stored apart from the node (the ramdisk's logs are not
+ *   kept), and the node ends `manageable` — or `inspect failed` with Ironic's message.
+ * - abort (from `inspect wait`) and the `inspect wait` timeout take the ramdisk away through the
+ *   interface's `abort`.
+ */
+import { MACAlreadyExists, UnsupportedDriverExtension } from '#common/errors';
+import { newUuid } from '#common/ids';
+import { INSPECTING } from '#common/states';
+import type { InspectionTask } from '#drivers/base';
+import { wipeAgentToken } from '#drivers/agent/inband';
+import { loadDriver } from '#drivers/registry';
+import type { Node } from '#objects/node';
+import { NodeInventory } from '#objects/node-inventory';
+import { Port } from '#objects/port';
+import type { RpcMethods } from '#rpc/messages';
+import type { ConductorContext } from '../context';
+import { type MessageArgs, claimForMessage } from '../claim';
+import { shouldRetry } from '../attempt';
+import { historyEventType } from '../history';
+import { createPortsIfNotExist } from './inspect-ports';
+
+/** What inspection hooks may do to the node's ports, over the port store. */
+export function inspectionTask(ctx: ConductorContext, node: Node): InspectionTask {
+  const ports = ctx.stores.ports;
+  return {
+    node,
+    log: ctx.log,
+    persist: async () => void (await ctx.nodes.save(node)),
+    ports: {
+      async list() {
+        const out: Port[] = [];
+        let marker: string | undefined;
+        do {
+          const page = await ports.list({ nodeUuid: node.uuid }, { limit: 1000, ...(marker ? { marker } : {}) });
+          out.push(...page.items);
+          marker = page.more ? page.items[page.items.length - 1]?.uuid : undefined;
+        } while (marker !== undefined);
+        return out;
+      },
+      async create(port) {
+        try {
+          await ports.create(new Port({ uuid: newUuid(), node_uuid: node.uuid, ...port, created_at: new Date().toISOString() }));
+          return true;
+        } catch (err) {
+          if (err instanceof MACAlreadyExists) return false;
+          throw err;
+        }
+      },
+      async save(port) {
+        await ports.save(port);
+      },
+      async destroy(port) {
+        await ports.destroy(port);
+      },
+    },
+  };
+}
+
+const failed = (err: unknown) => `Failed to inspect hardware. Reason: ${(err as Error).message}`;
+
+/** The `inspect` verb (Ironic's `inspect_hardware`). */
+export async function doInspect(ctx: ConductorContext, args: MessageArgs): Promise<void> {
+  const node = await claimForMessage(ctx, args, [INSPECTING]);
+  if (node === undefined) return;
+  const task = inspectionTask(ctx, node);
+  let start: (() => Promise<void>) | undefined;
+  try {
+    const driver = loadDriver(node);
+    await driver.power.validate(task);
+    await driver.inspect.validate(task);
+    // Inspection cannot start in fast-track mode (Ironic's wipe_token_and_url).
+    wipeAgentToken(node);
+    node.inspection_started_at = new Date().toISOString();
+    node.inspection_finished_at = null;
+    if (driver.inspect.inBand !== undefined) {
+      start = (await driver.inspect.inBand.start(task)).start;
+    } else {
+      const result = await driver.inspect.inspectHardware(task);
+      node.properties = result.properties;
+      await createPortsIfNotExist(ctx, node, result.macs);
+      node.inspection_finished_at = new Date().toISOString();
+    }
+  } catch (err) {
+    // Out of time before any hardware changed: another delivery tries again.
+    if (shouldRetry(ctx, err)) throw err;
+    node.last_error = failed(err);
+    node.processEvent('fail');
+    await ctx.nodes.save(node, { release: true });
+    ctx.log.info('inspect failed', { node: node.uuid, lastError: node.last_error });
+    return;
+  }
+  node.last_error = null;
+  if (start === undefined) {
+    node.processEvent('done');
+    await ctx.nodes.save(node, { release: true });
+    ctx.log.info('inspect finished', { node: node.uuid, state: node.provision_state });
+    return;
+  }
+  // The ramdisk may post as soon as the machine runs: the node waits first (still locked, so a
+  // post meanwhile is a 409 the ramdisk retries), then powers on, then is released.
+  node.processEvent('wait');
+  await ctx.nodes.save(node);
+  try {
+    await start();
+  } catch (err) {
+    node.last_error = failed(err);
+    node.processEvent('fail');
+  }
+  await ctx.nodes.save(node, { release: true });
+  ctx.log.info('inspect started: waiting for the ramdisk', { node: node.uuid, state: node.provision_state, lastError: node.last_error });
+}
+
+/** The ramdisk's data (Ironic's `continue_inspection`). */
+export async function doContinueInspection(
+  ctx: ConductorContext,
+  args: MessageArgs & Omit<RpcMethods['continue_inspection'], 'node_id' | 'lock_token'>,
+): Promise<void> {
+  const node = await claimForMessage(ctx, args, [INSPECTING]);
+  if (node === undefined) return;
+  // The agent just spoke: with fast track it counts as up (Ironic timestamps agent_last_heartbeat).
+  node.driver_internal_info = { ...node.driver_internal_info, agent_last_heartbeat: new Date().toISOString() };
+  const pluginData = { ...args.plugin_data };
+  try {
+    const inBand = loadDriver(node).inspect.inBand;
+    // The interface was changed while the node waited (Ironic allows it): nothing can take the data.
+    if (inBand === undefined) throw new UnsupportedDriverExtension(node.driver, 'continue_inspection');
+    await inBand.continue(inspectionTask(ctx, node), args.inventory, pluginData);
+    // The ramdisk's logs can be large; Ironless keeps none of them (Ironic stores them apart).
+    delete pluginData.logs;
+    await ctx.stores.nodeInventory.put(
+      new NodeInventory({
+        node_uuid: node.uuid,
+        inventory_data: args.inventory,
+        plugin_data: pluginData,
+        created_at: new Date().toISOString(),
+      }),
+    );
+  } catch (err) {
+    if (shouldRetry(ctx, err)) throw err;
+    node.last_error = `Failed to finish inspection: ${(err as Error).message}`;
+    node.processEvent('fail');
+    await ctx.nodes.save(node, { release: true });
+    ctx.log.warn('Inspection processing failed', { node: node.uuid, lastError: node.last_error });
+    return;
+  }
+  node.last_error = null;
+  node.inspection_finished_at = new Date().toISOString();
+  node.processEvent('done');
+  await ctx.nodes.save(node, { release: true });
+  ctx.log.info('Inspection finished', { node: node.uuid, state: node.provision_state });
+}
+
+/**
+ * Take away what a waiting in-band inspection set up (Ironic's `inspect.abort`), for an abort or
+ * a timeout: the ramdisk's boot, the power (unless fast track), the agent's token. A failure is
+ * added to last_error; the node is not saved here.
+ */
+export async function tearDownInspection(ctx: ConductorContext, node: Node): Promise<void> {
+  try {
+    await loadDriver(node).inspect.inBand?.abort({ node, log: ctx.log });
+  } catch (err) {
+    ctx.log.error('Could not abort the inspection', { node: node.uuid, error: String(err) });
+    node.last_error = `${node.last_error ?? 'Inspection failed'}. Also failed to abort inspection on node ${node.uuid}, reason: ${(err as Error).message}`;
+  }
+  wipeAgentToken(node);
+  // The event is recorded (Ironic's node_history_record with INTROSPECTION) even when the message is the API's.
+  historyEventType(node, 'introspection');
+  node.last_error = node.last_error ?? null;
+}

@@ -1,0 +1,76 @@
+/**
+ * Stack props from CDK context, so an operator chooses the security and operations settings on
+ * the command line (`npx cdk deploy -c authStrategy=noauth -c endpointType=PRIVATE …`) or in
+ * `cdk.json`, without editing `bin/app.ts`. Values from `-c` are strings; lists are comma-separated.
+ */
+import type { Node } from 'constructs';
+import type { ApiExposure } from './api-exposure';
+import type { IronlessStackProps } from './ironless-stack';
+import type { IronlessSettings } from './settings';
+
+/** The context keys read, for error messages and the README. */
+export const CONTEXT_KEYS = [
+  'authStrategy',
+  'endpointType',
+  'vpcEndpointIds',
+  'sourceVpcIds',
+  'allowUnauthenticatedPublicApi',
+  'wafRateLimit',
+  'imageBuckets',
+  'alarmTopicArn',
+  'dashboard',
+] as const;
+
+function list(value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) return value.map(String);
+  return String(value)
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+}
+
+function flag(name: string, value: unknown): boolean | undefined {
+  if (value === undefined || typeof value === 'boolean') return value;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new Error(`context ${name} must be true or false, got "${String(value)}"`);
+}
+
+function wholeNumber(name: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new Error(`context ${name} must be a whole number, got "${String(value)}"`);
+  return n;
+}
+
+/** The props the context asks for; unset keys leave the stack's defaults. */
+export function propsFromContext(node: Node): Pick<IronlessStackProps, 'settings' | 'api' | 'alarmTopicArn' | 'dashboard'> {
+  const get = (key: (typeof CONTEXT_KEYS)[number]): unknown => node.tryGetContext(key);
+  const settings: { -readonly [K in keyof IronlessSettings]?: IronlessSettings[K] } = {};
+  const auth = get('authStrategy');
+  if (auth !== undefined) settings.authStrategy = String(auth) as IronlessSettings['authStrategy'];
+  const buckets = list(get('imageBuckets'));
+  if (buckets) settings.imageBuckets = buckets;
+
+  const api: { -readonly [K in keyof ApiExposure]?: ApiExposure[K] } = {};
+  const endpointType = get('endpointType');
+  if (endpointType !== undefined) api.endpointType = String(endpointType).toUpperCase() as 'REGIONAL' | 'PRIVATE';
+  const endpoints = list(get('vpcEndpointIds'));
+  if (endpoints) api.vpcEndpointIds = endpoints;
+  const vpcs = list(get('sourceVpcIds'));
+  if (vpcs) api.sourceVpcIds = vpcs;
+  const open = flag('allowUnauthenticatedPublicApi', get('allowUnauthenticatedPublicApi'));
+  if (open !== undefined) api.allowUnauthenticatedPublicApi = open;
+  const rateLimit = wholeNumber('wafRateLimit', get('wafRateLimit'));
+  if (rateLimit !== undefined) api.waf = { rateLimit };
+
+  const topic = get('alarmTopicArn');
+  const dashboard = flag('dashboard', get('dashboard'));
+  return {
+    settings,
+    api,
+    ...(topic !== undefined ? { alarmTopicArn: String(topic) } : {}),
+    ...(dashboard !== undefined ? { dashboard } : {}),
+  };
+}

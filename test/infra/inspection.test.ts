@@ -1,0 +1,85 @@
+/**
+ * In-band inspection in the CDK stack: the node inventory table (keyed by the node's UUID, no
+ * index, kept like every table), which the API reads and deletes and the conductor writes, and the
+ * `[inspector]` settings reaching the conductor — with bad hooks refused at synth.
+ */
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { IronlessStack } from '../../lib/ironless-stack';
+
+const template = Template.fromStack(
+  new IronlessStack(new App(), 'Inspection', {
+    settings: { inspectWaitTimeoutSeconds: 600, inspectorAddPorts: 'all', inspectorHooks: '$default_hooks,memory' },
+  }),
+);
+const resources = (type: string) =>
+  template.findResources(type) as Record<string, { Properties: Record<string, unknown>; DeletionPolicy?: string }>;
+
+const inventoryTableId = () =>
+  Object.entries(resources('AWS::DynamoDB::GlobalTable')).find(([, t]) =>
+    JSON.stringify(t.Properties.KeySchema).includes('"node_uuid"'),
+  )?.[0] as string;
+
+/** The actions the role of a function (found by its description) may take on the inventory table. */
+function inventoryActions(description: RegExp): string[] {
+  const [fnId] =
+    Object.entries(resources('AWS::Lambda::Function')).find(([, f]) => description.test(String(f.Properties.Description))) ?? [];
+  const fn = resources('AWS::Lambda::Function')[fnId as string] as { Properties: { Role: { 'Fn::GetAtt': [string] } } };
+  const role = fn.Properties.Role['Fn::GetAtt'][0];
+  return Object.values(resources('AWS::IAM::Policy'))
+    .filter((p) => JSON.stringify(p.Properties.Roles).includes(role))
+    .flatMap((p) => (p.Properties.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement)
+    .filter((s) => JSON.stringify(s.Resource).includes(inventoryTableId()))
+    .flatMap((s) => [s.Action].flat());
+}
+
+it('creates the node inventory table: keyed by the node UUID, no index, retained', () => {
+  const table = resources('AWS::DynamoDB::GlobalTable')[inventoryTableId()];
+  expect(table?.Properties).toMatchObject({
+    KeySchema: [{ AttributeName: 'node_uuid', KeyType: 'HASH' }],
+    AttributeDefinitions: [{ AttributeName: 'node_uuid', AttributeType: 'S' }],
+    BillingMode: 'PAY_PER_REQUEST',
+  });
+  expect(table?.Properties.GlobalSecondaryIndexes).toBeUndefined();
+  expect(table?.DeletionPolicy).toBe('Retain');
+  template.hasOutput('NodeInventoryTable', { Value: { Ref: inventoryTableId() } });
+});
+
+it('lets the API read and delete inventories and the conductor write them, naming the table to both', () => {
+  for (const fn of [/^Ironless api/, /^Ironless conductor/]) {
+    expect(inventoryActions(fn)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem']));
+  }
+  for (const description of ['^Ironless api', '^Ironless conductor']) {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp(description),
+      Environment: { Variables: Match.objectLike({ NODE_INVENTORY_TABLE: { Ref: inventoryTableId() } }) },
+    });
+  }
+});
+
+it('gives the conductor the [inspector] settings and the inspect wait timeout', () => {
+  template.hasResourceProperties('AWS::Lambda::Function', {
+    Description: Match.stringLikeRegexp('^Ironless conductor'),
+    Environment: {
+      Variables: Match.objectLike({
+        INSPECT_WAIT_TIMEOUT: '600',
+        INSPECTOR_HOOKS: '$default_hooks,memory',
+        INSPECTOR_ADD_PORTS: 'all',
+        INSPECTOR_KEEP_PORTS: 'all',
+        INSPECTOR_POWER_OFF: 'true',
+      }),
+    },
+  });
+});
+
+it('refuses hooks the conductor could not load, and unknown port policies', () => {
+  expect(() => new IronlessStack(new App(), 'BadHooks', { settings: { inspectorHooks: 'ports,validate-interfaces' } })).toThrow(
+    'Hook ports requires these missing hooks to be enabled before it: validate-interfaces',
+  );
+  expect(() => new IronlessStack(new App(), 'Unknown', { settings: { inspectorHooks: '$default_hooks,lldp' } })).toThrow(
+    'The following hook(s) are missing or failed to load: lldp',
+  );
+  expect(() => new IronlessStack(new App(), 'Ports', { settings: { inspectorKeepPorts: 'some' as 'all' } })).toThrow(
+    'inspectorKeepPorts "some" must be one of all, present, added',
+  );
+});

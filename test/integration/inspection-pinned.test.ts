@@ -1,0 +1,174 @@
+/**
+ * In-band inspection through the API on fake-hardware (the test posts what a ramdisk would), and
+ * during a rolling upgrade: services pinned to 2026.3 (RPC 1.1, no continue_inspection) never start
+ * an in-band inspection — the pinned API refuses the verb with a 503 before anything changes, a
+ * pinned conductor fails it before booting anything — and a pinned API answers a ramdisk's post
+ * with a 503 (IPA retries) instead of sending a message an old conductor would dead-letter.
+ */
+import type { LocalStack } from '../../local/stack';
+import { ApiClient, faultOf, startStack } from './helpers/stack';
+
+let stack: LocalStack;
+let api: ApiClient;
+let unpinned: { api: string; conductor: string };
+
+beforeAll(async () => {
+  stack = await startStack();
+  api = new ApiClient(stack.url, '1.87');
+  unpinned = { api: stack.lambda.getAlias('api', 'live')!.version, conductor: stack.lambda.getAlias('conductor', 'live')!.version };
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+afterEach(() => {
+  stack.lambda.setAlias('api', 'live', unpinned.api);
+  stack.lambda.setAlias('conductor', 'live', unpinned.conductor);
+});
+
+/** Send one of the functions' traffic to a new version of it pinned to 2026.3. */
+async function pin(name: 'api' | 'conductor'): Promise<void> {
+  stack.lambda.setAlias(name, 'live', stack.lambda.publishVersion(name, { env: { PIN_RELEASE_VERSION: '2026.3' } }));
+  if (name === 'conductor') await stack.conductorHeartbeat();
+}
+
+async function agentNode(name: string): Promise<string> {
+  const created = await api.request('POST', '/v1/nodes', { name, driver: 'fake-hardware', inspect_interface: 'agent' });
+  expect(created.status).toBe(201);
+  const uuid = created.body.uuid as string;
+  await api.provision(uuid, 'manage');
+  await api.settle(uuid, ['manageable']);
+  return uuid;
+}
+
+/** The node waiting for its ramdisk, and no longer locked by the conductor. */
+async function waiting(uuid: string): Promise<void> {
+  await api.provision(uuid, 'inspect');
+  await api.settle(uuid, ['inspect wait', 'inspect failed']);
+  const deadline = Date.now() + 20_000;
+  while ((await api.get(`/v1/nodes/${uuid}`)).body.reservation !== null) {
+    if (Date.now() > deadline) throw new Error('the node stayed locked');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** What a ramdisk posts: an inventory with one NIC of this MAC, the root disk it guessed, its logs. */
+function dataFor(mac: string, memoryMb = 8192) {
+  return {
+    inventory: {
+      interfaces: [{ name: 'eth0', mac_address: mac, ipv4_address: '10.1.0.5' }],
+      cpu: { count: 4, architecture: 'aarch64' },
+      memory: { physical_mb: memoryMb },
+      disks: [{ name: '/dev/vda', size: 20 * 1024 ** 3 }],
+      boot: { current_boot_mode: 'bios' },
+      bmc_address: null,
+    },
+    root_disk: { name: '/dev/vda', size: 20 * 1024 ** 3 },
+    logs: 'H4sIAAAAAAAA/w==',
+  };
+}
+
+describe('continue_inspection through the API', () => {
+  it('takes a ramdisk’s data at 1.84 (giving the agent its token) and at 1.1, and processes it in the conductor', async () => {
+    const uuid = await agentNode('ramdisk-84');
+    await waiting(uuid);
+    const data = dataFor('52:54:00:ab:cd:01');
+    const reply = await api.request('POST', `/v1/continue_inspection?node_uuid=${uuid}`, data);
+    expect(reply.status).toBe(202);
+    expect(reply.body.node.uuid).toBe(uuid);
+    expect(reply.body.config).toMatchObject({ agent_token_required: true, agent_token: expect.stringMatching(/^.{32,}$/) });
+    const node = await api.settle(uuid, ['manageable', 'inspect failed']);
+    expect(node).toMatchObject({ provision_state: 'manageable', last_error: null });
+    expect(node.properties).toMatchObject({ cpu_arch: 'aarch64', memory_mb: 8192, cpus: 4, local_gb: 19, capabilities: 'boot_mode:bios' });
+    expect((await api.get(`/v1/ports?node=${uuid}`)).body.ports.map((p: { address: string }) => p.address)).toEqual(['52:54:00:ab:cd:01']);
+    const stored = (await api.get(`/v1/nodes/${uuid}/inventory`)).body;
+    expect(stored.inventory).toEqual(data.inventory);
+    expect(stored.plugin_data).not.toHaveProperty('logs');
+
+    // Again, found by its port this time, at 1.1 as IPA posts: the answer is inspector's {uuid}.
+    await waiting(uuid);
+    const v1 = await new ApiClient(stack.url, '1.1').request('POST', '/v1/continue_inspection', dataFor('52:54:00:ab:cd:01', 4096));
+    expect([v1.status, v1.body]).toEqual([202, { uuid }]);
+    expect(await api.settle(uuid, ['manageable', 'inspect failed'])).toMatchObject({ properties: { memory_mb: 4096 } });
+  });
+
+  it('answers 413 for data too large to pass on, and 400 for a node inspected out of band', async () => {
+    const uuid = await agentNode('ramdisk-codes');
+    await waiting(uuid);
+    const data = dataFor('52:54:00:ab:cd:02');
+    const huge = await api.request('POST', `/v1/continue_inspection?node_uuid=${uuid}`, { ...data, extra: 'x'.repeat(300_000) });
+    expect([huge.status, faultOf(huge).faultstring]).toEqual([
+      413,
+      expect.stringMatching(
+        new RegExp(`^The inspection data of node ${uuid} is \\d+ bytes without its logs; Ironless takes at most \\d+\\.$`),
+      ),
+    ]);
+    expect((await api.get(`/v1/nodes/${uuid}`)).body.provision_state).toBe('inspect wait');
+    const outOfBand = await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'replace', path: '/inspect_interface', value: 'fake' }]);
+    expect(outOfBand.status).toBe(200);
+    const refused = await api.request('POST', `/v1/continue_inspection?node_uuid=${uuid}`, data);
+    expect([refused.status, faultOf(refused).faultstring]).toEqual([
+      400,
+      'Driver fake-hardware does not support inspect (disabled or not implemented).',
+    ]);
+  });
+});
+
+describe('pinned to release 2026.3', () => {
+  it('the API refuses to start an in-band inspection, changing nothing; out of band still works', async () => {
+    const uuid = await agentNode('pinned-api');
+    await pin('api');
+    const refused = await api.request('PUT', `/v1/nodes/${uuid}/states/provision`, { target: 'inspect' });
+    expect(refused.status).toBe(503);
+    expect(faultOf(refused).faultstring).toBe(
+      `Node ${uuid} cannot be inspected in band while this service is pinned to release 2026.3: its ramdisk's data needs RPC 1.2 (continue_inspection), above this service's cap 1.1. ` +
+        'Inspect it once the upgrade is finished (unpinned), or with an out-of-band inspect interface.',
+    );
+    expect((await api.get(`/v1/nodes/${uuid}`)).body).toMatchObject({ provision_state: 'manageable', last_error: null, reservation: null });
+    expect((await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'replace', path: '/inspect_interface', value: 'fake' }])).status).toBe(
+      200,
+    );
+    await api.provision(uuid, 'inspect');
+    expect(await api.settle(uuid, ['manageable', 'inspect failed'])).toMatchObject({ provision_state: 'manageable', last_error: null });
+  });
+
+  it('a conductor fails the inspection before booting anything', async () => {
+    const uuid = await agentNode('pinned-conductor');
+    await pin('conductor');
+    await api.provision(uuid, 'inspect');
+    const node = await api.settle(uuid, ['inspect wait', 'inspect failed']);
+    expect(node.provision_state).toBe('inspect failed');
+    expect(node.last_error).toBe(
+      "Failed to inspect hardware. Reason: In-band inspection needs RPC API 1.2 (continue_inspection) to hand the ramdisk's data to a conductor, above RPC 1.1 of release 2026.3 this service is pinned to. " +
+        'Inspect the node once every service runs the new release unpinned, or with an out-of-band inspect interface.',
+    );
+    expect(node.driver_internal_info).not.toHaveProperty('inspector_manage_boot');
+    // The validation says so too.
+    const validation = (await api.get(`/v1/nodes/${uuid}/validate`)).body;
+    expect(validation.inspect).toMatchObject({ result: false, reason: expect.stringContaining('In-band inspection needs RPC API 1.2') });
+  });
+
+  it('the API answers a ramdisk 503 (it retries) rather than send what an older conductor cannot handle', async () => {
+    const uuid = await agentNode('pinned-callback');
+    await waiting(uuid);
+    await pin('api');
+    const data = dataFor('52:54:00:ab:cd:03');
+    const refused = await api.request('POST', `/v1/continue_inspection?node_uuid=${uuid}`, data);
+    expect(refused.status).toBe(503);
+    expect(faultOf(refused).faultstring).toBe(
+      `Inspection data for node ${uuid} cannot be processed while this service is pinned to release 2026.3 (RPC 1.1; continue_inspection needs 1.2). Retry later.`,
+    );
+    expect((await api.get(`/v1/nodes/${uuid}`)).body).toMatchObject({ provision_state: 'inspect wait', reservation: null });
+    expect((await api.get(`/v1/nodes/${uuid}`)).body.driver_internal_info).not.toHaveProperty('agent_secret_token');
+    // A node not waiting for inspection is the usual 404, pinned or not (an always-inspecting ramdisk's deploy boots).
+    const other = await api.request('POST', '/v1/continue_inspection', {
+      inventory: { interfaces: [{ mac_address: '52:54:00:ff:00:01' }] },
+    });
+    expect(other.status).toBe(404);
+
+    stack.lambda.setAlias('api', 'live', unpinned.api);
+    expect((await api.request('POST', `/v1/continue_inspection?node_uuid=${uuid}`, data)).status).toBe(202);
+    expect(await api.settle(uuid, ['manageable', 'inspect failed'])).toMatchObject({ provision_state: 'manageable' });
+  });
+});
