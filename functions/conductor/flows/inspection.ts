@@ -104,7 +104,7 @@ export async function doInspect(ctx: ConductorContext, args: MessageArgs): Promi
   if (start === undefined) {
     node.processEvent('done');
     await ctx.nodes.save(node, { release: true });
-    ctx.log.info('inspect finished', { node: node.uuid, state: node.provision_state });
+    ctx.log.info('inspect finished', { node: node.uuid, state: node.provision_state, message_id: args.message_id });
     return;
   }
   // The ramdisk may post as soon as the machine runs: the node waits first (still locked, so a

@@ -8,8 +8,8 @@ import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { DatabaseUnavailable } from '../../../functions/common/errors';
 import type { ConductorContext } from '../../../functions/conductor/context';
 import { handleSqsBatch } from '../../../functions/conductor/entries/rpc';
-import { doDirectAction } from '../../../functions/conductor/flows/actions';
 import { doNodeDeploy } from '../../../functions/conductor/flows/deploy';
+import { doInspect } from '../../../functions/conductor/flows/inspection';
 import { type Redelivery, redeliveryDelaySeconds } from '../../../functions/conductor/redelivery';
 import { fakeInspect } from '../../../functions/drivers/fake';
 import type { NodeStore } from '../../../functions/db/nodes';
@@ -125,9 +125,9 @@ describe('flows that fail the node for other errors', () => {
     node.processEvent('inspect');
     await base.nodes.save(node, { lockFor: { host: 'api', token: 'rpc:i1', ttlSeconds: 300 } });
     try {
-      await expect(
-        doDirectAction(ctx, { node_id: node.uuid, lock_token: 'rpc:i1', message_id: 'i1', action: 'inspect' }),
-      ).rejects.toBeInstanceOf(DatabaseUnavailable);
+      await expect(doInspect(ctx, { node_id: node.uuid, lock_token: 'rpc:i1', message_id: 'i1' })).rejects.toBeInstanceOf(
+        DatabaseUnavailable,
+      );
     } finally {
       fakeInspect.inspectHardware = inspect;
     }
