@@ -3,9 +3,10 @@
  * (`@aws-sdk/client-dynamodb`), with items marshalled by `@aws-sdk/util-dynamodb`.
  *
  * The commands and their input and output shapes are lib-dynamodb's (native JavaScript values in,
- * native values out), so stores read as they would with its document client; marshalling here is
- * a walk over the few item-valued fields of each operation, which costs less than lib-dynamodb's
- * schema walk over every field of every input and output (see the README's Benchmarks).
+ * native values out), so stores read as they would with its document client; marshalling
+ * (`marshalling.ts`) walks only the few item-valued fields of each operation, where lib-dynamodb
+ * walks every field of every input and output and cannot use cacheMiddleware (it measured no
+ * cheaper: see the README's Benchmarks).
  *
  * Everything the wire needs is the SDK's: SigV4 signing with clock-skew correction, the credential
  * provider chain, endpoint resolution (FIPS and dual-stack through AWS_USE_FIPS_ENDPOINT and
@@ -13,15 +14,10 @@
  * adaptive retry strategy. A client is built once per execution environment for a profile
  * (`CLIENT_PROFILES`): keep-alive connections, connection and request timeouts, and retries sized
  * for who waits — the API answers within API Gateway's 29 s, the conductor can wait longer.
- *
- * Marshalling keeps the options the stores have always used: undefined values removed, empty
- * strings kept, numbers as JavaScript numbers. The legacy parameters (`Expected`, `KeyConditions`,
- * `QueryFilter`, `ScanFilter`, `AttributeUpdates`) are not marshalled.
  */
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import {
-  type AttributeValue,
   BatchGetItemCommand,
   BatchWriteItemCommand,
   DeleteItemCommand,
@@ -54,10 +50,9 @@ import type {
   UpdateCommandInput,
   UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { marshallInput, unmarshallError, unmarshallOutput } from './marshalling';
 
 type Dict = Record<string, unknown>;
-type Wire = Record<string, AttributeValue>;
 
 /** One DynamoDB operation and its input; `send` gives its output. */
 export abstract class Command<Input, Output> {
@@ -298,92 +293,6 @@ function prepare(sdk: DynamoDBClient): void {
     toMiddleware: 'retryMiddleware',
     name: 'ironlessAttemptOutcome',
   });
-}
-
-const MARSHALL = { removeUndefinedValues: true, convertEmptyValues: false } as const;
-const toWire = (value: Dict): Wire => marshall(value, MARSHALL) as Wire;
-const fromWire = (value: Wire): Dict => unmarshall(value);
-
-/** The SDK input for `input`: the item-valued fields marshalled. */
-function marshallInput(operation: Operation, input: Dict): Dict {
-  if (operation === 'BatchGetItem') {
-    const requests = input.RequestItems as Record<string, Dict & { Keys: Dict[] }>;
-    return {
-      ...input,
-      RequestItems: mapValues(requests, (request) => ({ ...request, Keys: request.Keys.map(toWire) })),
-    };
-  }
-  if (operation === 'BatchWriteItem') {
-    const requests = input.RequestItems as Record<string, Dict[]>;
-    return { ...input, RequestItems: mapValues(requests, (list) => list.map(marshallWriteRequest)) };
-  }
-  if (operation === 'TransactWriteItems') {
-    // The SDK fills ClientRequestToken (the transaction's idempotency token) when it is missing.
-    const items = (input.TransactItems as Record<string, Dict>[]).map((item) => mapValues(item, (part) => marshallItemFields(part)));
-    return { ...input, TransactItems: items };
-  }
-  return marshallItemFields(input);
-}
-
-function marshallItemFields(part: Dict): Dict {
-  const out: Dict = { ...part };
-  for (const field of ['Key', 'Item', 'ExpressionAttributeValues', 'ExclusiveStartKey']) {
-    if (part[field] !== undefined) out[field] = toWire(part[field] as Dict);
-  }
-  return out;
-}
-
-function marshallWriteRequest(request: Dict): Dict {
-  const put = request.PutRequest as { Item: Dict } | undefined;
-  const del = request.DeleteRequest as { Key: Dict } | undefined;
-  return {
-    ...(put ? { PutRequest: { Item: toWire(put.Item) } } : {}),
-    ...(del ? { DeleteRequest: { Key: toWire(del.Key) } } : {}),
-  };
-}
-
-/** The output for the SDK's output: its item-valued fields unmarshalled. */
-function unmarshallOutput(body: Dict): Dict {
-  const out: Dict = { ...body };
-  for (const field of ['Item', 'Attributes', 'LastEvaluatedKey']) {
-    if (body[field] !== undefined) out[field] = fromWire(body[field] as Wire);
-  }
-  if (Array.isArray(body.Items)) out.Items = (body.Items as Wire[]).map(fromWire);
-  if (body.Responses !== undefined) out.Responses = mapValues(body.Responses as Record<string, Wire[]>, (items) => items.map(fromWire));
-  if (body.UnprocessedKeys !== undefined) {
-    const pending = body.UnprocessedKeys as Record<string, Dict & { Keys: Wire[] }>;
-    out.UnprocessedKeys = mapValues(pending, (request) => ({ ...request, Keys: request.Keys.map(fromWire) }));
-  }
-  if (body.UnprocessedItems !== undefined) {
-    const pending = body.UnprocessedItems as Record<string, Dict[]>;
-    out.UnprocessedItems = mapValues(pending, (list) =>
-      list.map((request) => {
-        const put = request.PutRequest as { Item: Wire } | undefined;
-        const del = request.DeleteRequest as { Key: Wire } | undefined;
-        return {
-          ...(put ? { PutRequest: { Item: fromWire(put.Item) } } : {}),
-          ...(del ? { DeleteRequest: { Key: fromWire(del.Key) } } : {}),
-        };
-      }),
-    );
-  }
-  return out;
-}
-
-/** The items an error carries (a cancelled transaction's reasons, a failed condition's item), unmarshalled in place. */
-function unmarshallError(err: unknown): void {
-  const e = err as { CancellationReasons?: { Item?: unknown }[]; Item?: unknown } | undefined;
-  if (typeof e !== 'object' || e === null) return;
-  if (Array.isArray(e.CancellationReasons)) {
-    for (const reason of e.CancellationReasons) if (reason.Item !== undefined) reason.Item = fromWire(reason.Item as Wire);
-  }
-  if (e.Item !== undefined) e.Item = fromWire(e.Item as Wire);
-}
-
-function mapValues<A, B>(record: Record<string, A>, fn: (value: A) => B): Record<string, B> {
-  const out: Record<string, B> = {};
-  for (const [key, value] of Object.entries(record)) out[key] = fn(value);
-  return out;
 }
 
 export class DocumentClient {
