@@ -17,7 +17,7 @@ beforeAll(async () => {
       conductorGroups: ['', 'rack-a'],
       conductorTimeoutSeconds: 5,
       stepTimeoutSeconds: 4,
-      lockTtlSeconds: 6,
+      lockTtlSeconds: 8,
       ...SHORT_STEP_LIMITS,
       nodeHistoryMaxEntries: 1,
     },
