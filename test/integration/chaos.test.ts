@@ -112,6 +112,10 @@ function injectChaos(): void {
   const match = () => Math.random() < 0.06;
   // A quarter of the synchronous steps die or time out: their flows fail, to be recovered later.
   const step = (event: unknown) => (event as { entry?: string; action?: string }).action === 'run' && Math.random() < 0.25;
+  // The first two invocations time out and crash a few ms in, whatever the dice say below: a
+  // quiet machine may run too few invocations for every kind of fault to come up at random.
+  stack.faults.lambda({ function: 'conductor', action: 'timeout', afterMs: 0, times: 1 });
+  stack.faults.lambda({ function: 'conductor', action: 'crash', afterMs: 0, times: 1 });
   stack.faults.lambda({ function: 'conductor', action: 'crash', afterMs: 5, match: step, times: 1_000 });
   stack.faults.lambda({ function: 'conductor', action: 'timeout', afterMs: 30, match: step, times: 1_000 });
   stack.faults.lambda({ function: 'conductor', action: 'crash', match, times: 1_000 });
