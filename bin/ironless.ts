@@ -7,6 +7,7 @@ import { registerBuild } from './commands/build';
 import { registerFleet } from './commands/fleet';
 import { registerDbsync } from './commands/dbsync';
 import { registerLocal } from './commands/local';
+import { registerUpgrade } from './commands/upgrade';
 
 const program = new Command()
   .name('ironless')
@@ -16,5 +17,6 @@ registerLocal(program);
 registerBuild(program);
 registerFleet(program);
 registerDbsync(program);
+registerUpgrade(program);
 
 await program.parseAsync(process.argv);

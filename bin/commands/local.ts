@@ -1,5 +1,8 @@
 /** `ironless local`: the whole stack on this machine. */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
+import { readBuildManifest } from '../../local/build-manifest';
 import { readFaultSpec } from '../../local/faults';
 import { LocalStack } from '../../local/stack';
 import { port, positiveInteger } from './options';
@@ -14,6 +17,7 @@ interface LocalOptions {
   auth: 'noauth' | 'http_basic';
   htpasswd?: string;
   faults?: string;
+  bundles?: string;
 }
 
 export function registerLocal(program: Command): void {
@@ -37,6 +41,7 @@ export function registerLocal(program: Command): void {
       '--faults <file>',
       'inject faults: DynamoDB throttling/errors/latency, Lambda crashes/timeouts, Step Functions errors (JSON, see README)',
     )
+    .option('--bundles <dir>', 'run these bundles (from `ironless build`, e.g. a past release) instead of building this checkout')
     .action(async (opts: LocalOptions) => {
       const started = Date.now();
       const say = (line: string) => {
@@ -45,6 +50,18 @@ export function registerLocal(program: Command): void {
       if (opts.auth === 'http_basic' && !opts.htpasswd) {
         console.error('--auth http_basic needs --htpasswd FILE (lines of user:bcrypt-digest, e.g. from htpasswd -nB user)');
         process.exit(2);
+      }
+      if (opts.bundles !== undefined) {
+        if (!existsSync(join(opts.bundles, 'runtime.mjs'))) {
+          console.error(`${opts.bundles} holds no bundles: build them with \`npx ironless build --out ${opts.bundles}\` (or --release R)`);
+          process.exit(2);
+        }
+        const manifest = readBuildManifest(opts.bundles);
+        say(
+          manifest
+            ? `Serving release ${manifest.release} (commit ${manifest.commit.slice(0, 12)}) from ${opts.bundles}`
+            : `Serving the bundles in ${opts.bundles} (no manifest.json: release unknown, taken as master)`,
+        );
       }
       let stack: LocalStack;
       try {
@@ -55,6 +72,7 @@ export function registerLocal(program: Command): void {
           settings: { authStrategy: opts.auth },
           ...(opts.htpasswd ? { htpasswdFile: opts.htpasswd } : {}),
           dataDir: opts.data,
+          ...(opts.bundles ? { buildDir: resolve(opts.bundles) } : {}),
           inMemory: opts.inMemory === true,
           // The fleet's agent ISO is built for in-band inspection too (`ipa-inspection-callback-url`).
           fleet: { count: opts.fleet, port: opts.fleetPort, inspection: true },
