@@ -11,7 +11,7 @@ import { readBuildManifest } from '../../local/build-manifest';
 import { DEFAULT_LIMITS, UpgradeRefused, parseSteps, versionsServing } from '../upgrade/decisions';
 import { ALIAS, Deployment } from '../upgrade/deployment';
 import { type Outcome, UpgradeRun } from '../upgrade/runner';
-import { LAST_PHASE, PHASES, TAGS, type UpgradeState, UPGRADED_FUNCTIONS, decodeState } from '../upgrade/state';
+import { LAST_PHASE, PHASES, TAGS, type UpgradeState, UPGRADED_FUNCTIONS, decodeState } from '../../functions/common/upgrade-state';
 import { resolveUpgradeTarget } from '../upgrade/target';
 import { positiveInteger } from './options';
 

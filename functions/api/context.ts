@@ -10,6 +10,7 @@ import type { Stores } from '#db/stores';
 import type { ConductorRpcClient } from '#rpc/client';
 import type { ConductorRing } from '#rpc/ring';
 import type { ApiVersion } from './microversion';
+import type { UpgradeView } from './upgrade-status';
 
 export interface ApiContext {
   readonly config: ApiConfig;
@@ -24,4 +25,6 @@ export interface ApiContext {
   /** The live conductors and which one serves a node (Ironic's hash ring). */
   readonly conductors: ConductorRing;
   readonly log: Logger;
+  /** `GET /ironless/v1/upgrade` (the rolling upgrade, for the web console); absent: 404. */
+  readonly upgradeStatus?: () => Promise<UpgradeView>;
 }

@@ -22,6 +22,7 @@ import type { ApiContext } from './context';
 import { type ApiRequest, type ApiResponse, errorBody, errorResponse } from './http';
 import { MIN_VERSION, parseVersion } from './microversion';
 import { dispatch, versionHeaders } from './router';
+import { upgradeStatusReader } from './upgrade-status';
 
 const config = loadApiConfig();
 const release = selectRelease(config.pinReleaseVersion);
@@ -30,6 +31,8 @@ const maxVersion = parseVersion(release.mapping.api);
 if (maxVersion === undefined) throw new Error(`Release ${release.release} has an invalid api version "${release.mapping.api}"`);
 
 const stores = createStores({ client: createDocumentClient('api'), tables: tableNamesFromEnv(process.env), release });
+
+const lambda = new LambdaClient({});
 
 const ctx: ApiContext = {
   config,
@@ -44,9 +47,10 @@ const ctx: ApiContext = {
     sqs: new SQSClient({ useQueueUrlAsEndpoint: false }),
     queues: config.conductorQueues,
     versionCap: release.mapping.rpc,
-    lambda: new LambdaClient({}),
+    lambda,
     conductorFunction: config.conductorFunction,
   }),
+  upgradeStatus: upgradeStatusReader(lambda, { conductor: config.conductorFunction, api: process.env.AWS_LAMBDA_FUNCTION_NAME ?? 'api' }),
   conductors: new ConductorRing(stores.conductors, { heartbeatTimeoutSeconds: config.conductorHeartbeatTimeoutSeconds }),
 };
 

@@ -34,7 +34,7 @@ import { NODE_CHILDREN_ROUTES } from './controllers/node-children';
 import { CONTINUE_INSPECTION_ROUTES } from './controllers/continue-inspection';
 import { RAMDISK_ROUTES } from './controllers/ramdisk';
 import { getRoot, getV1 } from './controllers/root';
-import type { ApiRequest, ApiResponse } from './http';
+import { type ApiRequest, type ApiResponse, errorBody, json } from './http';
 import type { Route } from './route';
 import { MAX_VERSION_HEADER, MIN_VERSION, MIN_VERSION_HEADER, VERSION_HEADER, negotiate, versionString } from './microversion';
 
@@ -104,6 +104,7 @@ export async function dispatch(req: ApiRequest, ctx: ApiContext): Promise<ApiRes
     if (req.method !== 'GET' && req.method !== 'HEAD') throw httpErrors.methodNotAllowed();
     return withVersionHeaders(await getRoot(req, ctx), ctx, MIN_VERSION);
   }
+  if (req.path.startsWith('/ironless/')) return ironless(req, ctx);
   const segments = segmentsOf(req);
   if (segments === undefined) throw httpErrors.notFound();
   if (segments.length === 1) {
@@ -121,6 +122,18 @@ export async function dispatch(req: ApiRequest, ctx: ApiContext): Promise<ApiRes
   const found = candidates.find((c) => c.r.method === method);
   if (found === undefined) throw httpErrors.methodNotAllowed('', [...new Set(candidates.map((c) => c.r.method))].sort());
   return withVersionHeaders(await found.r.handler(req, ctx, found.params as Record<string, string>), ctx, req.version);
+}
+
+/** Ironless's own read-only endpoints, outside Ironic's versioned API: `/ironless/v1/upgrade`. */
+async function ironless(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
+  if (req.path.replace(/\/+$/, '') !== '/ironless/v1/upgrade' || ctx.upgradeStatus === undefined) throw httpErrors.notFound();
+  if (req.method !== 'GET' && req.method !== 'HEAD') throw httpErrors.methodNotAllowed('', ['GET']);
+  try {
+    return json(200, await ctx.upgradeStatus());
+  } catch (err) {
+    ctx.log.warn('Could not read the upgrade status', { error: String(err) });
+    return json(503, errorBody(503, `The upgrade status could not be read from the Lambda API: ${(err as Error).name}. Retry later.`));
+  }
 }
 
 function negotiateOrRefuse(req: ApiRequest, ctx: ApiContext): ApiRequest['version'] {

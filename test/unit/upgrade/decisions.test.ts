@@ -14,7 +14,7 @@ import {
   startDecision,
   versionsServing,
 } from '../../../bin/upgrade/decisions';
-import type { UpgradeState } from '../../../bin/upgrade/state';
+import type { UpgradeState } from '../../../functions/common/upgrade-state';
 
 const base: UpgradeState = {
   id: '20261125T081500Z',
