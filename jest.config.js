@@ -3,6 +3,8 @@
 // its own (isolatedModules); `npm run typecheck` is what type-checks.
 const tsJest = ['ts-jest', { useESM: true, tsconfig: '<rootDir>/tsconfig.json' }];
 const common = {
+  // Builds of past releases (dist/releases) hold a package.json of their own.
+  modulePathIgnorePatterns: ['<rootDir>/dist/'],
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': tsJest },
   testEnvironment: 'node',
@@ -30,6 +32,14 @@ export default {
       ...common,
       displayName: 'compat',
       testMatch: ['<rootDir>/test/compat/**/*.test.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/jest-timeout.ts'],
+      globalSetup: '<rootDir>/test/integration/global-setup.mjs',
+    },
+    {
+      ...common,
+      // The grenade test (npm run test:upgrade): a past release upgraded to this checkout under load.
+      displayName: 'upgrade',
+      testMatch: ['<rootDir>/test/upgrade/**/*.test.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/jest-timeout.ts'],
       globalSetup: '<rootDir>/test/integration/global-setup.mjs',
     },
