@@ -4,6 +4,7 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
@@ -24,7 +25,7 @@ import { failTimedOutWaits } from './flows/timeouts';
 import { manageNodeHistory, recordingFailures } from './history';
 import { Liveness } from './liveness';
 import { SqsRedelivery } from './redelivery';
-import { isPeriodicEvent } from './schedules';
+import { type PeriodicEvent, isPeriodicEvent } from './schedules';
 import { SfnStepsRunner } from './steps-runner';
 
 const config = loadConductorConfig();
@@ -47,6 +48,17 @@ const ctx: ConductorContext = {
 };
 
 const liveness = new Liveness(stores.conductors, config, log);
+const lambda = new LambdaClient({});
+
+/** This conductor's `live` alias, which a periodic task's next page is sent to (whatever version runs it). */
+const self = `${process.env.AWS_LAMBDA_FUNCTION_NAME ?? 'conductor'}:live`;
+
+/** Hand a periodic task's cursor to another invocation of this conductor, asynchronously. */
+async function continuePeriodic(event: PeriodicEvent): Promise<void> {
+  await lambda.send(
+    new InvokeCommand({ FunctionName: self, InvocationType: 'Event', Payload: new TextEncoder().encode(JSON.stringify(event)) }),
+  );
+}
 
 function isSqsEvent(event: unknown): event is SQSEvent {
   const records = (event as { Records?: { eventSource?: string }[] })?.Records;
@@ -66,7 +78,10 @@ async function dispatch(event: unknown, context: Context): Promise<unknown> {
       case 'fail_stuck_nodes':
         return { failed: await failStuckNodes(ctx) };
       case 'sync_power_states':
-        return await syncPowerStates(ctx);
+        return await syncPowerStates(ctx, {
+          ...(typeof event.marker === 'string' ? { marker: event.marker } : {}),
+          continueAt: (marker) => continuePeriodic({ entry: 'periodic', task: 'sync_power_states', marker }),
+        });
       case 'fail_timed_out_waits':
         return { failed: await failTimedOutWaits(ctx) };
       case 'manage_node_history':

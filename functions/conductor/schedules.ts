@@ -31,6 +31,8 @@ export type PeriodicTask = keyof typeof PERIODIC_TASKS;
 export interface PeriodicEvent {
   readonly entry: 'periodic';
   readonly task: PeriodicTask;
+  /** A task that fans out by page (sync_power_states): the node to go on after. */
+  readonly marker?: string;
 }
 
 export function isPeriodicEvent(event: unknown): event is PeriodicEvent {

@@ -103,3 +103,50 @@ describe('wait timeouts', () => {
     expect((await ctx.nodes.get(fresh.uuid)).provision_state).toBe('wait call-back');
   });
 });
+
+describe('power state sync, page by page', () => {
+  it('syncs one page per invocation and hands the next page to another before touching a BMC', async () => {
+    const ctx = makeConductorContext();
+    const uuids: string[] = [];
+    for (let i = 0; i < 25; i++)
+      uuids.push((await ctx.nodes.create(makeNode({ provision_state: 'active', power_state: 'power on' }))).uuid);
+    const reads: string[] = [];
+    const handedOn: string[] = [];
+    const original = fakePower.getPowerState;
+    fakePower.getPowerState = async (task) => {
+      reads.push(task.node.uuid);
+      return 'power on';
+    };
+    try {
+      // What the conductor does: each invocation starts the next one at its page's last node.
+      let marker: string | undefined;
+      let invocations = 0;
+      do {
+        invocations++;
+        const before: number = reads.length;
+        const run = await syncPowerStates(ctx, {
+          pageSize: 10,
+          ...(marker !== undefined ? { marker } : {}),
+          continueAt: async (next) => {
+            expect(reads.length).toBe(before); // handed on before this page's BMCs are read
+            handedOn.push(next);
+          },
+        });
+        expect(run.checked).toBeLessThanOrEqual(10);
+        marker = run.continuedAt;
+      } while (marker !== undefined);
+      expect(invocations).toBe(3);
+      expect(handedOn).toHaveLength(2);
+    } finally {
+      fakePower.getPowerState = original;
+    }
+    // Every node exactly once.
+    expect([...reads].sort()).toEqual([...uuids].sort());
+  });
+
+  it('pages through everything itself without a way to hand on', async () => {
+    const ctx = makeConductorContext();
+    for (let i = 0; i < 12; i++) await ctx.nodes.create(makeNode({ provision_state: 'active', power_state: 'power on' }));
+    expect(await syncPowerStates(ctx, { pageSize: 5 })).toMatchObject({ checked: 12 });
+  });
+});
