@@ -5,9 +5,9 @@
  * infra tests synthesize every variant of the stack with both.
  */
 import { type App, type CfnElement, Token, Validations } from 'aws-cdk-lib';
-import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
+import { ApplicableGuardRules } from './guard';
 import type { IronlessStack } from './ironless-stack';
 
 /** The id CDK gives the singleton provider function of every AwsCustomResource in a stack. */
@@ -15,7 +15,7 @@ const AWS_CUSTOM_RESOURCE_PROVIDER = 'AWS679f53fac002430cb0da5b7982bd2287';
 
 /** Run both packs on every stack of `app` at synth. */
 export function addPolicyValidation(app: App, options: { verbose?: boolean } = {}): void {
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: options.verbose ?? false }), new CfnGuardValidator());
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: options.verbose ?? false }), new ApplicableGuardRules());
 }
 
 /** Every acknowledgement: cdk-nag's and Control Tower's. */

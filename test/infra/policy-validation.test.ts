@@ -6,6 +6,7 @@
 import { App } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { IronlessStack, type IronlessStackProps } from '../../lib/ironless-stack';
+import { inapplicableRules } from '../../lib/guard';
 import { acknowledgeNagFindings, addPolicyValidation } from '../../lib/nag';
 import { synthValidated } from './helpers';
 
@@ -64,4 +65,19 @@ it('runs the Control Tower rules at synth: without their acknowledgements, the f
   for (const rule of ['CT.LAMBDA.PR.3', 'CT.LAMBDA.PR.2', 'CT.SQS.PR.1']) expect(report).toContain(rule);
   // What the stack fixed rather than acknowledged stays fixed: KMS-encrypted logs kept a year, DLQs that say so.
   for (const rule of ['CT.CLOUDWATCH.PR.2', 'CT.CLOUDWATCH.PR.3', 'CT.KMS.PR.3', 'CT.CLOUDWATCH.PR.1']) expect(report).not.toContain(rule);
+});
+
+it('skips only the Control Tower rules that name none of the resource types deployed', () => {
+  const rules = new Map([
+    ['ct-lambda-functions-pr-1', new Set(['AWS::Lambda::Function'])],
+    ['ct-rds-pr-1', new Set(['AWS::RDS::DBInstance'])],
+    ['ct-mixed-pr-1', new Set(['AWS::RDS::DBInstance', 'AWS::SQS::Queue'])],
+    ['ct-no-type', new Set<string>()],
+  ]);
+  expect(inapplicableRules(new Set(['AWS::Lambda::Function', 'AWS::SQS::Queue']), rules)).toEqual(['ct-rds-pr-1']);
+  // Against the real rules: those about Lambda functions stay, those about databases Ironless has none of go.
+  const skipped = inapplicableRules(new Set(['AWS::Lambda::Function', 'AWS::Lambda::Permission', 'AWS::DynamoDB::GlobalTable']));
+  expect(skipped).toContain('ct-rds-pr-1');
+  expect(skipped).not.toContain('ct-lambda-pr-2');
+  expect(skipped).not.toContain('ct-lambda-pr-3');
 });
