@@ -4,7 +4,14 @@
  * resumed upgrade picks up, and what a rollback undoes. Pure, so each is unit-tested alone.
  */
 import type { ReleaseMappings } from '../../functions/common/releases';
-import { type FunctionVersions, LAST_PHASE, type UpgradeState, UPGRADED_FUNCTIONS, type UpgradedFunction, inProgress } from '../../functions/common/upgrade-state';
+import {
+  type FunctionVersions,
+  LAST_PHASE,
+  type UpgradeState,
+  UPGRADED_FUNCTIONS,
+  type UpgradedFunction,
+  inProgress,
+} from '../../functions/common/upgrade-state';
 
 export class UpgradeRefused extends Error {
   override readonly name = 'UpgradeRefused';

@@ -21,7 +21,16 @@ import {
   versionsServing,
 } from './decisions';
 import type { Deployment } from './deployment';
-import { LAST_PHASE, PHASES, TAGS, type UpgradeState, UPGRADED_FUNCTIONS, type UpgradedFunction, decodeState, encodeState } from '../../functions/common/upgrade-state';
+import {
+  LAST_PHASE,
+  PHASES,
+  TAGS,
+  type UpgradeState,
+  UPGRADED_FUNCTIONS,
+  type UpgradedFunction,
+  decodeState,
+  encodeState,
+} from '../../functions/common/upgrade-state';
 
 export interface UpgradeOptions {
   readonly bundles: string;

@@ -1,5 +1,13 @@
 /** The upgrade's state in the conductor function's tags: a round trip, Lambda's tag limits, and refusing what is not a state. */
-import { CorruptStateError, TAGS, type UpgradeState, decodeState, encodeState, inProgress, tagValue } from '../../../functions/common/upgrade-state';
+import {
+  CorruptStateError,
+  TAGS,
+  type UpgradeState,
+  decodeState,
+  encodeState,
+  inProgress,
+  tagValue,
+} from '../../../functions/common/upgrade-state';
 
 const state: UpgradeState = {
   id: '20261125T081500Z',
