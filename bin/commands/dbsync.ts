@@ -143,7 +143,7 @@ function print(command: DbsyncCommand, outcome: DbsyncOutcome, json: boolean): v
   if (command === 'version' && outcome.exitCode === 0) {
     const report = outcome.data as VersionReport;
     console.log(outcome.lines[0]);
-    const table = new Table({ head: ['Object', 'Table', 'Writes', 'Reads', 'In the tables'], style: tableStyle() });
+    const table = new Table({ head: ['Object', 'Table', 'Writes', 'Reads', 'In the tables', 'To migrate'], style: tableStyle() });
     for (const o of report.objects) {
       const inUse = Object.entries(o.inUse).map(([v, n]) => `${v}: ${n}`);
       table.push([
@@ -152,9 +152,12 @@ function print(command: DbsyncCommand, outcome: DbsyncOutcome, json: boolean): v
         o.writes,
         o.reads.join(', '),
         o.missing ? 'no such table' : inUse.length > 0 ? inUse.join('\n') : '-',
+        o.pending > 0 ? `${o.pending} (to ${o.latest})` : '-',
       ]);
     }
     console.log(table.toString());
+    // What follows the per-object lines: whether online data migrations are pending.
+    for (const line of outcome.lines.slice(1 + report.objects.length)) console.log(line);
     return;
   }
   for (const line of outcome.lines) console.log(line);

@@ -66,12 +66,13 @@ export const RELEASE_MAPPING: ReleaseMappings = {
     },
   },
   // In-band inspection (the `agent` inspect interface): RPC 1.2 (continue_inspection) and the
-  // NodeInventory object, kept in its own table apart from the node.
+  // NodeInventory object, kept in its own table apart from the node. Node 1.1: instance_name,
+  // computed from instance_info for older items (an online data migration).
   master: {
     api: '1.87',
     rpc: '1.2',
     objects: {
-      Node: ['1.0'],
+      Node: ['1.1', '1.0'],
       Port: ['1.0'],
       Portgroup: ['1.0'],
       Chassis: ['1.0'],

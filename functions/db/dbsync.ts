@@ -42,7 +42,18 @@ export interface VersionReport {
   readonly pinned: boolean;
   readonly api: string;
   readonly rpc: string;
-  readonly objects: { object: string; table: string; writes: string; reads: string[]; inUse: Record<string, number>; missing: boolean }[];
+  readonly objects: {
+    object: string;
+    table: string;
+    writes: string;
+    reads: string[];
+    inUse: Record<string, number>;
+    /** The version online-data-migrations brings items to (this code's newest). */
+    latest: string;
+    /** Items not at the latest version: what `online-data-migrations` has left to do. */
+    pending: number;
+    missing: boolean;
+  }[];
 }
 
 /** `version`: the release, the versions it writes and reads, and the versions the tables hold. */
@@ -53,12 +64,14 @@ export async function dbsyncVersion(ctx: DbsyncContext): Promise<DbsyncOutcome<V
     pinned: ctx.release.pinned,
     api: ctx.release.apiMaxVersion,
     rpc: ctx.release.rpcVersionCap,
-    objects: inUse.map(({ object, table, versions, missing }) => ({
+    objects: inUse.map(({ object, table, versions, missing }, i) => ({
       object,
       table,
       writes: ctx.release.objectVersion(object),
       reads: ctx.release.readableVersions(object),
       inUse: versions,
+      latest: ctx.tables[i]!.codec.cls.VERSION,
+      pending: notAt(versions, ctx.tables[i]!.codec.cls.VERSION),
       missing: missing === true,
     })),
   };
@@ -66,9 +79,12 @@ export async function dbsyncVersion(ctx: DbsyncContext): Promise<DbsyncOutcome<V
     `Release: ${data.release}${data.pinned ? ' (pinned by PIN_RELEASE_VERSION)' : ''}; API maximum version ${data.api}; RPC version ${data.rpc}`,
     ...data.objects.map(
       (o) =>
-        `${o.object}: writes ${o.writes}, reads ${o.reads.join(', ')}; in ${o.table}: ${o.missing ? 'no such table' : describe(o.inUse)}`,
+        `${o.object}: writes ${o.writes}, reads ${o.reads.join(', ')}; in ${o.table}: ${o.missing ? 'no such table' : describe(o.inUse)}` +
+        (o.pending > 0 ? `; ${o.pending} to migrate to ${o.latest}` : ''),
     ),
   ];
+  const pending = data.objects.reduce((n, o) => n + o.pending, 0);
+  if (pending > 0) lines.push(`Online data migrations pending: ${pending} item(s); run "ironless dbsync online-data-migrations".`);
   return { exitCode: 0, lines, errors: [], data };
 }
 
@@ -115,10 +131,7 @@ export async function dbsyncOnlineDataMigrations(
   const inUse = await versionsInUse(ctx.client, ctx.tables, ctx.segments);
   const refused = refusal(ctx, inUse);
   if (refused) return refused;
-  const totals = inUse.map(({ versions }, i) => {
-    const latest = ctx.tables[i]!.codec.cls.VERSION;
-    return Object.entries(versions).reduce((n, [version, count]) => (version === latest ? n : n + count), 0);
-  });
+  const totals = inUse.map(({ versions }, i) => notAt(versions, ctx.tables[i]!.codec.cls.VERSION));
   let results = await run(ctx, options, options.maxCount, totals);
   let remaining = await remainingAfter(ctx, results, options.maxCount);
   // Without --max-count, items a service changed mid-run are looked at again, a few times.
@@ -196,6 +209,11 @@ function refusal(ctx: DbsyncContext, inUse: readonly TableVersions[]): DbsyncOut
     ],
     data: { incompatible },
   };
+}
+
+/** How many of the items counted by version are not at `latest`. */
+function notAt(versions: Record<string, number>, latest: string): number {
+  return Object.entries(versions).reduce((n, [version, count]) => (version === latest ? n : n + count), 0);
 }
 
 function describe(versions: Record<string, number>): string {

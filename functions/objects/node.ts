@@ -12,6 +12,8 @@ export const NODE_FIELDS = {
   uuid: t.uuid(),
   name: t.string({ nullable: true }),
   instance_uuid: t.uuid({ nullable: true }),
+  // The instance's display name (Ironic's Node 1.43, API 1.104: not shown by this API yet).
+  instance_name: t.string({ nullable: true }),
   chassis_uuid: t.uuid({ nullable: true }),
   allocation_uuid: t.uuid({ nullable: true }),
   parent_node: t.string({ nullable: true }),
@@ -105,13 +107,59 @@ export type InterfaceType = (typeof NODE_INTERFACES)[number];
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- field accessors are installed at runtime
 export interface Node extends NodeData {}
 
+/** Longest instance name Ironic stores (its column and its API 1.104 schema). */
+export const INSTANCE_NAME_MAX_LENGTH = 255;
+
+/**
+ * The instance name `instance_info` implies: its `display_name` (what nova sets) when that is a
+ * non-empty string, cut to the longest name Ironic stores; null otherwise.
+ */
+export function instanceNameOf(instanceInfo: unknown): string | null {
+  const name = (instanceInfo as { display_name?: unknown } | null)?.display_name;
+  if (typeof name !== 'string' || name === '') return null;
+  const chars = Array.from(name);
+  return chars.length > INSTANCE_NAME_MAX_LENGTH ? chars.slice(0, INSTANCE_NAME_MAX_LENGTH).join('') : name;
+}
+
 // Version 1.0: initial version (Ironic's node fields through API 1.87, UUID references).
+// Version 1.1: instance_name added (Ironic's Node 1.43); for older data it is computed from
+//   instance_info's display_name, on read and by `dbsync online-data-migrations`.
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class Node extends VersionedObject {
   static override readonly objName = 'Node';
-  static override readonly VERSION = '1.0';
+  static override readonly VERSION = '1.1';
   static override readonly fields = NODE_FIELDS;
-  static override readonly history: readonly VersionStep[] = [{ version: '1.0' }];
+  static override readonly history: readonly VersionStep[] = [
+    { version: '1.0' },
+    {
+      version: '1.1',
+      added: ['instance_name'],
+      up: (data) => {
+        data.instance_name = instanceNameOf(data.instance_info);
+      },
+    },
+  ];
+
+  constructor(data?: Record<string, unknown>) {
+    super(data);
+    if (data !== undefined && 'instance_info' in data && !('instance_name' in data)) this.syncInstanceName();
+  }
+
+  /**
+   * Ironic's forward compatibility for nova (API 1.104): when instance_info changes and the node
+   * has no instance name yet, its display_name becomes the name. A name already set is kept;
+   * tearing the instance down clears it (`instance_name = null` with `instance_info = {}`).
+   */
+  override markChanged(field: string): void {
+    super.markChanged(field);
+    if (field === 'instance_info') this.syncInstanceName();
+  }
+
+  private syncInstanceName(): void {
+    if (this.instance_name !== null) return;
+    const name = instanceNameOf(this.instance_info);
+    if (name !== null) this.instance_name = name;
+  }
 
   /**
    * Move through the provisioning state machine (`#common/states`): provision_state,

@@ -1,20 +1,20 @@
 /**
  * The data layer on DynamoDB Local: DynamoDB round trips per store operation (counted by a proxy
  * in front of DynamoDB Local: the unit the AWS bill is made of), and online-migration throughput
- * on nodes of a fixture next release (Node 1.1). BENCH_MIGRATION_NODES sets the migration size.
+ * on Node 1.0 items brought to 1.1 (instance_name). BENCH_MIGRATION_NODES sets the migration size.
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { selectRelease } from '../../functions/common/releases';
 import { createDocumentClient } from '../../functions/db/client';
 import { dbsyncOnlineDataMigrations } from '../../functions/db/dbsync';
+import { TABLE_CODECS } from '../../functions/db/codecs';
 import { createStores } from '../../functions/db/stores';
 import { DeployTemplate } from '../../functions/objects/deploy-template';
 import type { Node } from '../../functions/objects/node';
 import { Port } from '../../functions/objects/port';
 import { createTables, startDynamoDbLocal } from '../../local/dynamodb';
 import { DynamoDbProxy } from '../../local/dynamodb-proxy';
-import { NEXT_MAPPING, nextNodeTable } from '../fixtures/next-node';
 import { batchWrite, nodeItems } from '../integration/helpers/seed';
 import { makeNode } from '../unit/helpers/builders';
 import type { Bench } from './bench';
@@ -124,7 +124,7 @@ const bench: Bench = {
       log(`${MIGRATION_NODES} nodes seeded in ${seedSeconds.toFixed(1)} s; migrating`);
       counter.reset();
       started = performance.now();
-      const ctx = { client, tables: [nextNodeTable(migrationTable)], release: selectRelease('', NEXT_MAPPING) };
+      const ctx = { client, tables: [{ table: migrationTable, codec: TABLE_CODECS.nodes }], release: selectRelease('') };
       const outcome = await dbsyncOnlineDataMigrations(ctx);
       const seconds = (performance.now() - started) / 1000;
       const migrationRequests = Object.fromEntries([...counter.counts].map(([op, n]) => [op.replace('DynamoDB_20120810.', ''), n]));

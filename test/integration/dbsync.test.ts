@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand } from '../../functions/db/dynamo';
+import { DeleteCommand, GetCommand, PutCommand } from '../../functions/db/dynamo';
 import { createDocumentClient } from '../../functions/db/client';
 import { PROJECT_ROOT } from '../../lib/bundling';
 import { LambdaHost } from '../../local/lambda-host';
@@ -68,6 +68,7 @@ afterAll(async () => {
 describe('ironless dbsync on a local stack', () => {
   let uuid: string;
   const badUuid = '00000000-0000-4000-8000-000000000bad';
+  const oldUuid = '00000000-0000-4000-8000-0000000000a1';
   const items = () => {
     const info = JSON.parse(readFileSync(join(dataDir, 'stack.json'), 'utf8')) as LocalStackInfo;
     const client = createDocumentClient(
@@ -98,10 +99,30 @@ describe('ironless dbsync on a local stack', () => {
     expect(report.data).toMatchObject({ release: 'master', pinned: false, api: '1.87', rpc: '1.2' });
     expect(report.data.objects.find((o: { object: string }) => o.object === 'Node')).toMatchObject({
       table: stack!.tables.nodes,
-      writes: '1.0',
-      reads: ['1.0'],
-      inUse: { '1.0': 1 },
+      writes: '1.1',
+      reads: ['1.1', '1.0'],
+      inUse: { '1.1': 1 },
+      pending: 0,
     });
+  }, 60_000);
+
+  it('shows a Node 1.0 item (as 2026.3 wrote it) as pending, and migrates it to 1.1 with its instance_name', async () => {
+    const { client, table } = items();
+    const old = { uuid: oldUuid, version: '1.0', rev: 1, _id: '1', _all: 'node', driver: 'fake-hardware', provision_state: 'active' };
+    await client.send(
+      new PutCommand({ TableName: table, Item: { ...old, created_at: '2026-11-01T00:00:00Z', instance_info: { display_name: 'vm-1' } } }),
+    );
+    const version = await dbsync('version');
+    expect(version.code).toBe(0);
+    expect(version.stdout).toContain('1 (to 1.1)');
+    expect(version.stdout).toContain('Online data migrations pending: 1 item(s); run "ironless dbsync online-data-migrations".');
+    const migrations = await dbsync('online-data-migrations', '--max-count', '5');
+    expect(migrations.code).toBe(0);
+    expect(migrations.stdout).toContain('update_to_latest_versions(Node) migrated 1 of 1 objects.');
+    const { Item } = await client.send(new GetCommand({ TableName: table, Key: { uuid: oldUuid } }));
+    expect(Item).toMatchObject({ version: '1.1', instance_name: 'vm-1', rev: 1 });
+    const json = JSON.parse((await dbsync('version', '--json')).stdout);
+    expect(json.data.objects.find((o: { object: string }) => o.object === 'Node')).toMatchObject({ inUse: { '1.1': 2 }, pending: 0 });
   }, 60_000);
 
   it('refuses, with exit 2 and Ironic’s message, an item this release cannot read', async () => {
@@ -112,7 +133,7 @@ describe('ironless dbsync on a local stack', () => {
     expect(upgrade.stderr).toContain(
       'The database is not compatible with this release of Ironless (master). Please run "ironless dbsync online-data-migrations" using the previous release.',
     );
-    expect(upgrade.stderr).toContain(`1 Node item(s) in ${table} at version 0.9; this release reads 1.0`);
+    expect(upgrade.stderr).toContain(`1 Node item(s) in ${table} at version 0.9; this release reads 1.1, 1.0`);
     expect((await dbsync('online-data-migrations')).code).toBe(2);
 
     // The stack's dbsync function says the same.
@@ -157,7 +178,7 @@ describe('ironless dbsync on a local stack', () => {
     const version = await dbsync('version', '--json');
     expect(version.code).toBe(0);
     const node = JSON.parse(version.stdout).data.objects.find((o: { object: string }) => o.object === 'Node');
-    expect(node).toMatchObject({ table: 'ironless-nodes', inUse: { '1.0': 1 } });
+    expect(node).toMatchObject({ table: 'ironless-nodes', inUse: { '1.1': 2 } });
     expect(uuid).toBeDefined();
   }, 60_000);
 });

@@ -35,6 +35,8 @@ export async function doNodeTearDown(ctx: ConductorContext, args: MessageArgs): 
   const allocation = node.allocation_uuid;
   node.instance_uuid = null;
   node.allocation_uuid = null;
+  // Ironic clears the instance's name with the rest of the instance's data.
+  node.instance_name = null;
   node.instance_info = {};
   const info = { ...node.driver_internal_info };
   delete info.deploy_steps;

@@ -1,7 +1,8 @@
 /**
- * Online data migrations on DynamoDB Local, with a fixture next release whose Node 1.1 renamed
- * `extra` to `meta`: 100,000 nodes migrate and the counts are right, a second run migrates none,
- * --max-count runs resume, and services writing meanwhile lose nothing.
+ * Online data migrations on DynamoDB Local: Node 1.0 items brought to 1.1, whose instance_name is
+ * computed from instance_info's display_name. 100,000 nodes migrate and the counts are right, a
+ * second run migrates none, --max-count runs resume, the services read both versions meanwhile
+ * and lose nothing they write, and the release after this one refuses to upgrade until it is done.
  */
 import { randomInt } from 'node:crypto';
 import { GetCommand, QueryCommand } from '../../../functions/db/dynamo';
@@ -9,14 +10,26 @@ import { ConcurrentUpdate } from '../../../functions/common/errors';
 import { selectRelease } from '../../../functions/common/releases';
 import { type DbsyncContext, dbsyncOnlineDataMigrations } from '../../../functions/db/dbsync';
 import { countToMigrate } from '../../../functions/db/migrations';
-import { ObjectTable } from '../../../functions/db/table';
-import type { VersionedObject } from '../../../functions/objects/base';
-import { NEXT_MAPPING, NEXT_NODE_CODEC, nextNodeTable } from '../../fixtures/next-node';
+import { RELEASE_MAPPING, type ReleaseMappings } from '../../../functions/common/releases';
+import { dbsyncUpgrade } from '../../../functions/db/dbsync';
+import { TABLE_CODECS } from '../../../functions/db/codecs';
+import { DynamoNodeStore } from '../../../functions/db/nodes';
 import { type TestDynamo, startDynamo } from '../helpers/dynamo';
 import { batchWrite, nodeItems } from '../helpers/seed';
 
 let db: TestDynamo;
-const release = selectRelease('', NEXT_MAPPING);
+const release = selectRelease('');
+const nodes = (table: string) => ({ table, codec: TABLE_CODECS.nodes });
+
+/**
+ * The release after this one, as its mapping will be: this release's row under a name, and no
+ * row (so no version) of the releases before it: Node 1.0 is no longer readable.
+ */
+function releaseAfterThis(): ReleaseMappings {
+  const objects = Object.fromEntries(Object.entries(RELEASE_MAPPING.master!.objects).map(([name, versions]) => [name, [versions[0]!]]));
+  const next = { ...RELEASE_MAPPING.master!, objects };
+  return { '2026.4': next, master: next };
+}
 
 beforeAll(async () => {
   db = await startDynamo();
@@ -25,9 +38,10 @@ afterAll(async () => db?.stop());
 
 async function contextWithNodes(count: number): Promise<{ ctx: DbsyncContext; table: string; uuids: string[] }> {
   const table = (await db.freshTables()).nodes;
-  const items = nodeItems(count);
+  // Every other node has an instance whose display name becomes its instance_name.
+  const items = nodeItems(count).map((item, i) => (i % 2 === 0 ? { ...item, instance_info: { display_name: `vm-${i}` } } : item));
   await batchWrite(db.client, table, items);
-  return { ctx: { client: db.client, tables: [nextNodeTable(table)], release }, table, uuids: items.map((i) => String(i.uuid)) };
+  return { ctx: { client: db.client, tables: [nodes(table)], release }, table, uuids: items.map((i) => String(i.uuid)) };
 }
 
 describe('online data migrations', () => {
@@ -51,9 +65,12 @@ describe('online data migrations', () => {
       expect(await countToMigrate(db.client, table, '1.1')).toBe(0);
 
       // Items say the same in the new form, keep their revision and stay in their indexes.
-      const { Item } = await db.client.send(new GetCommand({ TableName: table, Key: { uuid: uuids[12_345] } }));
-      expect(Item).toMatchObject({ version: '1.1', meta: { rack: 'r1', slot: 12_345 }, rev: 1, _all: 'node', _pstate: 'available' });
-      expect(Item).not.toHaveProperty('extra');
+      const { Item } = await db.client.send(new GetCommand({ TableName: table, Key: { uuid: uuids[12_344] } }));
+      expect(Item).toMatchObject({ version: '1.1', instance_name: 'vm-12344', extra: { rack: 'r1', slot: 12_344 }, rev: 1, _all: 'node' });
+      expect(Item).toMatchObject({ _pstate: 'available', instance_info: { display_name: 'vm-12344' } });
+      const { Item: unnamed } = await db.client.send(new GetCommand({ TableName: table, Key: { uuid: uuids[12_345] } }));
+      expect(unnamed).toMatchObject({ version: '1.1', extra: { rack: 'r1', slot: 12_345 } });
+      expect(unnamed).not.toHaveProperty('instance_name');
       const indexed = await db.client.send(
         new QueryCommand({
           TableName: table,
@@ -92,32 +109,47 @@ describe('online data migrations', () => {
     expect((await dbsyncOnlineDataMigrations(ctx, { maxCount: 0 })).exitCode).toBe(127);
   });
 
+  it('leave the services reading both versions while they run, an old item computed on load', async () => {
+    const { ctx, table, uuids } = await contextWithNodes(10);
+    expect((await dbsyncOnlineDataMigrations(ctx, { maxCount: 4 })).exitCode).toBe(1);
+    const store = new DynamoNodeStore({ client: db.client, tables: { ...db.tables, nodes: table }, release });
+    const versions = new Set<unknown>();
+    for (const [i, uuid] of uuids.entries()) {
+      const { Item } = await db.client.send(new GetCommand({ TableName: table, Key: { uuid } }));
+      versions.add(Item!.version);
+      const node = await store.get(uuid);
+      expect(node.instance_name).toBe(i % 2 === 0 ? `vm-${i}` : null);
+    }
+    expect(versions).toEqual(new Set(['1.0', '1.1']));
+  });
+
+  it('must be done before the release after this one upgrades: its dbsync upgrade refuses (exit 2) until then', async () => {
+    const { ctx, table } = await contextWithNodes(30);
+    const after = { ...ctx, release: selectRelease('', releaseAfterThis()) };
+    const refused = await dbsyncUpgrade(after);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.errors).toEqual([
+      'The database is not compatible with this release of Ironless (master). Please run "ironless dbsync online-data-migrations" using the previous release.',
+      `  30 Node item(s) in ${table} at version 1.0; this release reads 1.1`,
+    ]);
+    expect((await dbsyncOnlineDataMigrations(ctx, { maxCount: 20 })).exitCode).toBe(1);
+    expect((await dbsyncUpgrade(after)).errors[1]).toBe(`  10 Node item(s) in ${table} at version 1.0; this release reads 1.1`);
+    expect((await dbsyncOnlineDataMigrations(ctx)).exitCode).toBe(0);
+    expect(await dbsyncUpgrade(after)).toMatchObject({ exitCode: 0, errors: [] });
+  });
+
   it('lose no update of a service writing the same nodes meanwhile', async () => {
     const { ctx, uuids } = await contextWithNodes(2_000);
-    // A service of the new release, unpinned, counting in `meta` with conditional writes.
-    class Nodes extends ObjectTable<VersionedObject> {
-      save(obj: VersionedObject) {
-        return this.saveObject(obj);
-      }
-    }
-    const service = new Nodes(
-      { client: db.client, tables: { ...db.tables, nodes: ctx.tables[0]!.table }, release },
-      'nodes',
-      NEXT_NODE_CODEC,
-      {
-        notFound: (id) => new Error(`gone ${id}`),
-        alreadyExists: () => new Error('exists'),
-        duplicate: () => new Error('duplicate'),
-      },
-    );
+    // A service of the new release, unpinned, counting in `extra` with conditional writes.
+    const service = new DynamoNodeStore({ client: db.client, tables: { ...db.tables, nodes: ctx.tables[0]!.table }, release });
     const hot = uuids.slice(0, 20);
     const increments = new Map<string, number>();
     let running = true;
     const writers = Array.from({ length: 4 }, async () => {
       while (running) {
         const uuid = hot[randomInt(hot.length)]!;
-        const node = (await service.get(uuid)) as VersionedObject & { meta: Record<string, number> };
-        node.meta = { ...node.meta, count: (node.meta.count ?? 0) + 1 };
+        const node = await service.get(uuid);
+        node.extra = { ...node.extra, count: Number(node.extra.count ?? 0) + 1 };
         try {
           await service.save(node);
           increments.set(uuid, (increments.get(uuid) ?? 0) + 1);
@@ -137,10 +169,11 @@ describe('online data migrations', () => {
     expect(result!.total).toBeLessThanOrEqual(2_000);
     expect(result!.migrated).toBeLessThanOrEqual(result!.total);
     expect(await countToMigrate(db.client, ctx.tables[0]!.table, '1.1')).toBe(0);
-    for (const uuid of hot) {
-      const node = (await service.get(uuid)) as VersionedObject & { meta: Record<string, number> };
-      expect(node.meta.count ?? 0).toBe(increments.get(uuid) ?? 0);
-      expect(node.meta.rack).toBe('r1');
+    for (const [i, uuid] of hot.entries()) {
+      const node = await service.get(uuid);
+      expect(node.extra.count ?? 0).toBe(increments.get(uuid) ?? 0);
+      expect(node.extra.rack).toBe('r1');
+      expect(node.instance_name).toBe(i % 2 === 0 ? `vm-${i}` : null);
     }
   });
 });

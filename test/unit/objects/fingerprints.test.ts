@@ -10,7 +10,7 @@ import { OBJECT_REGISTRY } from '../../../functions/objects/registry';
 
 /** The schema of every object as released. Change only as a fingerprint problem below says. */
 const RECORDED: Record<string, string> = {
-  Node: '1.0-e48ec886a75fdcbf23e56a7a094f12fa',
+  Node: '1.1-6dc3ab958b0e721de2e5cacc55c3e5f1',
   Port: '1.0-107b84f7d6cad4ec2882dbdd1d2f2fd8',
   Portgroup: '1.0-f13acdef7ad0c006770866452d5b9d15',
   Chassis: '1.0-ffaf677027e1d44db90aa8c642f44542',
