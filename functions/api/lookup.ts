@@ -1,5 +1,15 @@
 /** Finding the resource a path names (Ironic's `_lookup`, `get_rpc_node` and `get_rpc_node_with_suffix`). */
-import { ChassisNotFound, Invalid, InvalidUuidOrName, NodeNotFound, NotFound, httpErrors, isIronicError, withStatus } from '#common/errors';
+import {
+  NodeLocked,
+  ChassisNotFound,
+  Invalid,
+  InvalidUuidOrName,
+  NodeNotFound,
+  NotFound,
+  httpErrors,
+  isIronicError,
+  withStatus,
+} from '#common/errors';
 import { isOsloUuidLike } from '#common/ids';
 import type { Node } from '#objects/node';
 import type { ApiContext } from './context';
@@ -68,6 +78,31 @@ export async function portOwners(ctx: ApiContext, addresses: readonly string[]):
 /** Whether a node's lock is held right now (an expired lock does not count). */
 export function isLocked(node: Node, now: number = Date.now()): boolean {
   return node.reservation !== null && (node.storeMeta?.lockExpiresAt ?? 0) >= now;
+}
+
+/** Ironic's `[conductor]node_locked_retry_attempts` and `node_locked_retry_interval` (seconds). */
+export const NODE_LOCKED_RETRY = { attempts: 3, intervalSeconds: 1 } as const;
+
+/**
+ * The node once nothing holds it: Ironic's conductor, asked to act on a node another task holds,
+ * tries the lock again (3 times, 1 s apart) before answering NodeLocked, so a client acting right
+ * after the previous action finished (a power off just after a reboot) never sees a 409. Here the
+ * API waits the same way, reading the node again; `busy` adds what else counts as held (a power
+ * action in progress). The node returned is the fresh one.
+ */
+export async function whenUnlocked(
+  ctx: Pick<ApiContext, 'nodes'>,
+  node: Node,
+  busy: (node: Node) => boolean = () => false,
+  sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+): Promise<Node> {
+  let current = node;
+  for (let attempt = 0; isLocked(current) || busy(current); attempt++) {
+    if (attempt >= NODE_LOCKED_RETRY.attempts) throw new NodeLocked(current.uuid, current.reservation ?? 'a power action in progress');
+    await sleep(NODE_LOCKED_RETRY.intervalSeconds * 1000);
+    current = await ctx.nodes.get(current.uuid);
+  }
+  return current;
 }
 
 /**

@@ -27,7 +27,7 @@ async function create(body: Record<string, unknown>): Promise<string> {
 }
 
 /** Lock a node as a conductor would, straight in the table. */
-async function lock(uuid: string, host: string): Promise<void> {
+async function lock(uuid: string, host: string, forMs = 600_000): Promise<void> {
   const ddb = new DynamoDBClient({
     endpoint: stack.endpoints.dynamodb,
     region: 'us-east-1',
@@ -42,7 +42,7 @@ async function lock(uuid: string, host: string): Promise<void> {
       ExpressionAttributeValues: {
         ':h': { S: host },
         ':o': { S: 'test-lock' },
-        ':e': { N: String(Date.now() + 600_000) },
+        ':e': { N: String(Date.now() + forMs) },
         ':one': { N: '1' },
       },
     }),
@@ -80,6 +80,16 @@ describe('updates are conditional writes', () => {
     }
     const node = await api.get(`/v1/nodes/${uuid}`);
     expect(node.body).toMatchObject({ extra: {}, maintenance: false, traits: [], reservation: 'conductor-x' });
+  });
+
+  it("waits for a lock released within Ironic's retries (3 × 1 s) instead of answering 409", async () => {
+    const uuid = await create({ name: 'locked-briefly' });
+    await lock(uuid, 'conductor-x', 1_500);
+    const started = Date.now();
+    const reply = await api.request('PUT', `/v1/nodes/${uuid}/maintenance`, { reason: 'r' });
+    expect(reply.status).toBe(202);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    expect((await api.get(`/v1/nodes/${uuid}`)).body).toMatchObject({ maintenance: true, maintenance_reason: 'r' });
   });
 });
 

@@ -268,6 +268,12 @@ describe("refusals Ironic's conductor makes inside its synchronous call, made by
     await refused(uuid, body, 400, `The ${op} operation can't be performed on node ${uuid} because it's in maintenance mode.`);
   });
 
+  it.each([['deleted'], ['rebuild']])('a protected node is not %s: 403 NodeProtected', async (target) => {
+    const uuid = await nodeIn(st.ACTIVE);
+    expect((await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'replace', path: '/protected', value: true }])).status).toBe(200);
+    await refused(uuid, { target }, 403, `Node ${uuid} is protected and cannot be undeployed, rebuilt or deleted`);
+  });
+
   it('a retired node is not provided', async () => {
     const uuid = await nodeIn(st.MANAGEABLE);
     await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'replace', path: '/retired', value: true }]);

@@ -4,25 +4,25 @@
  * maintenance also clears the reason and the fault, as Ironic's update_node does. One
  * conditional write: a node locked or changed meanwhile is a 409.
  */
-import { NodeLocked } from '#common/errors';
+import {} from '#common/errors';
 import { argString, collectArgs, rejectUnexpected } from '../args';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, noContent } from '../http';
 import { checkConductorFor } from '../interfaces';
-import { findNode, isLocked } from '../lookup';
+import { findNode, whenUnlocked } from '../lookup';
 import { route } from '../route';
 
 async function setMaintenance(req: ApiRequest, ctx: ApiContext, ident: string, on: boolean): Promise<ApiResponse> {
   const args = collectArgs(req, parseBody(req));
   rejectUnexpected(args, on ? ['reason'] : []);
   const reason = on ? argString('reason', args.get('reason')) : undefined;
-  const node = await findNode(req, ctx, ident);
-  await checkConductorFor(ctx, node.driver, node.conductor_group, node.uuid);
+  const found = await findNode(req, ctx, ident);
+  await checkConductorFor(ctx, found.driver, found.conductor_group, found.uuid);
+  const node = await whenUnlocked(ctx, found);
   node.maintenance = on;
   node.maintenance_reason = reason ?? null;
   if (!on) node.fault = null;
-  if (isLocked(node)) throw new NodeLocked(node.uuid, node.reservation as string);
   await ctx.nodes.save(node);
   ctx.log.info(on ? 'Maintenance set' : 'Maintenance cleared', { node: node.uuid });
   return noContent(202);

@@ -8,14 +8,14 @@
  * last_error and locks the node for the message in one write, casts, and answers 202; the result
  * shows in the node's boot_mode/secure_boot or last_error.
  */
-import { Conflict, MissingParameterValue, NodeLocked, NotFound, InvalidParameterValue } from '#common/errors';
+import { Conflict, MissingParameterValue, NotFound, InvalidParameterValue } from '#common/errors';
 import * as st from '#common/states';
 import { argBoolean, argString, collectArgs, pyStr, rejectUnexpected } from '../args';
 import { beginAndCast } from '../begin';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
-import { findNode, isLocked } from '../lookup';
+import { findNode, whenUnlocked } from '../lookup';
 import { atLeast } from '../microversion';
 import { route } from '../route';
 
@@ -105,11 +105,10 @@ export async function setBootMode(req: ApiRequest, ctx: ApiContext, params: { id
     );
   }
   if (UNSTABLE_STATES.includes(node.provision_state)) throw new Conflict(TRANSITIONING);
-  if (isLocked(node)) throw new NodeLocked(node.uuid, node.reservation as string);
   await beginAndCast(
     req,
     ctx,
-    node,
+    await whenUnlocked(ctx, node),
     (n) => (n.last_error = null),
     'change_node_boot_mode',
     (lock_token) => ({ node_id: node.uuid, lock_token, target }),
@@ -126,11 +125,10 @@ export async function setSecureBoot(req: ApiRequest, ctx: ApiContext, params: { 
     throw new InvalidParameterValue('Invalid secure_boot None requested for node. Allowed secure_boot states are: True, False) ');
   }
   if (UNSTABLE_STATES.includes(node.provision_state)) throw new Conflict(TRANSITIONING);
-  if (isLocked(node)) throw new NodeLocked(node.uuid, node.reservation as string);
   await beginAndCast(
     req,
     ctx,
-    node,
+    await whenUnlocked(ctx, node),
     (n) => (n.last_error = null),
     'change_node_secure_boot',
     (lock_token) => ({ node_id: node.uuid, lock_token, target }),

@@ -5,7 +5,6 @@ import {
   InvalidParameterValue,
   InvalidStateRequested,
   MissingParameterValue,
-  NodeLocked,
   NotAcceptable,
 } from '#common/errors';
 import * as st from '#common/states';
@@ -14,7 +13,7 @@ import { beginAndCast } from '../begin';
 import { checkConductorFor } from '../interfaces';
 import type { ApiContext } from '../context';
 import type { ApiRequest, ApiResponse } from '../http';
-import { findNode, isLocked } from '../lookup';
+import { findNode, whenUnlocked } from '../lookup';
 import { atLeast } from '../microversion';
 import { route } from '../route';
 
@@ -46,7 +45,7 @@ function readBody(req: ApiRequest): { target: string; timeout: number | undefine
 
 export async function setPowerState(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   const { target, timeout } = readBody(req);
-  const node = await findNode(req, ctx, params.ident);
+  let node = await findNode(req, ctx, params.ident);
   if ((target === st.SOFT_REBOOT || target === st.SOFT_POWER_OFF || timeout !== undefined) && !atLeast(req.version, 27)) {
     throw new NotAcceptable('Request not acceptable.');
   }
@@ -55,7 +54,7 @@ export async function setPowerState(req: ApiRequest, ctx: ApiContext, params: { 
   if (node.provision_state === st.CLEANWAIT || node.provision_state === st.CLEANING) {
     throw new InvalidStateRequested(target, params.ident, node.provision_state);
   }
-  if (isLocked(node) || node.target_power_state !== null) throw new NodeLocked(node.uuid, node.reservation ?? 'a power action in progress');
+  node = await whenUnlocked(ctx, node, (n) => n.target_power_state !== null);
   // Ironic's power handler asks for the node's conductor: NoValidHost stays a 404.
   await checkConductorFor(ctx, node.driver, node.conductor_group, node.uuid, undefined);
   await beginAndCast(

@@ -7,7 +7,7 @@
  * Ironic sets the target in its conductor, in a synchronous call holding the node's lock; here the
  * API checks it and writes it in one conditional write (409 while the node is locked).
  */
-import { InvalidParameterValue, NodeLocked, NotAcceptable, NotFound, UnsupportedDriverExtension } from '#common/errors';
+import { InvalidParameterValue, NotAcceptable, NotFound, UnsupportedDriverExtension } from '#common/errors';
 import { logicalDiskProperties } from '#drivers/raid';
 import { loadDriver } from '#drivers/registry';
 import { collectArgs, rejectUnexpected } from '../args';
@@ -16,7 +16,7 @@ import { requireServedDriver } from './drivers';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
 import { checkConductorFor } from '../interfaces';
-import { findNode, isLocked } from '../lookup';
+import { findNode, whenUnlocked } from '../lookup';
 import { atLeast } from '../microversion';
 import { pyStr } from '../pyrepr';
 import { route } from '../route';
@@ -31,10 +31,10 @@ export async function putRaid(req: ApiRequest, ctx: ApiContext, params: { ident:
   if (config === null || typeof config !== 'object' || Array.isArray(config)) {
     throw new InvalidParameterValue(`Expected types <class 'dict'> for target_raid_config: ${pyStr(config ?? null)}`);
   }
-  const node = await findNode(req, ctx, params.ident);
+  const found = await findNode(req, ctx, params.ident);
   if (!atLeast(req.version, RAID_VERSION)) throw new NotAcceptable('Request not acceptable.');
-  await checkConductorFor(ctx, node.driver, node.conductor_group, node.uuid);
-  if (isLocked(node)) throw new NodeLocked(node.uuid, node.reservation as string);
+  await checkConductorFor(ctx, found.driver, found.conductor_group, found.uuid);
+  const node = await whenUnlocked(ctx, found);
   const target = config as Record<string, unknown>;
   if (Object.keys(target).length > 0) {
     try {

@@ -16,9 +16,9 @@ import {
   MissingParameterValue,
   NodeInMaintenance,
   NodeIsRetired,
-  NodeLocked,
   NotAcceptable,
   InvalidState,
+  NodeProtected,
 } from '#common/errors';
 import * as st from '#common/states';
 import type { Node } from '#objects/node';
@@ -34,7 +34,7 @@ import { pyTruthy } from '../views/node';
 import { route } from '../route';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
-import { findNode, isLocked } from '../lookup';
+import { findNode, isLocked, whenUnlocked } from '../lookup';
 import { type ApiVersion, atLeast } from '../microversion';
 import { isoTime } from '../views/time';
 
@@ -172,7 +172,7 @@ function checkConfigdrive(version: ApiVersion, target: string, configdrive: unkn
 
 export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   const body = readProvisionBody(req);
-  const node = await findNode(req, ctx, params.ident);
+  let node = await findNode(req, ctx, params.ident);
   const target = body.target;
   const minimum = VERB_VERSIONS[target];
   if (minimum !== undefined && !atLeast(req.version, minimum)) throw new NotAcceptable('Request not acceptable.');
@@ -181,8 +181,10 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
   }
   const event = (st.VERBS[target] ?? target) as st.ProvisionEvent;
   if (!st.isAllowed(node.provision_state, event)) {
-    if (isLocked(node)) throw new NodeLocked(node.uuid, node.reservation as string);
-    throw new InvalidStateRequested(target, node.uuid, node.provision_state);
+    // The conductor takes the lock before it looks at the state: a node finishing a flow may allow it after.
+    if (!isLocked(node)) throw new InvalidStateRequested(target, node.uuid, node.provision_state);
+    node = await whenUnlocked(ctx, node);
+    if (!st.isAllowed(node.provision_state, event)) throw new InvalidStateRequested(target, node.uuid, node.provision_state);
   }
   checkConfigdrive(req.version, target, body.configdrive);
   checkDisableRamdisk(req.version, target, body.disable_ramdisk);
@@ -196,10 +198,8 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
   if (body.service_steps !== undefined && body.service_steps !== null && event !== 'service') {
     throw new ClientSideError('"service_steps" is only valid when setting target provision state to service');
   }
-  if (isLocked(node)) throw new NodeLocked(node.uuid, node.reservation as string);
-  if (node.protected && (event === 'rebuild' || event === 'delete')) {
-    throw new InvalidState(`Node ${node.uuid} is protected and cannot be undeployed, rebuilt or deleted`);
-  }
+  node = await whenUnlocked(ctx, node);
+  if (node.protected && (event === 'rebuild' || event === 'delete')) throw new NodeProtected(node.uuid);
   // Ironic's _do_provision_action asks for the node's conductor first: NoValidHost stays a 404.
   await checkConductorFor(ctx, node.driver, node.conductor_group, node.uuid, undefined);
 

@@ -5,7 +5,6 @@ import {
   InvalidParameterValue,
   InvalidState,
   NodeAssociated,
-  NodeLocked,
   NodeProtected,
   NotAcceptable,
 } from '#common/errors';
@@ -17,7 +16,7 @@ import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
 import { checkAndUpdateInterfaces, checkConductorFor } from '../interfaces';
-import { findNode, isLocked, requireChassis, resolveParentNode } from '../lookup';
+import { findNode, requireChassis, resolveParentNode, whenUnlocked } from '../lookup';
 import { atLeast } from '../microversion';
 import { checkNodeName } from '../names';
 import { listNextLink, readListQuery, runListQuery } from '../node-list';
@@ -184,9 +183,9 @@ const DELETABLE_STATES = [...DELETE_ALLOWED_STATES, AVAILABLE];
 
 export async function deleteNode(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   rejectUnexpected(collectArgs(req), []);
-  const node = await findNode(req, ctx, params.ident, true);
-  await checkConductorFor(ctx, node.driver, node.conductor_group, node.uuid);
-  if (isLocked(node)) throw new NodeLocked(node.uuid, node.reservation as string);
+  const found = await findNode(req, ctx, params.ident, true);
+  await checkConductorFor(ctx, found.driver, found.conductor_group, found.uuid);
+  const node = await whenUnlocked(ctx, found);
   if (!node.maintenance && node.instance_uuid !== null) throw new NodeAssociated(node.uuid, node.instance_uuid);
   if (node.protected) throw new NodeProtected(node.uuid);
   if (!node.maintenance && !DELETABLE_STATES.includes(node.provision_state)) {

@@ -196,6 +196,8 @@ const LIFECYCLE: Step[] = [
     { op: 'replace', path: '/protected', value: true },
     { op: 'replace', path: '/protected_reason', value: 'prod' },
   ]),
+  put('undeploy a protected node', '/v1/nodes/life1/states/provision', { target: 'deleted' }),
+  put('rebuild a protected node', '/v1/nodes/life1/states/provision', { target: 'rebuild' }),
   patch('patch an instance on active', 'life1', [{ op: 'add', path: '/instance_uuid', value: '55555555-5555-4555-8555-555555555555' }]),
   del('delete an associated node', '/v1/nodes/life1'),
   put('maintenance for deletion', '/v1/nodes/life1/maintenance'),
