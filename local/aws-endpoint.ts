@@ -11,6 +11,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type LambdaHost, LambdaServiceError } from './lambda-host';
+import { lambdaApi } from './lambda-api';
 import { type LocalStepFunctions, SfnError } from './stepfunctions';
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -105,11 +106,29 @@ export class AwsEndpoint {
     const invoke = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/.exec(url.pathname);
     if (invoke && req.method === 'POST')
       return this.invoke(decodeURIComponent(invoke[1] as string), url.searchParams.get('Qualifier') ?? undefined, req, res, body);
+    const managed = this.lambdaManagement(req.method ?? 'GET', url, body, res);
+    if (managed) return;
     const target = req.headers['x-amz-target'];
     if (typeof target === 'string' && target.startsWith('AWSStepFunctions.'))
       return this.stepFunctions(target.slice('AWSStepFunctions.'.length), body, res);
     if (target === 'secretsmanager.GetSecretValue') return this.getSecretValue(body, res);
     awsError(res, 404, 'UnknownOperationException', `${req.method} ${url.pathname} is not served by the local stack`);
+  }
+
+  /** Lambda's management calls (lambda-api.ts); false when the request is none of them. */
+  private lambdaManagement(method: string, url: URL, body: string, res: ServerResponse): boolean {
+    try {
+      const reply = lambdaApi(this.lambda, method, url.pathname, url.searchParams, body);
+      if (reply === undefined) return false;
+      if (reply.body === undefined) {
+        res.writeHead(reply.status);
+        res.end();
+      } else send(res, reply.status, JSON.stringify(reply.body));
+    } catch (err) {
+      if (!(err instanceof LambdaServiceError)) throw err;
+      awsError(res, err.statusCode, err.name, err.message);
+    }
+    return true;
   }
 
   private async invoke(fn: string, qualifier: string | undefined, req: IncomingMessage, res: ServerResponse, body: string): Promise<void> {

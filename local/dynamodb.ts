@@ -116,16 +116,18 @@ function keySchema(partitionKey: string, sortKey?: string) {
 }
 
 /**
- * Create the tables of the schema (or add indexes a persisted table lacks). Returns physical
+ * Create the tables of the schema or of `tables` (or add indexes a persisted table lacks). Returns physical
  * names; `report` hears each table and index created.
  */
 export async function createTables(
   client: DynamoDBClient,
   prefix: string,
   report: (line: string) => void = () => {},
+  /** The tables to create: the schema's (default), or a release's (its build manifest's `tables`). */
+  tables: Readonly<Record<string, TableDef>> = TABLES,
 ): Promise<Record<TableName, string>> {
   const names = {} as Record<TableName, string>;
-  for (const [name, def] of Object.entries(TABLES) as [TableName, TableDef][]) {
+  for (const [name, def] of Object.entries(tables) as [TableName, TableDef][]) {
     const tableName = `${prefix}-${name}`;
     names[name] = tableName;
     let existing: GlobalSecondaryIndexDescription[] | undefined;

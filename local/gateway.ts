@@ -1,7 +1,8 @@
 /**
  * API Gateway (REST API, Lambda proxy integration) on one machine: HTTP requests become the v1
  * proxy events API Gateway sends, the function's result becomes the HTTP response, and a failed
- * invocation is a 502 as API Gateway answers it.
+ * invocation is a 502 as API Gateway answers it. Each response is counted as API Gateway's
+ * CloudWatch metrics count it (AWS/ApiGateway Count, 4XXError, 5XXError by ApiName and Stage).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -9,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { LocalAuthorizer } from './authorizer';
 import type { LambdaHost } from './lambda-host';
+import type { MetricStore } from './metrics';
 
 /**
  * A resource of its own beside the API's `{proxy+}`, sent to another function without the
@@ -33,10 +35,13 @@ export class Gateway {
     /** The REQUEST authorizer in front of the API (http_basic); none = every route open. */
     private readonly authorizer?: LocalAuthorizer,
     private readonly routes: readonly GatewayRoute[] = [],
+    /** Where responses are counted, under the API's name. */
+    private readonly metrics?: { readonly store: MetricStore; readonly apiName: string },
   ) {}
 
   async start(port: number, host = '127.0.0.1'): Promise<string> {
     this.server = createServer((req, res) => {
+      res.on('finish', () => this.count(res.statusCode));
       void this.handle(req, res).catch((err: unknown) => {
         if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify({ message: 'Internal server error' }));
@@ -59,6 +64,16 @@ export class Gateway {
       this.server?.listen(port, host, resolve);
     });
     return `http://${host}:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** One request answered: Count, and 4XXError and 5XXError as 0 or 1 (their Average is the error rate). */
+  private count(status: number): void {
+    if (this.metrics === undefined) return;
+    const dimensions = { ApiName: this.metrics.apiName, Stage: this.stage };
+    const at = Date.now();
+    this.metrics.store.put('AWS/ApiGateway', 'Count', dimensions, 1, at);
+    this.metrics.store.put('AWS/ApiGateway', '4XXError', dimensions, status >= 400 && status < 500 ? 1 : 0, at);
+    this.metrics.store.put('AWS/ApiGateway', '5XXError', dimensions, status >= 500 ? 1 : 0, at);
   }
 
   async stop(): Promise<void> {

@@ -1,22 +1,30 @@
 /**
- * Lambda on one machine: functions, published versions and weighted aliases, each version run by
- * its own worker threads with the environment it was published with. A worker is an execution
- * environment: it starts cold (imports the bundle), then runs one invocation at a time. Crashes
- * and timeouts end the worker and are reported as Lambda reports them, so retries, Step Functions
- * catches and SQS redelivery behave as on AWS. Both can be injected (`injectFault`).
+ * Lambda on one machine, with Lambda's model of a function: `$LATEST` holds the current code and
+ * configuration (UpdateFunctionCode, UpdateFunctionConfiguration), PublishVersion freezes it into
+ * the next numbered version, aliases route to one version or weigh two. Each version (and $LATEST)
+ * runs in its own execution environments (lambda-environments.ts) with its own environment.
+ * Crashes and timeouts are reported as Lambda reports them, so retries, Step Functions catches and
+ * SQS redelivery behave as on AWS; both can be injected (`injectFault`). Every invocation is
+ * counted in `metrics` as CloudWatch's AWS/Lambda Invocations and Errors.
  */
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, createWriteStream, existsSync, mkdirSync, type WriteStream } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { Worker } from 'node:worker_threads';
-import type { ErrorPayload } from './lambda-runtime';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FunctionLogs, type InvokeResult, VersionRuntime } from './lambda-environments';
+import { LATEST, LambdaServiceError, invalid, pickVersion, validateAliasName, validateRouting } from './lambda-routing';
+import { type AliasConfig, CODE_FILE, type VersionConfig, copyCode, lastModified, sameConfig, sha256 } from './lambda-versions';
+import { MetricStore } from './metrics';
+
+export { type InvokeResult, nodeOptions } from './lambda-environments';
+export { LambdaServiceError } from './lambda-routing';
+export type { AliasConfig, VersionConfig } from './lambda-versions';
 
 export const REGION = 'us-east-1';
 export const ACCOUNT = '000000000000';
 
 export interface FunctionSpec {
   readonly name: string;
-  /** The bundle to publish from (`index.mjs`); copied at publish time, so later builds do not change it. */
+  /** The bundle (`index.mjs`, and its `.map` beside it) $LATEST starts with; copied, so later builds do not change it. */
   readonly bundle: string;
   readonly handler: string;
   readonly env: Readonly<Record<string, string>>;
@@ -24,40 +32,15 @@ export interface FunctionSpec {
   readonly memoryMb?: number;
   /** Most execution environments one version runs at once (Lambda's concurrency). */
   readonly maxConcurrency?: number;
-}
-
-export interface InvokeResult {
-  readonly statusCode: number;
-  /** The JSON the function returned, or its error payload (serialized on first read). */
-  readonly payload: string;
-  /**
-   * What the function returned, before serialization, for in-process callers (the gateway) that
-   * would otherwise parse `payload` straight back: a 2 MB list reply need not be copied twice.
-   */
-  readonly result?: unknown;
-  /** "Unhandled" when the function failed, as Lambda's X-Amz-Function-Error. */
-  readonly functionError?: string;
-  readonly executedVersion: string;
-}
-
-/** The flags of a NODE_OPTIONS value, as the Lambda runtime passes them to node. */
-export function nodeOptions(value: string | undefined): string[] {
-  return (value ?? '').split(/\s+/).filter((flag) => flag !== '');
-}
-
-export class LambdaServiceError extends Error {
-  constructor(
-    override readonly name: string,
-    message: string,
-    readonly statusCode: number,
-  ) {
-    super(message);
-  }
+  /** The function's tags (ListTags). */
+  readonly tags?: Readonly<Record<string, string>>;
 }
 
 /** A fault to inject into matching invocations (tests, chaos). */
 export interface Fault {
   readonly function: string;
+  /** Only invocations that this version (e.g. "2", "$LATEST") executes; default any. */
+  readonly version?: string;
   readonly match?: (event: unknown) => boolean;
   /**
    * crash: the environment dies as the invocation starts, before the handler runs; with
@@ -74,197 +57,51 @@ export interface Fault {
   times?: number;
 }
 
-interface Pending {
-  readonly event: unknown;
-  readonly requestId: string;
-  readonly invokedArn: string;
-  readonly resolve: (result: InvokeResult) => void;
-  readonly fault: Fault | undefined;
-}
-
-interface Environment {
-  readonly worker: Worker;
-  busy: Pending | undefined;
-  ready: boolean;
-  timer: NodeJS.Timeout | undefined;
-  nextId: number;
-}
-
-class VersionRuntime {
-  private readonly environments = new Set<Environment>();
-  private readonly queue: Pending[] = [];
-
-  constructor(
-    readonly functionName: string,
-    readonly version: string,
-    private readonly bundle: string,
-    private readonly spec: FunctionSpec,
-    readonly env: Readonly<Record<string, string>>,
-    private readonly runtimeFile: string,
-    private readonly log: WriteStream | undefined,
-    private readonly stats: Map<string, number>,
-  ) {}
-
-  submit(pending: Pending): void {
-    const idle = [...this.environments].find((e) => e.ready && e.busy === undefined);
-    if (idle) {
-      this.run(idle, pending);
-      return;
-    }
-    this.queue.push(pending);
-    const starting = [...this.environments].filter((e) => !e.ready).length;
-    if (this.environments.size < (this.spec.maxConcurrency ?? 4) && starting < this.queue.length) this.spawn();
-  }
-
-  private spawn(): void {
-    const worker = new Worker(this.runtimeFile, {
-      env: { ...this.env },
-      // Lambda starts node with the options NODE_OPTIONS names and no others. Without this a worker
-      // inherits the host's own flags — tsx's module hooks under `npm start` and the benchmarks —
-      // and every cold start runs the 2 MB bundle through them (about a CPU second each).
-      execArgv: nodeOptions(this.env.NODE_OPTIONS),
-      workerData: {
-        bundle: this.bundle,
-        handler: this.spec.handler,
-        functionName: this.functionName,
-        functionVersion: this.version,
-        memoryMb: this.spec.memoryMb ?? 512,
-      },
-      stdout: true,
-      stderr: true,
-    });
-    const env: Environment = { worker, busy: undefined, ready: false, timer: undefined, nextId: 1 };
-    this.environments.add(env);
-    this.stats.set('coldStarts', (this.stats.get('coldStarts') ?? 0) + 1);
-    const prefix = `[${this.functionName}:${this.version}] `;
-    for (const stream of [worker.stdout, worker.stderr]) {
-      stream.setEncoding('utf8');
-      let partial = '';
-      stream.on('data', (chunk: string) => {
-        const lines = (partial + chunk).split('\n');
-        partial = lines.pop() ?? '';
-        if (this.log) for (const line of lines) this.log.write(prefix + line + '\n');
-      });
-    }
-    worker.on('message', (message: { type: string; id?: number; ok?: boolean; result?: unknown; error?: ErrorPayload }) => {
-      if (message.type === 'ready') {
-        env.ready = true;
-        this.next(env);
-      } else if (message.type === 'init-error') {
-        this.fail(env, message.error as ErrorPayload);
-      } else if (message.type === 'result' && env.busy) {
-        // Ran past an injected timeout: the answer is lost, the timeout answers (see `run`).
-        if (env.busy.fault?.action === 'timeout') return;
-        const pending = env.busy;
-        this.finish(env);
-        pending.resolve(
-          message.ok
-            ? returned(message.result ?? null, this.version)
-            : { statusCode: 200, payload: JSON.stringify(message.error), functionError: 'Unhandled', executedVersion: this.version },
-        );
-        this.next(env);
-      }
-    });
-    worker.on('error', (err) =>
-      this.fail(env, { errorType: 'Runtime.ExitError', errorMessage: `Runtime exited with error: ${err.message}`, trace: [] }),
-    );
-    worker.on('exit', (code) =>
-      this.fail(env, { errorType: 'Runtime.ExitError', errorMessage: `Runtime exited with error: exit status ${code}`, trace: [] }),
-    );
-  }
-
-  private run(env: Environment, pending: Pending): void {
-    env.busy = pending;
-    const deadline = Date.now() + this.spec.timeoutSeconds * 1000;
-    const timedOut = () =>
-      this.fail(env, {
-        errorType: 'Sandbox.Timedout',
-        errorMessage: `${pending.requestId} Task timed out after ${this.spec.timeoutSeconds.toFixed(2)} seconds`,
-        trace: [],
-      });
-    env.timer = setTimeout(timedOut, this.spec.timeoutSeconds * 1000);
-    const crash = () =>
-      this.fail(env, {
-        errorType: 'Runtime.ExitError',
-        errorMessage: `RequestId: ${pending.requestId} Error: Runtime exited with error: signal: killed`,
-        trace: [],
-      });
-    if (pending.fault?.action === 'crash' && pending.fault.afterMs === undefined) {
-      // Dies as the invocation starts: deterministic, nothing of the handler ran.
-      setImmediate(crash);
-      return;
-    }
-    env.worker.postMessage({
-      id: env.nextId++,
-      event: pending.event,
-      requestId: pending.requestId,
-      invokedArn: pending.invokedArn,
-      deadline,
-    });
-    if (pending.fault) {
-      const fault = pending.fault;
-      setTimeout(() => {
-        if (env.busy === pending) (fault.action === 'timeout' ? timedOut : crash)();
-      }, fault.afterMs ?? 0);
-    }
-  }
-
-  private finish(env: Environment): void {
-    if (env.timer) clearTimeout(env.timer);
-    env.timer = undefined;
-    env.busy = undefined;
-  }
-
-  private next(env: Environment): void {
-    const pending = this.queue.shift();
-    if (pending) this.run(env, pending);
-  }
-
-  /** The environment is gone: answer its invocation with `error` and replace it if work waits. */
-  private fail(env: Environment, error: ErrorPayload): void {
-    if (!this.environments.has(env)) return;
-    this.environments.delete(env);
-    const pending = env.busy;
-    this.finish(env);
-    void env.worker.terminate();
-    if (pending)
-      pending.resolve({ statusCode: 200, payload: JSON.stringify(error), functionError: 'Unhandled', executedVersion: this.version });
-    else if (!env.ready) {
-      // Init failed: every queued invocation fails the same way, as on Lambda.
-      for (const queued of this.queue.splice(0))
-        queued.resolve({ statusCode: 200, payload: JSON.stringify(error), functionError: 'Unhandled', executedVersion: this.version });
-    }
-    if (this.queue.length > 0) this.spawn();
-  }
-
-  async stop(): Promise<void> {
-    await Promise.all([...this.environments].map((env) => env.worker.terminate()));
-    this.environments.clear();
-  }
-
-  get size(): number {
-    return this.environments.size;
-  }
+interface VersionState {
+  readonly config: VersionConfig;
+  runtime: VersionRuntime | undefined;
 }
 
 interface FunctionState {
   readonly spec: FunctionSpec;
-  readonly versions: Map<string, VersionRuntime>;
-  readonly aliases: Map<string, { version: string; weights: Record<string, number> }>;
+  latest: VersionState;
+  readonly versions: Map<string, VersionState>;
+  readonly aliases: Map<string, AliasConfig>;
+  readonly tags: Map<string, string>;
   nextVersion: number;
+  /** Code folders written for $LATEST so far (each UpdateFunctionCode gets a new one). */
+  codeRevisions: number;
+}
+
+function notFound(arn: string): LambdaServiceError {
+  return new LambdaServiceError('ResourceNotFoundException', `Function not found: ${arn}`, 404);
 }
 
 export class LambdaHost {
   private readonly functions = new Map<string, FunctionState>();
-  private readonly logs = new Map<string, WriteStream>();
+  private readonly logs: FunctionLogs;
   private readonly faults: Fault[] = [];
+  /** Environments of $LATEST code replaced since: they finish what they run, then stop with the host. */
+  private readonly retired: VersionRuntime[] = [];
   /** Invocation counts per function name (for benchmarks). */
   readonly invocations = new Map<string, number>();
   /** Invocations an injected fault hit, by its action. */
   readonly injectedFaults = new Map<Fault['action'], number>();
   readonly stats = new Map<string, number>();
+  /** AWS/Lambda Invocations and Errors (and whatever else shares the store, e.g. the gateway's). */
+  readonly metrics: MetricStore;
 
-  constructor(private readonly options: { readonly runtimeFile: string; readonly codeDir: string; readonly logDir?: string }) {}
+  constructor(
+    private readonly options: {
+      readonly runtimeFile: string;
+      readonly codeDir: string;
+      readonly logDir?: string;
+      readonly metrics?: MetricStore;
+    },
+  ) {
+    this.logs = new FunctionLogs(options.logDir);
+    this.metrics = options.metrics ?? new MetricStore();
+  }
 
   static arn(name: string, qualifier?: string): string {
     return `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${name}${qualifier ? `:${qualifier}` : ''}`;
@@ -273,53 +110,186 @@ export class LambdaHost {
   createFunction(spec: FunctionSpec): void {
     if (this.functions.has(spec.name))
       throw new LambdaServiceError('ResourceConflictException', `Function already exist: ${spec.name}`, 409);
-    this.functions.set(spec.name, { spec, versions: new Map(), aliases: new Map(), nextVersion: 1 });
+    const state: FunctionState = {
+      spec,
+      latest: undefined as unknown as VersionState,
+      versions: new Map(),
+      aliases: new Map(),
+      tags: new Map(Object.entries(spec.tags ?? {})),
+      nextVersion: 1,
+      codeRevisions: 0,
+    };
+    const codeDir = this.newLatestCode(state, (dir) => copyCode(spec.bundle, dir));
+    state.latest = {
+      config: {
+        version: LATEST,
+        codeDir,
+        ...sha256(join(codeDir, CODE_FILE)),
+        env: { ...spec.env },
+        timeoutSeconds: spec.timeoutSeconds,
+        memoryMb: spec.memoryMb ?? 512,
+        description: '',
+        lastModified: lastModified(),
+        revisionId: randomUUID(),
+      },
+      runtime: undefined,
+    };
+    this.functions.set(spec.name, state);
   }
 
-  /** Publish a version: the bundle and environment as they are now, frozen. */
+  functionNames(): string[] {
+    return [...this.functions.keys()];
+  }
+
+  /** Replace $LATEST's code with these files (`index.mjs`, optionally `index.mjs.map`). */
+  updateFunctionCode(name: string, files: Readonly<Record<string, Uint8Array>>, revisionId?: string): VersionConfig {
+    const fn = this.get(name);
+    this.checkRevision(fn.latest.config, revisionId);
+    if (files[CODE_FILE] === undefined) throw invalid(`The code package holds no ${CODE_FILE}`);
+    const codeDir = this.newLatestCode(fn, (dir) => {
+      for (const [file, bytes] of Object.entries(files)) writeFileSync(join(dir, file), bytes);
+    });
+    return this.replaceLatest(fn, { codeDir, ...sha256(join(codeDir, CODE_FILE)) });
+  }
+
+  /** Change $LATEST's configuration: `env` replaces every variable, as Environment does on Lambda. */
+  updateFunctionConfiguration(
+    name: string,
+    change: { env?: Record<string, string>; timeoutSeconds?: number; memoryMb?: number; description?: string; revisionId?: string },
+  ): VersionConfig {
+    const fn = this.get(name);
+    this.checkRevision(fn.latest.config, change.revisionId);
+    if (
+      change.timeoutSeconds !== undefined &&
+      !(Number.isInteger(change.timeoutSeconds) && change.timeoutSeconds >= 1 && change.timeoutSeconds <= 900)
+    )
+      throw invalid(`Timeout must be between 1 and 900 seconds: ${change.timeoutSeconds}`);
+    if (change.memoryMb !== undefined && !(Number.isInteger(change.memoryMb) && change.memoryMb >= 128 && change.memoryMb <= 10240))
+      throw invalid(`MemorySize must be between 128 and 10240 MB: ${change.memoryMb}`);
+    return this.replaceLatest(fn, {
+      ...(change.env === undefined ? {} : { env: { ...change.env } }),
+      ...(change.timeoutSeconds === undefined ? {} : { timeoutSeconds: change.timeoutSeconds }),
+      ...(change.memoryMb === undefined ? {} : { memoryMb: change.memoryMb }),
+      ...(change.description === undefined ? {} : { description: change.description }),
+    });
+  }
+
+  /**
+   * PublishVersion as Lambda: freeze $LATEST into the next version, or answer the newest version
+   * when $LATEST has not changed since it. `codeSha256`/`revisionId` must match $LATEST's (412).
+   */
+  publish(name: string, options: { codeSha256?: string; revisionId?: string; description?: string } = {}): VersionConfig {
+    const fn = this.get(name);
+    const latest = fn.latest.config;
+    if (options.codeSha256 !== undefined && options.codeSha256 !== latest.codeSha256)
+      throw new LambdaServiceError(
+        'PreconditionFailedException',
+        `CodeSHA256 (${options.codeSha256}) is different from current CodeSHA256 in $LATEST (${latest.codeSha256}). Please try again with the CodeSHA256 in $LATEST.`,
+        412,
+      );
+    this.checkRevision(latest, options.revisionId);
+    const newest = [...fn.versions.values()].pop()?.config;
+    if (newest && sameConfig(newest, latest)) return newest;
+    return this.freeze(fn, latest, options.description ?? latest.description);
+  }
+
+  /**
+   * Publish a new version from $LATEST, for tests: `env` is merged over $LATEST's variables and
+   * `bundle` replaces its code, for this version only. Always a new version, changed or not.
+   */
   publishVersion(name: string, overrides: { env?: Readonly<Record<string, string>>; bundle?: string } = {}): string {
     const fn = this.get(name);
-    const version = String(fn.nextVersion++);
-    const source = overrides.bundle ?? fn.spec.bundle;
-    const target = join(this.options.codeDir, name, version, 'index.mjs');
-    mkdirSync(dirname(target), { recursive: true });
-    copyFileSync(source, target);
-    if (existsSync(`${source}.map`)) copyFileSync(`${source}.map`, `${target}.map`);
-    const env = {
-      ...fn.spec.env,
-      ...(overrides.env ?? {}),
-      AWS_LAMBDA_FUNCTION_NAME: name,
-      AWS_LAMBDA_FUNCTION_VERSION: version,
-      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.spec.memoryMb ?? 512),
-      AWS_REGION: REGION,
-      AWS_DEFAULT_REGION: REGION,
-    };
-    fn.versions.set(
-      version,
-      new VersionRuntime(name, version, target, fn.spec, env, this.options.runtimeFile, this.logFor(name), this.stats),
-    );
-    return version;
+    let config: VersionConfig = { ...fn.latest.config, env: { ...fn.latest.config.env, ...(overrides.env ?? {}) } };
+    if (overrides.bundle !== undefined) {
+      const codeDir = this.newLatestCode(fn, (dir) => copyCode(overrides.bundle as string, dir));
+      config = { ...config, codeDir, ...sha256(join(codeDir, CODE_FILE)) };
+    }
+    return this.freeze(fn, config, config.description).version;
   }
 
-  /** Create or update an alias: `version` gets the traffic not given to `weights` (version → 0..1). */
-  setAlias(name: string, alias: string, version: string, weights: Record<string, number> = {}): void {
+  /** $LATEST's (no qualifier), a version's or an alias's version's configuration. */
+  configuration(name: string, qualifier?: string): VersionConfig {
     const fn = this.get(name);
-    for (const v of [version, ...Object.keys(weights)]) {
-      if (!fn.versions.has(v))
-        throw new LambdaServiceError('ResourceNotFoundException', `Function not found: ${LambdaHost.arn(name, v)}`, 404);
-    }
-    const total = Object.values(weights).reduce((a, b) => a + b, 0);
-    if (total < 0 || total >= 1)
-      throw new LambdaServiceError('InvalidParameterValueException', 'Additional version weights must add up to less than 1', 400);
-    fn.aliases.set(alias, { version, weights: { ...weights } });
+    if (qualifier === undefined || qualifier === LATEST) return fn.latest.config;
+    const version = fn.aliases.get(qualifier)?.version ?? qualifier;
+    const state = version === LATEST ? fn.latest : fn.versions.get(version);
+    if (state === undefined) throw notFound(LambdaHost.arn(name, qualifier));
+    return state.config;
+  }
+
+  /** $LATEST, then every published version (ListVersionsByFunction). */
+  listVersions(name: string): VersionConfig[] {
+    const fn = this.get(name);
+    return [fn.latest.config, ...[...fn.versions.values()].map((v) => v.config)];
+  }
+
+  /** The published versions' numbers. */
+  versions(name: string): string[] {
+    return [...this.get(name).versions.keys()];
+  }
+
+  createAlias(name: string, alias: string, version: string, weights: Record<string, number> = {}, description = ''): AliasConfig {
+    const fn = this.get(name);
+    validateAliasName(alias);
+    if (fn.aliases.has(alias))
+      throw new LambdaServiceError('ResourceConflictException', `Alias already exists: ${LambdaHost.arn(name, alias)}`, 409);
+    return this.putAlias(fn, { name: alias, version, weights, description, revisionId: randomUUID() });
+  }
+
+  /** UpdateAlias: what is given replaces what the alias had (`weights` {} removes the routing). */
+  updateAlias(
+    name: string,
+    alias: string,
+    change: { version?: string; weights?: Record<string, number>; description?: string; revisionId?: string },
+  ): AliasConfig {
+    const fn = this.get(name);
+    const current = this.alias(name, alias);
+    if (change.revisionId !== undefined && change.revisionId !== current.revisionId)
+      throw new LambdaServiceError(
+        'PreconditionFailedException',
+        'The Revision Id provided does not match the latest Revision Id. Call the GetAlias API to retrieve the latest Revision Id',
+        412,
+      );
+    return this.putAlias(fn, {
+      name: alias,
+      version: change.version ?? current.version,
+      weights: change.weights ?? current.weights,
+      description: change.description ?? current.description,
+      revisionId: randomUUID(),
+    });
+  }
+
+  /** Create or update an alias: `version` gets the traffic not given to `weights` (version → [0, 1)). */
+  setAlias(name: string, alias: string, version: string, weights: Record<string, number> = {}): void {
+    if (this.get(name).aliases.has(alias)) this.updateAlias(name, alias, { version, weights });
+    else this.createAlias(name, alias, version, weights);
+  }
+
+  /** The alias (GetAlias); 404 when there is none. */
+  alias(name: string, alias: string): AliasConfig {
+    const found = this.get(name).aliases.get(alias);
+    if (found === undefined)
+      throw new LambdaServiceError('ResourceNotFoundException', `Alias not found: ${LambdaHost.arn(name, alias)}`, 404);
+    return found;
   }
 
   getAlias(name: string, alias: string): { version: string; weights: Record<string, number> } | undefined {
-    return this.functions.get(name)?.aliases.get(alias);
+    const found = this.functions.get(name)?.aliases.get(alias);
+    return found && { version: found.version, weights: { ...found.weights } };
   }
 
-  versions(name: string): string[] {
-    return [...this.get(name).versions.keys()];
+  /** Every alias, or those routing to `version` (ListAliases' FunctionVersion). */
+  listAliases(name: string, version?: string): AliasConfig[] {
+    const all = [...this.get(name).aliases.values()];
+    return version === undefined ? all : all.filter((a) => a.version === version || a.weights[version] !== undefined);
+  }
+
+  /** A function's tags, by its unqualified ARN (Lambda tags functions, not versions or aliases). */
+  tags(arn: string): Map<string, string> {
+    const rest = arn.split(':function:')[1];
+    if (!arn.startsWith('arn:') || rest === undefined) throw invalid(`Invalid function ARN: ${arn}`);
+    if (rest.includes(':')) throw invalid(`Tags are not supported on function versions or aliases: ${arn}`);
+    return this.get(rest).tags;
   }
 
   /** Inject a fault into the next matching invocation(s). */
@@ -336,46 +306,122 @@ export class LambdaHost {
   invoke(ref: string, event: unknown, qualifier?: string): Promise<InvokeResult> {
     const { name, qualifier: q } = parseRef(ref, qualifier);
     const fn = this.functions.get(name);
-    if (fn === undefined)
-      return Promise.reject(new LambdaServiceError('ResourceNotFoundException', `Function not found: ${LambdaHost.arn(name, q)}`, 404));
-    const version = this.resolveVersion(fn, q);
-    if (version === undefined)
-      return Promise.reject(new LambdaServiceError('ResourceNotFoundException', `Function not found: ${LambdaHost.arn(name, q)}`, 404));
+    if (fn === undefined) return Promise.reject(notFound(LambdaHost.arn(name, q)));
+    const alias = q === undefined ? undefined : fn.aliases.get(q);
+    const executed = alias ? pickVersion(alias.version, alias.weights, Math.random()) : (q ?? LATEST);
+    const state = executed === LATEST ? fn.latest : fn.versions.get(executed);
+    if (state === undefined) return Promise.reject(notFound(LambdaHost.arn(name, q)));
     this.invocations.set(name, (this.invocations.get(name) ?? 0) + 1);
-    const fault = this.takeFault(name, event);
-    return new Promise((resolve) => {
-      version.submit({ event, requestId: randomUUID(), invokedArn: LambdaHost.arn(name, q), resolve, fault });
+    const fault = this.takeFault(name, executed, event);
+    const runtime = (state.runtime ??= this.runtimeOf(name, state.config));
+    const started = Date.now();
+    return new Promise<InvokeResult>((resolve) => {
+      runtime.submit({ event, requestId: randomUUID(), invokedArn: LambdaHost.arn(name, q), resolve, fault });
+    }).then((result) => {
+      this.record(name, q, alias ? executed : undefined, result.functionError !== undefined, started);
+      return result;
     });
   }
 
   async stop(): Promise<void> {
-    await Promise.all([...this.functions.values()].flatMap((fn) => [...fn.versions.values()].map((v) => v.stop())));
-    for (const log of this.logs.values()) log.end();
+    const runtimes = [...this.functions.values()].flatMap((fn) => [fn.latest, ...fn.versions.values()].map((v) => v.runtime));
+    await Promise.all([...runtimes, ...this.retired].map((r) => r?.stop()));
+    this.logs.end();
+  }
+
+  /** AWS/Lambda's Invocations and Errors, under each set of dimensions Lambda publishes them with. */
+  private record(name: string, qualifier: string | undefined, executedVersion: string | undefined, failed: boolean, at: number): void {
+    const sets: Record<string, string>[] = [{}, { FunctionName: name }];
+    if (qualifier !== undefined) sets.push({ FunctionName: name, Resource: `${name}:${qualifier}` });
+    if (executedVersion !== undefined)
+      sets.push({ FunctionName: name, Resource: `${name}:${qualifier}`, ExecutedVersion: executedVersion });
+    for (const dimensions of sets) {
+      this.metrics.put('AWS/Lambda', 'Invocations', dimensions, 1, at);
+      this.metrics.put('AWS/Lambda', 'Errors', dimensions, failed ? 1 : 0, at);
+    }
   }
 
   private get(name: string): FunctionState {
     const fn = this.functions.get(name);
-    if (fn === undefined) throw new LambdaServiceError('ResourceNotFoundException', `Function not found: ${LambdaHost.arn(name)}`, 404);
+    if (fn === undefined) throw notFound(LambdaHost.arn(name));
     return fn;
   }
 
-  private resolveVersion(fn: FunctionState, qualifier: string | undefined): VersionRuntime | undefined {
-    if (qualifier === undefined || qualifier === '$LATEST') {
-      const latest = [...fn.versions.keys()].pop();
-      return latest === undefined ? undefined : fn.versions.get(latest);
-    }
-    const alias = fn.aliases.get(qualifier);
-    if (alias === undefined) return fn.versions.get(qualifier);
-    let roll = Math.random();
-    for (const [version, weight] of Object.entries(alias.weights)) {
-      if (roll < weight) return fn.versions.get(version);
-      roll -= weight;
-    }
-    return fn.versions.get(alias.version);
+  private checkRevision(config: VersionConfig, revisionId: string | undefined): void {
+    if (revisionId !== undefined && revisionId !== config.revisionId)
+      throw new LambdaServiceError(
+        'PreconditionFailedException',
+        'The Revision Id provided does not match the latest Revision Id. Call the GetFunction/GetAlias API to retrieve the latest Revision Id',
+        412,
+      );
   }
 
-  private takeFault(name: string, event: unknown): Fault | undefined {
-    const index = this.faults.findIndex((f) => f.function === name && (f.match === undefined || f.match(event)));
+  /** A new folder for $LATEST's code, filled by `write`. */
+  private newLatestCode(fn: { spec: FunctionSpec; codeRevisions: number }, write: (dir: string) => void): string {
+    const dir = join(this.options.codeDir, fn.spec.name, `latest-${++fn.codeRevisions}`);
+    mkdirSync(dir, { recursive: true });
+    write(dir);
+    return dir;
+  }
+
+  /** $LATEST with `change`: a new revision, run by new environments (the old ones finish what they run). */
+  private replaceLatest(fn: FunctionState, change: Partial<VersionConfig>): VersionConfig {
+    if (fn.latest.runtime) this.retired.push(fn.latest.runtime);
+    const config: VersionConfig = { ...fn.latest.config, ...change, lastModified: lastModified(), revisionId: randomUUID() };
+    fn.latest = { config, runtime: undefined };
+    return config;
+  }
+
+  /** The next numbered version: `config`'s code copied beside it, its configuration frozen. */
+  private freeze(fn: FunctionState, config: VersionConfig, description: string): VersionConfig {
+    const version = String(fn.nextVersion++);
+    const codeDir = join(this.options.codeDir, fn.spec.name, version);
+    copyCode(join(config.codeDir, CODE_FILE), codeDir);
+    const frozen: VersionConfig = { ...config, version, codeDir, description, lastModified: lastModified(), revisionId: randomUUID() };
+    fn.versions.set(version, { config: frozen, runtime: undefined });
+    return frozen;
+  }
+
+  private putAlias(fn: FunctionState, alias: AliasConfig): AliasConfig {
+    const exists = (v: string) => v === LATEST || fn.versions.has(v);
+    validateRouting(LambdaHost.arn(fn.spec.name), alias.version, alias.weights, exists);
+    const stored = { ...alias, weights: { ...alias.weights } };
+    fn.aliases.set(alias.name, stored);
+    return stored;
+  }
+
+  /** Execution environments for a version, created on its first invocation. */
+  private runtimeOf(name: string, config: VersionConfig): VersionRuntime {
+    const spec = this.get(name).spec;
+    const env = {
+      ...config.env,
+      AWS_LAMBDA_FUNCTION_NAME: name,
+      AWS_LAMBDA_FUNCTION_VERSION: config.version,
+      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(config.memoryMb),
+      AWS_REGION: REGION,
+      AWS_DEFAULT_REGION: REGION,
+    };
+    return new VersionRuntime(
+      name,
+      config.version,
+      {
+        bundle: join(config.codeDir, CODE_FILE),
+        handler: spec.handler,
+        timeoutSeconds: config.timeoutSeconds,
+        memoryMb: config.memoryMb,
+        maxConcurrency: spec.maxConcurrency ?? 4,
+        env,
+      },
+      this.options.runtimeFile,
+      this.logs.for(name),
+      this.stats,
+    );
+  }
+
+  private takeFault(name: string, version: string, event: unknown): Fault | undefined {
+    const index = this.faults.findIndex(
+      (f) => f.function === name && (f.version === undefined || f.version === version) && (f.match === undefined || f.match(event)),
+    );
     if (index < 0) return undefined;
     const fault = this.faults[index] as Fault;
     this.injectedFaults.set(fault.action, (this.injectedFaults.get(fault.action) ?? 0) + 1);
@@ -383,30 +429,6 @@ export class LambdaHost {
     if (fault.times <= 0) this.faults.splice(index, 1);
     return fault;
   }
-
-  private logFor(name: string): WriteStream | undefined {
-    if (this.options.logDir === undefined) return undefined;
-    let log = this.logs.get(name);
-    if (log === undefined) {
-      mkdirSync(this.options.logDir, { recursive: true });
-      log = createWriteStream(join(this.options.logDir, `${name}.log`), { flags: 'a' });
-      this.logs.set(name, log);
-    }
-    return log;
-  }
-}
-
-/** A successful invocation's result; its JSON payload is made only when someone reads it. */
-function returned(value: unknown, executedVersion: string): InvokeResult {
-  let payload: string | undefined;
-  return {
-    statusCode: 200,
-    executedVersion,
-    result: value,
-    get payload() {
-      return (payload ??= JSON.stringify(value));
-    },
-  };
 }
 
 /** Split "name", "name:qualifier" or an ARN into name and qualifier. */

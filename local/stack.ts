@@ -3,7 +3,7 @@
  * machine definition the CDK stack deploys, hosted by real local stand-ins for each AWS service.
  * Only endpoints differ, given to the functions through the AWS SDK's AWS_ENDPOINT_URL_* variables.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -14,7 +14,7 @@ import { BUNDLE_FILE, FUNCTION_NODE_OPTIONS, type FunctionName, HANDLER, PROJECT
 import { DEFAULT_SETTINGS, type IronlessSettings, LOCAL_STACK_DEFAULTS, settingsEnvironment, validateSettings } from '../lib/settings';
 import { ENV } from '../functions/common/config';
 import { parseHtpasswd } from '../functions/authorizer/basic';
-import { TABLES, type TableName } from '../functions/db/schema';
+import { TABLES, type TableDef, type TableName } from '../functions/db/schema';
 import { PERIODIC_TASKS, type PeriodicTask } from '../functions/conductor/schedules';
 import { queueSettings } from '../functions/rpc/queues';
 import { renderStepsDefinition } from '../statemachines/definitions';
@@ -28,7 +28,8 @@ import { LocalAuthorizer } from './authorizer';
 import { LambdaHost } from './lambda-host';
 import { DynamoDbProxy } from './dynamodb-proxy';
 import { type FaultSpec, LocalFaults } from './faults';
-import { type LocalStackInfo, PREFIX, STACK_FILE } from './stack-info';
+import { API_NAME, API_STAGE, type LocalStackInfo, PREFIX, STACK_FILE } from './stack-info';
+import { type BuildManifest, RELEASE_TAG, UNRELEASED, readBuildManifest } from './build-manifest';
 import { LocalStepFunctions } from './stepfunctions';
 import { type ConductorQueue, SqsEventSource, createConductorQueues, startSqs } from './sqs';
 
@@ -38,7 +39,11 @@ export interface LocalStackOptions {
   /** Keep data under this folder (default .ironless); ignored with inMemory. */
   readonly dataDir?: string;
   readonly inMemory?: boolean;
-  /** Use bundles already built here (`<dir>/<function>/index.mjs`, `<dir>/runtime.mjs`) instead of building. */
+  /**
+   * Use bundles already built here (`<dir>/<function>/index.mjs`, `<dir>/runtime.mjs`) instead of
+   * building. With a `manifest.json` (build-manifest.ts), the stack creates the manifest's tables
+   * and tags its functions with the manifest's release.
+   */
   readonly buildDir?: string;
   readonly settings?: Partial<IronlessSettings>;
   /** Run the periodic tasks on their schedules (default true). */
@@ -104,6 +109,8 @@ export class LocalStack {
   lambda!: LambdaHost;
   sfn!: LocalStepFunctions;
   tables!: Record<TableName, string>;
+  /** The build's manifest, when the stack runs a release built with one. */
+  manifest: BuildManifest | undefined;
   queues!: ConductorQueue[];
   endpoints!: { dynamodb: string; sqs: string; aws: string };
   stateMachineArn = '';
@@ -169,7 +176,8 @@ export class LocalStack {
       this.sqsServer = sqsServer;
 
       const ddb = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
-      this.tables = await createTables(ddb, PREFIX);
+      this.manifest = this.options.buildDir ? readBuildManifest(this.options.buildDir) : undefined;
+      this.tables = await createTables(ddb, PREFIX, undefined, this.tableDefs());
       ddb.destroy();
       this.queues = createConductorQueues(
         sqsServer,
@@ -218,6 +226,7 @@ export class LocalStack {
           env,
           timeoutSeconds,
           maxConcurrency,
+          tags: this.releaseTags(),
         });
         this.lambda.setAlias(name, 'live', this.lambda.publishVersion(name));
       }
@@ -250,7 +259,10 @@ export class LocalStack {
         }
       }
       const authorizer = this.startAuthorizer(buildDir, env);
-      this.gateway = new Gateway(this.lambda, LambdaHost.arn('api', 'live'), 'local', authorizer, [this.startUi(buildDir)]);
+      this.gateway = new Gateway(this.lambda, LambdaHost.arn('api', 'live'), API_STAGE, authorizer, this.startUi(buildDir), {
+        store: this.lambda.metrics,
+        apiName: API_NAME,
+      });
       this.url = await this.gateway.start(this.options.port ?? 6385);
       if (this.options.fleet && this.options.fleet.count > 0) this.fleet = await startLocalFleet(this.options.fleet, this.url, this.log);
       if (dataDir) this.writeStackFile(dataDir, dynamo.endpoint);
@@ -263,8 +275,12 @@ export class LocalStack {
     }
   }
 
-  /** The web console's function (its files, at `/ui/`), as the CDK stack's WebConsole serves it. */
-  private startUi(buildDir: string): GatewayRoute {
+  /**
+   * The web console's function (its files, at `/ui/`), as the CDK stack's WebConsole serves it;
+   * none when the bundles are of a release that had no console (2026.3).
+   */
+  private startUi(buildDir: string): GatewayRoute[] {
+    if (!existsSync(join(buildDir, 'ui', BUNDLE_FILE))) return [];
     this.lambda.createFunction({
       name: 'ui',
       bundle: join(buildDir, 'ui', BUNDLE_FILE),
@@ -272,9 +288,10 @@ export class LocalStack {
       env: { NODE_OPTIONS: FUNCTION_NODE_OPTIONS },
       timeoutSeconds: 10,
       maxConcurrency: 2,
+      tags: this.releaseTags(),
     });
     this.lambda.setAlias('ui', 'live', this.lambda.publishVersion('ui'));
-    return { prefix: UI_PATH, functionRef: LambdaHost.arn('ui', 'live') };
+    return [{ prefix: UI_PATH, functionRef: LambdaHost.arn('ui', 'live') }];
   }
 
   /** With http_basic: the authorizer function, its secret served from the htpasswd file. */
@@ -294,6 +311,7 @@ export class LocalStack {
       },
       timeoutSeconds: 10,
       maxConcurrency: 4,
+      tags: this.releaseTags(),
     });
     this.lambda.setAlias('authorizer', 'live', this.lambda.publishVersion('authorizer'));
     return new LocalAuthorizer(this.lambda, LambdaHost.arn('authorizer', 'live'), this.settings.authorizerCacheSeconds);
@@ -343,8 +361,18 @@ export class LocalStack {
       NODE_OPTIONS: FUNCTION_NODE_OPTIONS,
       ...(this.options.functionEnv ?? {}),
     };
-    for (const name of Object.keys(TABLES) as TableName[]) env[TABLES[name].envVar] = this.tables[name];
+    for (const [name, def] of Object.entries(this.tableDefs())) env[def.envVar] = this.tables[name as TableName];
     return env;
+  }
+
+  /** The tables this stack's release has: its manifest's, or the schema's when built from sources. */
+  private tableDefs(): Readonly<Record<string, TableDef>> {
+    return this.manifest?.tables ?? TABLES;
+  }
+
+  /** Every function is tagged with the release it runs, as the CDK stack tags them. */
+  private releaseTags(): Record<string, string> {
+    return { [RELEASE_TAG]: this.manifest?.release ?? UNRELEASED };
   }
 
   /**
@@ -359,9 +387,19 @@ export class LocalStack {
       startedAt: new Date().toISOString(),
       url: this.url,
       region: 'us-east-1',
-      endpoints: { ...this.endpoints, dynamodb },
+      endpoints: { ...this.endpoints, dynamodb, cloudwatch: this.endpoints.aws },
+      tablePrefix: PREFIX,
       tables: this.tables,
       functions: { dbsync: LambdaHost.arn('dbsync', 'live') },
+      lambda: {
+        api: 'api',
+        conductor: 'conductor',
+        dbsync: 'dbsync',
+        ...(this.lambda.functionNames().includes('authorizer') ? { authorizer: 'authorizer' } : {}),
+        ...(this.lambda.functionNames().includes('ui') ? { ui: 'ui' } : {}),
+      },
+      queues: this.queues.map(({ group, url, dlqUrl }) => ({ group, url, dlqUrl })),
+      api: { name: API_NAME, stage: API_STAGE },
     };
     writeFileSync(this.stackFile, `${JSON.stringify(info, null, 2)}\n`);
   }

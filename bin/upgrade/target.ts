@@ -13,7 +13,7 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { TABLES, type TableName, tableOutputKey } from '../../functions/db/schema';
 import { STACK_OUTPUTS } from '../../lib/outputs';
-import { type LocalStackInfo, PREFIX, STACK_FILE } from '../../local/stack-info';
+import { type LocalStackInfo, STACK_FILE } from '../../local/stack-info';
 import { UpgradeRefused } from './decisions';
 
 export interface UpgradeTarget {
@@ -38,21 +38,6 @@ export interface UpgradeTarget {
   close(): void;
 }
 
-/** stack.json as this command reads it: fields a stack of an earlier checkout may not write are optional. */
-type StackFile = LocalStackInfo & {
-  readonly tablePrefix?: string;
-  readonly endpoints: LocalStackInfo['endpoints'] & { readonly cloudwatch?: string };
-  readonly lambda?: {
-    readonly api?: string;
-    readonly conductor?: string;
-    readonly dbsync?: string;
-    readonly authorizer?: string;
-    readonly ui?: string;
-  };
-  readonly queues?: readonly { readonly group: string; readonly url: string; readonly dlqUrl?: string }[];
-  readonly api?: { readonly name: string; readonly stage: string };
-};
-
 const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 /** As tools talk to AWS: the SDK's standard retries, a little more patient. */
 const RETRIES = { maxAttempts: 5, retryMode: 'standard' } as const;
@@ -68,7 +53,7 @@ function localTarget(dataDir: string): UpgradeTarget {
     throw new UpgradeRefused(
       `No local stack runs from ${dataDir} (no ${STACK_FILE}): start it with \`npx ironless local --data ${dataDir}\``,
     );
-  const info = JSON.parse(readFileSync(file, 'utf8')) as StackFile;
+  const info = JSON.parse(readFileSync(file, 'utf8')) as LocalStackInfo;
   try {
     process.kill(info.pid, 0);
   } catch {
@@ -76,10 +61,10 @@ function localTarget(dataDir: string): UpgradeTarget {
   }
   const config = { region: info.region, credentials: LOCAL_CREDENTIALS, ...RETRIES };
   const lambda = new LambdaClient({ ...config, endpoint: info.endpoints.aws });
-  const cloudwatch = new CloudWatchClient({ ...config, endpoint: info.endpoints.cloudwatch ?? info.endpoints.aws });
+  const cloudwatch = new CloudWatchClient({ ...config, endpoint: info.endpoints.cloudwatch });
   const sqs = new SQSClient({ ...config, endpoint: info.endpoints.sqs });
   const dynamodb = new DynamoDBClient({ ...config, endpoint: info.endpoints.dynamodb });
-  const prefix = info.tablePrefix ?? PREFIX;
+  const prefix = info.tablePrefix;
   const tables: Record<string, string> = { ...info.tables };
   return {
     description: `the local stack running from ${dataDir} (pid ${info.pid}, ${info.url})`,
@@ -90,13 +75,13 @@ function localTarget(dataDir: string): UpgradeTarget {
     sqs,
     dynamodb,
     functions: {
-      conductor: info.lambda?.conductor ?? 'conductor',
-      api: info.lambda?.api ?? 'api',
-      dbsync: info.lambda?.dbsync ?? 'dbsync',
-      others: [info.lambda?.authorizer, info.lambda?.ui].filter((f): f is string => f !== undefined),
+      conductor: info.lambda.conductor,
+      api: info.lambda.api,
+      dbsync: info.lambda.dbsync,
+      others: [info.lambda.authorizer, info.lambda.ui].filter((f): f is string => f !== undefined),
     },
-    deadLetterQueues: (info.queues ?? []).map((q) => q.dlqUrl).filter((u): u is string => typeof u === 'string'),
-    restApi: { name: info.api?.name ?? 'ironless-api', stage: info.api?.stage ?? 'local' },
+    deadLetterQueues: info.queues.map((q) => q.dlqUrl),
+    restApi: info.api,
     conductorsTable: tables.conductors ?? `${prefix}-conductors`,
     tableName: (logical) => tables[logical] ?? (logical in TABLES ? `${prefix}-${logical}` : undefined),
     close: () => [lambda, cloudwatch, sqs, dynamodb].forEach((c) => c.destroy()),
