@@ -19,6 +19,9 @@ export const CONTEXT_KEYS = [
   'imageBuckets',
   'alarmTopicArn',
   'dashboard',
+  'rollout',
+  'release',
+  'upgradeOperatorPolicy',
 ] as const;
 
 function list(value: unknown): string[] | undefined {
@@ -45,7 +48,9 @@ function wholeNumber(name: string, value: unknown): number | undefined {
 }
 
 /** The props the context asks for; unset keys leave the stack's defaults. */
-export function propsFromContext(node: Node): Pick<IronlessStackProps, 'settings' | 'api' | 'alarmTopicArn' | 'dashboard'> {
+export function propsFromContext(
+  node: Node,
+): Pick<IronlessStackProps, 'settings' | 'api' | 'alarmTopicArn' | 'dashboard' | 'rollout' | 'release' | 'upgradeOperatorPolicy'> {
   const get = (key: (typeof CONTEXT_KEYS)[number]): unknown => node.tryGetContext(key);
   const settings: { -readonly [K in keyof IronlessSettings]?: IronlessSettings[K] } = {};
   const auth = get('authStrategy');
@@ -67,10 +72,17 @@ export function propsFromContext(node: Node): Pick<IronlessStackProps, 'settings
 
   const topic = get('alarmTopicArn');
   const dashboard = flag('dashboard', get('dashboard'));
+  // Who moves the live aliases (lib/constructs/deploy-guard.ts); the stack checks the value.
+  const rollout = get('rollout');
+  const release = get('release');
+  const operatorPolicy = flag('upgradeOperatorPolicy', get('upgradeOperatorPolicy'));
   return {
     settings,
     api,
     ...(topic !== undefined ? { alarmTopicArn: String(topic) } : {}),
     ...(dashboard !== undefined ? { dashboard } : {}),
+    ...(rollout !== undefined ? { rollout: String(rollout) as NonNullable<IronlessStackProps['rollout']> } : {}),
+    ...(release !== undefined ? { release: String(release) } : {}),
+    ...(operatorPolicy !== undefined ? { upgradeOperatorPolicy: operatorPolicy } : {}),
   };
 }

@@ -17,6 +17,8 @@ export const FUNCTIONS = {
   authorizer: 'functions/authorizer/index.ts',
   /** The web console's files (`ui/`), embedded in its bundle. */
   ui: 'functions/ui/index.ts',
+  /** The custom resources that keep `cdk deploy` and `ironless upgrade` from undoing each other (lib/constructs/deploy-guard.ts). */
+  'deploy-guard': 'functions/deploy-guard/index.ts',
 } as const;
 export type FunctionName = keyof typeof FUNCTIONS;
 

@@ -29,13 +29,16 @@ import {
 } from './api-exposure';
 import { BasicAuth } from './constructs/basic-auth';
 import { ConductorQueues } from './constructs/conductor-queues';
+import { DeployGuard, type Rollout } from './constructs/deploy-guard';
 import { IronlessFunction } from './constructs/function';
 import { LogsKey } from './constructs/logs-key';
 import { Operations } from './constructs/operations';
 import { IronlessApi } from './constructs/rest-api';
 import { StepsMachine, type StepsLogging } from './constructs/steps-machine';
 import { Tables } from './constructs/tables';
+import { UpgradeOperator } from './constructs/upgrade-operator';
 import { WebConsole } from './constructs/web-console';
+import { RELEASE_MAPPING } from '../functions/common/releases';
 import { tableOutputKey } from '../functions/db/schema';
 import { DEFAULT_SETTINGS, type IronlessSettings, settingsEnvironment, validateSettings } from './settings';
 
@@ -73,7 +76,22 @@ export interface IronlessStackProps extends StackProps {
    * @default a new secret, to be given its value after deploying
    */
   readonly htpasswdSecret?: ISecret;
+  /**
+   * Who moves the `live` aliases of api, conductor and dbsync once they exist (`lib/constructs/deploy-guard.ts`):
+   * `ironless-upgrade` — a deploy updates their `$LATEST` and the infrastructure, and `ironless upgrade`
+   * shifts `live` in Ironic's rolling-upgrade order; `cdk-deploy` — `live` follows every deploy.
+   * Either way a deploy refuses while an upgrade is in progress, and a new stack starts with working aliases.
+   * @default 'ironless-upgrade'
+   */
+  readonly rollout?: Rollout;
+  /** The release of the code being synthesized (a row of functions/common/releases.ts): the conductor's `ironless:release` tag. @default 'master' */
+  readonly release?: string;
+  /** Make the UpgradeOperatorPolicy managed policy (what `ironless upgrade --stack` needs). @default true */
+  readonly upgradeOperatorPolicy?: boolean;
 }
+
+/** Who moves the `live` aliases unless told: the product's own rolling upgrade. */
+export const DEFAULT_ROLLOUT: Rollout = 'ironless-upgrade';
 
 export class IronlessStack extends Stack {
   readonly api: LambdaRestApi;
@@ -99,6 +117,10 @@ export class IronlessStack extends Stack {
   readonly logRetention: RetentionDays;
   /** The S3 buckets s3:// images may come from (the conductor reads their objects). */
   readonly imageBuckets: readonly string[];
+  /** Keeps `cdk deploy` and `ironless upgrade` from undoing each other on the `live` aliases. */
+  readonly deployGuard: DeployGuard;
+  /** The outputs and the managed policy `ironless upgrade --stack` uses. */
+  readonly upgradeOperator: UpgradeOperator;
 
   constructor(scope: Construct, id: string, props: IronlessStackProps = {}) {
     super(scope, id, props);
@@ -109,6 +131,13 @@ export class IronlessStack extends Stack {
     const logRetention = (this.logRetention = props.logRetention ?? RetentionDays.ONE_YEAR);
     this.logsKey = new LogsKey(this, 'LogsKey');
     const logs = { logRetention, logsKey: this.logsKey.key };
+    const release = props.release ?? 'master';
+    if (!(release in RELEASE_MAPPING)) {
+      throw new Error(
+        `release "${release}" is not a release of this code (functions/common/releases.ts: ${Object.keys(RELEASE_MAPPING).join(', ')})`,
+      );
+    }
+    this.deployGuard = new DeployGuard(this, 'DeployGuard', { rollout: props.rollout ?? DEFAULT_ROLLOUT, release, ...logs });
 
     this.tables = new Tables(this, 'Tables');
     this.queues = new ConductorQueues(this, 'ConductorQueues', {
@@ -136,6 +165,7 @@ export class IronlessStack extends Stack {
       name: 'conductor',
       timeout: Duration.seconds(settings.conductorTimeoutSeconds),
       environment: { ...common, [ENV.stepsStateMachineArn]: stepsArn },
+      liveVersion: this.deployGuard.liveVersion({ conductor: true }),
       ...logs,
       ...(vpc && network
         ? {
@@ -233,6 +263,7 @@ export class IronlessStack extends Stack {
       memorySize: 1024,
       environment: { ...common, [ENV.conductorFunction]: this.conductor.live.functionArn },
       reservedConcurrentExecutions: reservedConcurrency(exposure.apiReservedConcurrency, DEFAULT_API_RESERVED_CONCURRENCY),
+      liveVersion: this.deployGuard.liveVersion(),
       ...logs,
     });
     this.tables.grantReadWrite(this.apiFunction.function);
@@ -245,6 +276,7 @@ export class IronlessStack extends Stack {
       timeout: Duration.minutes(15),
       memorySize: 1024,
       environment: { ...this.tables.environment(), ...settingsEnvironment(settings) },
+      liveVersion: this.deployGuard.liveVersion(),
       ...logs,
     });
     this.tables.grantReadWrite(this.dbsync.function);
@@ -276,6 +308,18 @@ export class IronlessStack extends Stack {
       dashboard: props.dashboard,
     });
     this.webConsole = new WebConsole(this, 'WebConsole', { api: this.api, ...logs });
+    this.upgradeOperator = new UpgradeOperator(this, 'UpgradeOperator', {
+      conductor: this.conductor.function,
+      api: this.apiFunction.function,
+      dbsync: this.dbsync.function,
+      authorizer: this.auth?.function.function,
+      queues: this.queues,
+      periodicFailures: this.periodicFailures,
+      restApi: this.api,
+      tables: this.tables.tables,
+      rollout: this.deployGuard.rollout,
+      policy: props.upgradeOperatorPolicy,
+    });
     if (!props.alarmTopicArn) {
       new CfnOutput(this, 'AlarmTopic', {
         value: this.operations.topic.topicArn,

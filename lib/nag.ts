@@ -73,6 +73,21 @@ export function acknowledgeNagFindings(stack: IronlessStack): void {
     'AwsSolutions-APIG2',
     'Requests are validated by the API function with Ironic’s own rules and error bodies (400 with Ironic’s message), which API Gateway models cannot express.',
   );
+  const operatorPolicy = stack.upgradeOperator.policy;
+  if (operatorPolicy) {
+    for (const fn of [stack.conductor, stack.apiFunction, stack.dbsync]) {
+      ack(
+        operatorPolicy,
+        `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(fn.function.node.defaultChild as CfnElement)}.Arn>:*]`,
+        'ironless upgrade publishes versions of this one function and shifts its live alias: "<function>:*" is its versions and aliases, whose numbers exist only once published.',
+      );
+    }
+    ack(
+      operatorPolicy,
+      'AwsSolutions-IAM5[Resource::*]',
+      'cloudwatch:GetMetricData (the upgrade watches error rates) names its metrics in the request; AWS accepts only "*" as its resource.',
+    );
+  }
   for (const bucket of stack.imageBuckets) {
     ack(
       stack.conductor,
@@ -125,6 +140,11 @@ export function acknowledgeGuardFindings(stack: IronlessStack): void {
     ],
     [stack.dbsync, 'The dbsync function reaches only DynamoDB.'],
     [stack.auth, 'The http_basic authorizer reaches only Secrets Manager.'],
+    [stack.webConsole, 'The web console function serves files from its own bundle and reaches nothing.'],
+    [
+      stack.deployGuard,
+      'The deploy guard (its function and CDK’s provider framework) reaches only CloudFormation and Lambda APIs, once per deployment.',
+    ],
     [
       stack.node.tryFindChild(AWS_CUSTOM_RESOURCE_PROVIDER),
       'CDK’s custom-resource provider only invokes the conductor alias once per deployment (the RegisterConductor beat).',

@@ -1,9 +1,11 @@
 /**
  * The AWS APIs functions call on a local stack that no emulator package provides: Lambda's Invoke
  * (the RPC "call"), Step Functions' execution and task-token actions, and Secrets Manager's
- * GetSecretValue (the htpasswd entries of http_basic). One HTTP server speaks the wire protocols
- * the AWS SDK uses, so function code runs unchanged with only AWS_ENDPOINT_URL_LAMBDA,
- * AWS_ENDPOINT_URL_SFN and AWS_ENDPOINT_URL_SECRETS_MANAGER pointing here.
+ * GetSecretValue (the htpasswd entries of http_basic); for tools such as `ironless upgrade`,
+ * Lambda's management API (lambda-api.ts) and CloudWatch's GetMetricData (cloudwatch-api.ts).
+ * One HTTP server speaks the wire protocols the AWS SDK uses, so code runs unchanged with only
+ * AWS_ENDPOINT_URL_LAMBDA, AWS_ENDPOINT_URL_SFN, AWS_ENDPOINT_URL_SECRETS_MANAGER and
+ * AWS_ENDPOINT_URL_CLOUDWATCH pointing here.
  *
  * Step Functions actions can be made to fail (`addStepFunctionsFault`): throttled or a 500,
  * without acting, as the service does when it is busy (tests, `npm start --faults`).
@@ -12,6 +14,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { type LambdaHost, LambdaServiceError } from './lambda-host';
 import { lambdaApi } from './lambda-api';
+import { CLOUDWATCH_TARGET, CloudWatchError, cloudWatchApi } from './cloudwatch-api';
 import { type LocalStepFunctions, SfnError } from './stepfunctions';
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -112,6 +115,8 @@ export class AwsEndpoint {
     if (typeof target === 'string' && target.startsWith('AWSStepFunctions.'))
       return this.stepFunctions(target.slice('AWSStepFunctions.'.length), body, res);
     if (target === 'secretsmanager.GetSecretValue') return this.getSecretValue(body, res);
+    if (typeof target === 'string' && target.startsWith(CLOUDWATCH_TARGET))
+      return this.cloudWatch(target.slice(CLOUDWATCH_TARGET.length), body, res);
     awsError(res, 404, 'UnknownOperationException', `${req.method} ${url.pathname} is not served by the local stack`);
   }
 
@@ -129,6 +134,19 @@ export class AwsEndpoint {
       awsError(res, err.statusCode, err.name, err.message);
     }
     return true;
+  }
+
+  /** CloudWatch (cloudwatch-api.ts): JSON 1.0, its errors with their awsQuery code as the SDK reads them. */
+  private cloudWatch(action: string, body: string, res: ServerResponse): void {
+    try {
+      send(res, 200, JSON.stringify(cloudWatchApi(this.lambda.metrics, action, body)), { 'Content-Type': 'application/x-amz-json-1.0' });
+    } catch (err) {
+      if (!(err instanceof CloudWatchError)) throw err;
+      send(res, err.statusCode, JSON.stringify({ __type: err.type, message: err.message }), {
+        'Content-Type': 'application/x-amz-json-1.0',
+        'x-amzn-query-error': `${err.code};Sender`,
+      });
+    }
   }
 
   private async invoke(fn: string, qualifier: string | undefined, req: IncomingMessage, res: ServerResponse, body: string): Promise<void> {

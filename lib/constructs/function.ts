@@ -2,17 +2,21 @@
  * A Lambda function of Ironless, as every one is deployed: the bundle from `lib/bundling.ts`
  * (built locally, the same bytes the local stack runs), Node 22 on arm64, a log group with a
  * retention, and an alias `live` that every caller uses — so a release is a published version
- * and an upgrade is a shift of that alias.
+ * and an upgrade is a shift of that alias. Which version `live` names is the function's current
+ * version (it follows every deploy) unless `liveVersion` says otherwise (`deploy-guard.ts`).
  */
 import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Alias, Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Alias, Architecture, Code, type IVersion, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
 import { FUNCTIONS, FUNCTION_NODE_OPTIONS, type FunctionName, HANDLER, PROJECT_ROOT, bundleFunctionSync } from '../bundling';
+
+/** Chooses the version a function's `live` alias names (created in `scope`). */
+export type LiveVersionChooser = (scope: Construct, fn: LambdaFunction) => IVersion;
 
 export interface IronlessFunctionProps {
   readonly name: FunctionName;
@@ -30,6 +34,8 @@ export interface IronlessFunctionProps {
   readonly vpc?: IVpc;
   readonly vpcSubnets?: SubnetSelection;
   readonly securityGroups?: ISecurityGroup[];
+  /** The version `live` names. @default the function's current version: `live` follows every deploy */
+  readonly liveVersion?: LiveVersionChooser;
 }
 
 export class IronlessFunction extends Construct {
@@ -72,6 +78,7 @@ export class IronlessFunction extends Construct {
       description: `Ironless ${props.name} (${FUNCTIONS[props.name]})`,
       ...(props.vpc ? { vpc: props.vpc, vpcSubnets: props.vpcSubnets, securityGroups: props.securityGroups } : {}),
     });
-    this.live = new Alias(this, 'Live', { aliasName: 'live', version: this.function.currentVersion });
+    const version = props.liveVersion ? props.liveVersion(this, this.function) : this.function.currentVersion;
+    this.live = new Alias(this, 'Live', { aliasName: 'live', version });
   }
 }

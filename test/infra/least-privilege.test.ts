@@ -60,8 +60,10 @@ it('uses "*" only where AWS accepts nothing narrower', () => {
     if (JSON.stringify(s.Resource) === '"*"') for (const a of [s.Action].flat()) expect([a, STAR_ONLY.has(a)]).toEqual([a, true]);
     for (const a of [s.Action].flat()) expect(a.endsWith(':*')).toBe(false);
   }
-  // No managed policies of the stack's own; only AWS's basic execution and API Gateway's logging roles.
-  template.resourceCountIs('AWS::IAM::ManagedPolicy', 0);
+  // One managed policy of the stack's own, attached to no one: UpgradeOperatorPolicy, for the
+  // operator running `ironless upgrade` (upgrade.test.ts). Roles get only AWS's basic execution and API Gateway's logging.
+  template.resourceCountIs('AWS::IAM::ManagedPolicy', 1);
+  for (const [, p] of resourcesOf(template, 'AWS::IAM::ManagedPolicy')) expect(p.Properties.Roles).toBeUndefined();
   const managed = new Set(resourcesOf(template, 'AWS::IAM::Role').flatMap(([, r]) => JSON.stringify(r.Properties.ManagedPolicyArns ?? [])));
   for (const m of managed) expect(m === '[]' || /AWSLambdaBasicExecutionRole|AmazonAPIGatewayPushToCloudWatchLogs/.test(m)).toBe(true);
 });

@@ -39,6 +39,10 @@ const VARIANTS: [string, IronlessStackProps][] = [
     },
   ],
   ['logs kept a month (the operator’s choice)', { logRetention: RetentionDays.ONE_MONTH }],
+  [
+    'live follows every deploy (rollout cdk-deploy), release 2026.3, no operator policy',
+    { rollout: 'cdk-deploy', release: '2026.3', upgradeOperatorPolicy: false },
+  ],
 ];
 
 it.each(VARIANTS)('passes both packs: %s', (_name, props) => {

@@ -21,11 +21,11 @@ const logicalIdOf = (type: string, match: (props: Record<string, unknown>) => bo
 const IRONLESS_FUNCTION = { Properties: { Description: Match.stringLikeRegexp('^Ironless ') } };
 
 describe('IronlessStack', () => {
-  it('runs its functions (api, conductor, dbsync, ui, the http_basic authorizer) on Node 22, arm64, each reached through an alias "live"', () => {
+  it('runs its functions (api, conductor, dbsync, ui, the http_basic authorizer, the deploy guard) on Node 22, arm64, each reached through an alias "live"', () => {
     // http_basic is the default strategy: the authorizer is deployed with it (auth.test.ts).
     const ours = Object.values(template.findResources('AWS::Lambda::Function', IRONLESS_FUNCTION)) as { Properties: unknown }[];
     expect(ours).toHaveLength(Object.keys(FUNCTIONS).length);
-    expect(Object.keys(FUNCTIONS).sort()).toEqual(['api', 'authorizer', 'conductor', 'dbsync', 'ui']);
+    expect(Object.keys(FUNCTIONS).sort()).toEqual(['api', 'authorizer', 'conductor', 'deploy-guard', 'dbsync', 'ui'].sort());
     for (const fn of ours) expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'] });
     template.resourceCountIs('AWS::Lambda::Alias', Object.keys(FUNCTIONS).length);
     template.allResourcesProperties('AWS::Lambda::Alias', { Name: 'live' });
@@ -188,8 +188,8 @@ describe('IronlessStack', () => {
   it("keeps every log group a year, encrypted with the stack's own key, retained with the stack", () => {
     const key = logicalIdOf('AWS::KMS::Key', () => true) as string;
     const groups = Object.values(resources('AWS::Logs::LogGroup')) as { DeletionPolicy: string; Properties: Record<string, unknown> }[];
-    // Functions (4), the custom resource's provider, API access logs, the steps machine.
-    expect(groups).toHaveLength(Object.keys(FUNCTIONS).length + 3);
+    // Our functions, the two custom-resource providers (RegisterConductor's, the deploy guard's), API access logs, the steps machine.
+    expect(groups).toHaveLength(Object.keys(FUNCTIONS).length + 4);
     for (const group of groups) {
       expect(group.Properties).toMatchObject({ RetentionInDays: 365, KmsKeyId: { 'Fn::GetAtt': [key, 'Arn'] } });
       expect(group.DeletionPolicy).toBe('Retain');
