@@ -71,7 +71,8 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   const ready = (async () => {
-    for (let i = 0; i < 300; i++) {
+    // Up to a minute: a JVM starting beside a loaded stack (the grenade test) takes its time.
+    for (let i = 0; i < 1200; i++) {
       try {
         await client.send(new DescribeTableCommand({ TableName: '__ironless_probe' }));
         return;

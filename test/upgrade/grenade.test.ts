@@ -7,7 +7,7 @@
  * new API maximum shows only once the API is unpinned. A second stack rolls back at phase 5.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetAliasCommand, LambdaClient, ListTagsCommand } from '@aws-sdk/client-lambda';
@@ -17,6 +17,7 @@ import { TAGS, decodeState } from '../../functions/common/upgrade-state';
 import { resolveTarget } from '../../bin/commands/dbsync-target';
 import { buildRelease, releaseBuildDir } from '../../bin/build/release';
 import { dbsyncUpgrade, dbsyncVersion } from '../../functions/db/dbsync';
+import { PROJECT_ROOT } from '../../lib/bundling';
 import { LambdaHost } from '../../local/lambda-host';
 import { LocalStack } from '../../local/stack';
 import { ImageServer } from '../unit/fleet/helpers/fake-ironic';
@@ -41,6 +42,11 @@ beforeAll(async () => {
   oldBundles = releaseBuildDir(FROM);
   await buildRelease(FROM, oldBundles, log);
 }, 600_000);
+
+/** The functions' logs, kept under dist/grenade-logs/ for whoever reads a failure (CI keeps the clone). */
+function keepLogs(stack: LocalStack | undefined, name: string): void {
+  if (stack?.logDir) cpSync(stack.logDir, join(PROJECT_ROOT, 'dist', 'grenade-logs', name), { recursive: true, force: true });
+}
 
 async function startOld(dataDir: string, fleet: number): Promise<LocalStack> {
   return new LocalStack({
@@ -125,6 +131,7 @@ describe(`upgrading ${FROM} to this checkout under load`, () => {
   afterAll(async () => {
     await images?.stop();
     await stack?.stop();
+    keepLogs(stack, 'upgrade');
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -155,21 +162,26 @@ describe(`upgrading ${FROM} to this checkout under load`, () => {
     const load = new Load({ url: stack.url, rate: 50, nodes: loadNodes, version: '1.82' });
 
     // Phases 1-5: pinned conductors, then the pinned API. The API's maximum stays the old one.
-    const pinned = await ironless(['upgrade', 'start', '--bundles', newBundles, '--data', dataDir, ...SHIFT, '--until', '5'], log);
+    let pinned: { code: number; output: string };
+    let rest: { code: number; output: string };
+    let versionsPinned: Record<string, string>;
+    let unpinnedFrom: number;
+    let flows: Awaited<ReturnType<Cycles['stop']>>;
+    let traffic: Awaited<ReturnType<Load['stop']>>;
+    try {
+      pinned = await ironless(['upgrade', 'start', '--bundles', newBundles, '--data', dataDir, ...SHIFT, '--until', '5'], log);
+      versionsPinned = await aliases(stack);
+      unpinnedFrom = Date.now();
+      // Phases 6-8: unpin, migrate, report.
+      rest = await ironless(['upgrade', 'resume', '--bundles', newBundles, '--data', dataDir, ...SHIFT, '--migration-batch', '20'], log);
+    } finally {
+      flows = await cycles.stop();
+      traffic = await load.stop();
+      log(`grenade: ${JSON.stringify({ flows, traffic: { ...traffic, maxVersions: traffic.maxVersions.length } })}`);
+    }
     expect(pinned.code).toBe(3);
     expect(pinned.output).toContain('paused after phase 5');
-    const versionsPinned = await aliases(stack);
-    const unpinnedFrom = Date.now();
-    // Phases 6-8: unpin, migrate, report.
-    const rest = await ironless(
-      ['upgrade', 'resume', '--bundles', newBundles, '--data', dataDir, ...SHIFT, '--migration-batch', '20'],
-      log,
-    );
     expect(rest.code).toBe(0);
-
-    const flows = await cycles.stop();
-    const traffic = await load.stop();
-    log(`grenade: ${JSON.stringify({ flows, traffic: { ...traffic, maxVersions: traffic.maxVersions.length } })}`);
 
     expect(traffic.unexpected).toEqual([]);
     expect(traffic.requests / traffic.seconds).toBeGreaterThanOrEqual(45);
@@ -206,6 +218,7 @@ describe(`rolling ${FROM} back at phase 5`, () => {
 
   afterAll(async () => {
     await stack?.stop();
+    keepLogs(stack, 'rollback');
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
