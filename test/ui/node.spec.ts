@@ -3,6 +3,8 @@
  * node through its virtual agent while the steps appear in order, a failed deploy's last_error,
  * an action the API refuses, and the conductors and upgrade view.
  */
+import { LambdaClient, PublishVersionCommand, TagResourceCommand, UntagResourceCommand, UpdateAliasCommand } from '@aws-sdk/client-lambda';
+import { encodeState } from '../../functions/common/upgrade-state';
 import { type Page } from '@playwright/test';
 import { expect, screenshotPath, test } from './fixtures';
 import { signIn } from './fixtures';
@@ -162,7 +164,7 @@ test('shows conductors with their versions and liveness, the upgrade, and the la
   const conductors = page.getByRole('table', { name: 'Conductors' });
   await expect(conductors.getByRole('row', { name: /conductor:1/ })).toContainText('alive');
   await expect(conductors.getByRole('row', { name: /conductor:1/ })).toContainText('fake-hardware');
-  // This API has no upgrade endpoint yet (404): no upgrade in progress.
+  // GET /ironless/v1/upgrade answers `idle`: no upgrade has run on this stack.
   await expect(page.getByText('No upgrade in progress.')).toBeVisible();
   // The deploys of this run (the seeded nodes, redfish-0) and redfish-1's failure, from census and history.
   await expect(page.getByRole('img', { name: /Last hour: \d+ deploys finished, [1-9]\d* failed/ })).toBeVisible();
@@ -170,27 +172,53 @@ test('shows conductors with their versions and liveness, the upgrade, and the la
   expect(Number(/(\d+) deploys finished/.exec(label ?? '')?.[1])).toBeGreaterThanOrEqual(5);
 });
 
-test('shows a rolling upgrade in progress as `ironless upgrade` reports it', async ({ page, info }, testInfo) => {
-  // The upgrade status endpoint's contract (GET /ironless/v1/upgrade), answered here by the test.
-  await page.route('**/ironless/v1/upgrade', (route) =>
-    route.fulfill({
-      json: {
-        state: 'in-progress',
-        phase: { number: 4, name: 'shift-conductors-pinned', title: 'Shift the conductor alias to the pinned new version' },
-        from: { release: '2026.3' },
-        to: { release: 'master', pinned: true },
-        aliases: { conductor: { version: '1', weights: { '2': 0.5 } }, api: { version: '1', weights: {} } },
-        versions: { conductor: { '1': { release: '2026.3', pinned: false }, '2': { release: 'master', pinned: true } } },
-        updated_at: '2026-11-25T10:00:00Z',
-        message: 'Half of the conductor traffic goes to the pinned new version.',
-      },
+test('shows a rolling upgrade in progress as `ironless upgrade` leaves it: phase, releases, alias weights', async ({
+  page,
+  info,
+}, testInfo) => {
+  // What phase 4 of `ironless upgrade` leaves on the stack: a pinned conductor version taking half
+  // the alias's traffic, and the upgrade's state in the conductor function's tags.
+  const lambda = new LambdaClient({ endpoint: info.lambda, region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
+  const arn = 'arn:aws:lambda:us-east-1:000000000000:function:conductor';
+  const { Version } = await lambda.send(new PublishVersionCommand({ FunctionName: 'conductor', Description: 'pinned to 2026.3' }));
+  const state = encodeState({
+    id: '20261125T100000Z',
+    from: '2026.3',
+    to: 'master',
+    commit: 'abcdef012345',
+    phase: 4,
+    done: 3,
+    step: 0,
+    status: 'running',
+    versions: { conductor: { old: '1', pinned: Version! }, api: { old: '1' }, dbsync: { old: '1' } },
+    message: 'Shift the conductor alias to the pinned version, watching',
+  });
+  await lambda.send(new TagResourceCommand({ Resource: arn, Tags: state }));
+  await lambda.send(
+    new UpdateAliasCommand({
+      FunctionName: 'conductor',
+      Name: 'live',
+      FunctionVersion: '1',
+      RoutingConfig: { AdditionalVersionWeights: { [Version!]: 0.5 } },
     }),
   );
-  await signIn(page, info, '#/conductors');
-  await expect(page.getByText('Phase 4: Shift the conductor alias to the pinned new version')).toBeVisible();
-  await expect(page.getByText('2026.3 → master')).toBeVisible();
-  await expect(page.getByRole('img', { name: 'version 1: 50 %, version 2: 50 %' })).toBeVisible();
-  await expect(page.getByRole('table', { name: 'Conductors' }).getByRole('row', { name: /conductor:1/ })).toContainText('2026.3');
-  await expect(page.getByRole('img', { name: /Last hour/ })).toBeVisible();
-  await page.screenshot({ path: screenshotPath('console-conductors.png', (n) => testInfo.outputPath(n)), fullPage: true });
+  try {
+    await signIn(page, info, '#/conductors');
+    await expect(page.getByText(/Phase 4: Shift the conductor alias to the pinned version/)).toBeVisible();
+    await expect(page.getByText('2026.3 → master')).toBeVisible();
+    await expect(page.getByRole('img', { name: `version 1: 50 %, version ${Version}: 50 %` })).toBeVisible();
+    await expect(page.getByRole('img', { name: /Last hour/ })).toBeVisible();
+    await page.screenshot({ path: screenshotPath('console-conductors.png', (n) => testInfo.outputPath(n)), fullPage: true });
+  } finally {
+    await lambda.send(
+      new UpdateAliasCommand({
+        FunctionName: 'conductor',
+        Name: 'live',
+        FunctionVersion: '1',
+        RoutingConfig: { AdditionalVersionWeights: {} },
+      }),
+    );
+    await lambda.send(new UntagResourceCommand({ Resource: arn, TagKeys: Object.keys(state) }));
+    lambda.destroy();
+  }
 });

@@ -24,6 +24,8 @@ export interface UiStackInfo {
   readonly bmc: string;
   readonly image: string;
   readonly checksum: string;
+  /** The stack's Lambda endpoint (versions, aliases, tags: what `ironless upgrade` drives). */
+  readonly lambda: string;
 }
 
 const USER = 'operator';
@@ -151,6 +153,7 @@ try {
     bmc: fleet.url,
     image: `${images.url}/disk.img`,
     checksum: createHash('md5').update(image).digest('hex'),
+    lambda: stack.endpoints.aws,
   };
   process.stdout.write(`${JSON.stringify(info)}\n`);
 } catch (err) {
