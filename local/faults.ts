@@ -13,6 +13,8 @@ import type { Fault, LambdaHost } from './lambda-host';
 /** A Lambda fault as JSON: `rate` (of the function's invocations) instead of a `match` function. */
 export interface LambdaFaultSpec {
   readonly function: string;
+  /** Only invocations this version executes (e.g. "2"); default any. */
+  readonly version?: string;
   readonly action: Fault['action'];
   readonly afterMs?: number;
   /** Share of the function's invocations it hits, in (0, 1]; default 1. */

@@ -17,10 +17,11 @@ export interface ApiReply {
 const PACKAGE_FILES = ['index.mjs', 'index.mjs.map'];
 
 /** FunctionConfiguration, as GetFunctionConfiguration, PublishVersion and the Update* calls answer it. */
-export function functionConfiguration(host: LambdaHost, name: string, c: VersionConfig): Record<string, unknown> {
+export function functionConfiguration(name: string, c: VersionConfig, qualifier = c.version): Record<string, unknown> {
   return {
     FunctionName: name,
-    FunctionArn: LambdaHost.arn(name, c.version),
+    // As Lambda: the ARN the caller named (an alias's), the version that alias points to.
+    FunctionArn: LambdaHost.arn(name, qualifier),
     Runtime: 'nodejs22.x',
     Role: `arn:aws:iam::000000000000:role/${name}`,
     Handler: 'index.handler',
@@ -116,14 +117,14 @@ export function lambdaApi(host: LambdaHost, method: string, path: string, query:
   const name = ref.name;
   const [resource, child] = [match[2], match[3] === undefined ? undefined : decodeURIComponent(match[3])];
   const body = parse(rawBody);
-  const config = (c: VersionConfig) => functionConfiguration(host, name, c);
+  const config = (c: VersionConfig, qualifier?: string) => functionConfiguration(name, c, qualifier);
   switch (`${method} ${resource ?? ''}${child === undefined ? '' : '/'}`) {
     case 'GET ': {
       const c = host.configuration(name, ref.qualifier);
       return {
         status: 200,
         body: {
-          Configuration: config(c),
+          Configuration: config(c, ref.qualifier),
           Code: {
             RepositoryType: 'S3',
             Location: `https://awslambda-${REGION}-tasks.s3.${REGION}.amazonaws.com/local/${name}/${c.version}`,
@@ -133,7 +134,7 @@ export function lambdaApi(host: LambdaHost, method: string, path: string, query:
       };
     }
     case 'GET configuration':
-      return { status: 200, body: config(host.configuration(name, ref.qualifier)) };
+      return { status: 200, body: config(host.configuration(name, ref.qualifier), ref.qualifier) };
     case 'PUT configuration': {
       const environment = body.Environment as { Variables?: Record<string, string> } | undefined;
       const updated = host.updateFunctionConfiguration(name, {
@@ -161,7 +162,7 @@ export function lambdaApi(host: LambdaHost, method: string, path: string, query:
     }
     case 'GET versions': {
       const { items, next } = page(host.listVersions(name), query);
-      return { status: 200, body: { Versions: items.map(config), ...(next ? { NextMarker: next } : {}) } };
+      return { status: 200, body: { Versions: items.map((c) => config(c)), ...(next ? { NextMarker: next } : {}) } };
     }
     case 'POST aliases': {
       const alias = optionalString(body, 'Name') ?? '';

@@ -2,14 +2,32 @@
  * Finding ports' and portgroups' parents and portgroups themselves, as Ironic 21.4 does
  * (api_utils.get_rpc_portgroup, check_port_list_policy, the controllers' `_lookup`).
  */
-import { Invalid, InvalidUuidOrName, NodeNotFound, PortgroupNotFound, httpErrors, withStatus } from '#common/errors';
-import { isOsloUuidLike } from '#common/ids';
+import { Invalid, InvalidParameterValue, InvalidUuidOrName, NodeNotFound, PortgroupNotFound, httpErrors, withStatus } from '#common/errors';
+import { isOsloUuidLike, isUuidLike } from '#common/ids';
 import type { Node } from '#objects/node';
+import type { Port } from '#objects/port';
+import { argUuid } from './args';
 import type { Portgroup } from '#objects/portgroup';
 import type { ApiContext } from './context';
 import type { ApiRequest } from './http';
 import { atLeast } from './microversion';
 import { isUuidOrName, isValidLogicalName } from './names';
+import { PORT_NAME_VERSION } from './schemas/port';
+
+/**
+ * The port `/v1/ports/{port}` names. From 1.88 a UUID or a port's name (Ironic's `uuid_or_name`
+ * check of `port_ident`); below, a UUID (`port_uuid`), as Ironic 21.4 and the 2026.3 release check it.
+ */
+export async function findPort(req: ApiRequest, ctx: ApiContext, ident: string): Promise<Port> {
+  checkPortIdent(req, ident);
+  return isUuidLike(ident) ? ctx.stores.ports.get(ident) : ctx.stores.ports.getByName(ident);
+}
+
+/** The check of `findPort`'s ident alone, for handlers that check their arguments first. */
+export function checkPortIdent(req: ApiRequest, ident: string): void {
+  if (!atLeast(req.version, PORT_NAME_VERSION)) argUuid('port_uuid', ident);
+  else if (!isUuidOrName(ident)) throw new InvalidParameterValue(`Expected UUID or name for port_ident: ${ident}`);
+}
 
 /**
  * The routing checks of `/v1/portgroups/{ident}/…`: below 1.23 the path does not exist, and an

@@ -67,9 +67,10 @@ export const RELEASE_MAPPING: ReleaseMappings = {
   },
   // In-band inspection (the `agent` inspect interface): RPC 1.2 (continue_inspection) and the
   // NodeInventory object, kept in its own table apart from the node. Node 1.1: instance_name,
-  // computed from instance_info for older items (an online data migration).
+  // computed from instance_info for older items (an online data migration). API 1.88: port names
+  // (Port 1.0 already had the field, unique, unused by the API until now: no new Port version).
   master: {
-    api: '1.87',
+    api: '1.88',
     rpc: '1.2',
     objects: {
       Node: ['1.1', '1.0'],

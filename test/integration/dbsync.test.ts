@@ -96,7 +96,7 @@ describe('ironless dbsync on a local stack', () => {
     const version = await dbsync('version', '--json');
     expect(version.code).toBe(0);
     const report = JSON.parse(version.stdout);
-    expect(report.data).toMatchObject({ release: 'master', pinned: false, api: '1.87', rpc: '1.2' });
+    expect(report.data).toMatchObject({ release: 'master', pinned: false, api: '1.88', rpc: '1.2' });
     expect(report.data.objects.find((o: { object: string }) => o.object === 'Node')).toMatchObject({
       table: stack!.tables.nodes,
       writes: '1.1',

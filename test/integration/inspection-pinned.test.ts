@@ -4,7 +4,11 @@
  * an in-band inspection — the pinned API refuses the verb with a 503 before anything changes, a
  * pinned conductor fails it before booting anything — and a pinned API answers a ramdisk's post
  * with a 503 (IPA retries) instead of sending a message an old conductor would dead-letter.
+ * Pinned services serve API 1.87 at most and write Node 1.0 items (no instance_name), unpinned
+ * ones Node 1.1; each reads what the other wrote. Ports are Port 1.0 in both (unchanged).
  */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalStack } from '../../local/stack';
 import { ApiClient, faultOf, startStack } from './helpers/stack';
 
@@ -21,6 +25,20 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
+
+/** The stored item itself, as DynamoDB holds it. */
+async function stored(table: 'nodes' | 'ports', uuid: string): Promise<Record<string, unknown>> {
+  const db = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: stack.endpoints.dynamodb,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
+    }),
+  );
+  const { Item } = await db.send(new GetCommand({ TableName: stack.tables[table], Key: { uuid }, ConsistentRead: true }));
+  db.destroy();
+  return Item ?? {};
+}
 
 afterEach(() => {
   stack.lambda.setAlias('api', 'live', unpinned.api);
@@ -170,5 +188,57 @@ describe('pinned to release 2026.3', () => {
     stack.lambda.setAlias('api', 'live', unpinned.api);
     expect((await api.request('POST', `/v1/continue_inspection?node_uuid=${uuid}`, data)).status).toBe(202);
     expect(await api.settle(uuid, ['manageable', 'inspect failed'])).toMatchObject({ provision_state: 'manageable' });
+  });
+
+  it('the API serves at most 1.87: 1.88 is a 406 with Ironic’s message, and GET / says 1.87', async () => {
+    await pin('api');
+    const refused = await api.get('/v1/nodes', { 'X-OpenStack-Ironic-API-Version': '1.88' });
+    expect(refused.status).toBe(406);
+    expect(faultOf(refused)).toMatchObject({
+      code: 406,
+      description:
+        'Version 1.88 was requested but the minor version is not supported by this service. The supported version range is: [1.1, 1.87].',
+    });
+    expect(refused.headers.get('x-openstack-ironic-api-maximum-version')).toBe('1.87');
+    expect((await api.get('/')).body.default_version).toMatchObject({ version: '1.87' });
+    stack.lambda.setAlias('api', 'live', unpinned.api);
+    expect((await api.get('/v1/nodes', { 'X-OpenStack-Ironic-API-Version': '1.88' })).status).toBe(200);
+  });
+
+  it('services write Node 1.0 (without instance_name) pinned, Node 1.1 unpinned, and read both; ports stay Port 1.0', async () => {
+    const created = await api.request('POST', '/v1/nodes', {
+      name: 'versions',
+      driver: 'fake-hardware',
+      instance_info: { display_name: 'vm-a' },
+    });
+    const uuid = created.body.uuid as string;
+    expect(await stored('nodes', uuid)).toMatchObject({ version: '1.1', instance_name: 'vm-a' });
+    const port = await api.request('POST', '/v1/ports', { node_uuid: uuid, address: '52:54:00:ab:cd:10' });
+    expect(await stored('ports', port.body.uuid as string)).toMatchObject({ version: '1.0' });
+
+    // A pinned API reads the 1.1 item and writes it back at 1.0, without the field 2026.3 lacks.
+    await pin('api');
+    const patched = await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/extra/by', value: 'pinned' }]);
+    expect(patched.status).toBe(200);
+    const old = await stored('nodes', uuid);
+    expect(old).toMatchObject({ version: '1.0', extra: { by: 'pinned' }, instance_info: { display_name: 'vm-a' } });
+    expect(old).not.toHaveProperty('instance_name');
+    const pinnedPort = await api.request('POST', '/v1/ports', { node_uuid: uuid, address: '52:54:00:ab:cd:11' });
+    expect(await stored('ports', pinnedPort.body.uuid as string)).toMatchObject({ version: '1.0' });
+
+    // A pinned conductor writes 1.0 too.
+    stack.lambda.setAlias('api', 'live', unpinned.api);
+    await pin('conductor');
+    expect((await api.request('PUT', `/v1/nodes/${uuid}/states/power`, { target: 'power on' })).status).toBe(202);
+    const deadline = Date.now() + 20_000;
+    while ((await api.get(`/v1/nodes/${uuid}`)).body.power_state !== 'power on' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await stored('nodes', uuid)).toMatchObject({ version: '1.0', power_state: 'power on' });
+
+    // Unpinned again: the 1.0 item is read with its instance_name computed, and written at 1.1.
+    stack.lambda.setAlias('conductor', 'live', unpinned.conductor);
+    expect((await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/extra/by', value: 'unpinned' }])).status).toBe(200);
+    expect(await stored('nodes', uuid)).toMatchObject({ version: '1.1', instance_name: 'vm-a', extra: { by: 'unpinned' } });
   });
 });

@@ -262,5 +262,7 @@ describe('tags', () => {
     expect(alias).toMatchObject({ FunctionVersion: '1', AliasArn: LambdaHost.arn('api', 'live') });
     const fn = await lambda.send(new GetFunctionCommand({ FunctionName: 'api', Qualifier: '1' }));
     expect(fn.Configuration).toMatchObject({ Version: '1', Handler: 'index.handler', State: 'Active' });
+    const viaAlias = await lambda.send(new GetFunctionConfigurationCommand({ FunctionName: 'api', Qualifier: 'live' }));
+    expect(viaAlias).toMatchObject({ Version: '1', FunctionArn: LambdaHost.arn('api', 'live'), CodeSha256: fn.Configuration?.CodeSha256 });
   });
 });

@@ -4,7 +4,8 @@ import type { Port } from '#objects/port';
 import { argUuid } from '../args';
 import type { ApiContext } from '../context';
 import { type Paging, type SortSpec, columns, sortField } from '../resource-list';
-import { LOCAL_LINK_CONN_SCHEMA, PORT_SCHEMA, argMac, normalizeLocalLink } from '../schemas/port';
+import { type ApiVersion, atLeast } from '../microversion';
+import { LOCAL_LINK_CONN_SCHEMA, PORT_NAME_VERSION, argMac, normalizeLocalLink, portSchema } from '../schemas/port';
 import { parseBoolean, validateSchema } from '../validation';
 
 export const PORT_SORT: SortSpec = {
@@ -15,9 +16,16 @@ export const PORT_SORT: SortSpec = {
   }),
 };
 
+/** From 1.88 ports sort by name too; below, `name` is an unknown sort key, as it was. */
+const PORT_SORT_1_88: SortSpec = { ...PORT_SORT, columns: { ...PORT_SORT.columns, name: 'name' } };
+
+export function portSort(version: ApiVersion): SortSpec {
+  return atLeast(version, PORT_NAME_VERSION) ? PORT_SORT_1_88 : PORT_SORT;
+}
+
 /** PORT_VALIDATOR: the schema, then each field's own check, in Ironic's order, values normalized in place. */
-export function validatePort(name: string, body: unknown): Record<string, unknown> {
-  validateSchema(name, PORT_SCHEMA, body);
+export function validatePort(name: string, body: unknown, version: ApiVersion): Record<string, unknown> {
+  validateSchema(name, portSchema(version), body);
   const data = body as Record<string, unknown>;
   if ('address' in data) data.address = argMac('address', data.address);
   if ('node_uuid' in data) data.node_uuid = argUuid('node_uuid', data.node_uuid);
@@ -42,6 +50,7 @@ export async function listPortPage(
   paging: Paging,
   marker: string | undefined,
   keep?: (port: Port) => boolean,
+  sort: SortSpec = PORT_SORT,
 ): Promise<Port[]> {
   const out: Port[] = [];
   let after = marker;
@@ -49,7 +58,7 @@ export async function listPortPage(
     const page = await ctx.stores.ports.list(filter, {
       limit: paging.limit,
       ...(after ? { marker: after } : {}),
-      sortKey: sortField(paging.sortKey, PORT_SORT),
+      sortKey: sortField(paging.sortKey, sort),
       sortDir: paging.sortDir,
     });
     for (const port of page.items) if (keep === undefined || keep(port)) out.push(port);

@@ -7,17 +7,16 @@
 import { ClientSideError, Invalid, InvalidState, NodeNotFound, OperationNotPermitted, PortgroupNotFound, withStatus } from '#common/errors';
 import * as st from '#common/states';
 import type { Portgroup } from '#objects/portgroup';
-import { argUuid } from '../args';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { checkNodeIdent } from '../lookup';
 import { atLeast } from '../microversion';
 import { type PatchOperation, applyPatch } from '../patch';
-import { nodeByIdentity } from '../port-lookup';
+import { checkPortIdent, findPort, nodeByIdentity } from '../port-lookup';
 import { route } from '../route';
 import { PATCH_SCHEMA } from '../schemas/node';
-import { PORT_SCHEMA } from '../schemas/port';
+import { PORT_NAME_VERSION, portSchema } from '../schemas/port';
 import { validateSchema } from '../validation';
 import { checkPortFieldVersions, portView } from '../views/port';
 import { validatePort } from './port-common';
@@ -71,20 +70,21 @@ function versionedPaths(patch: readonly PatchOperation[]): Set<string> {
 
 async function patchPort(req: ApiRequest, ctx: ApiContext, params: { port: string; node?: string }): Promise<ApiResponse> {
   if (params.node !== undefined) checkNodeIdent(params.node);
-  const uuid = argUuid('port_uuid', params.port) as string;
+  const named = atLeast(req.version, PORT_NAME_VERSION);
+  checkPortIdent(req, params.port);
   const parsed = parseBody(req);
   rejectArgs(req, parsed);
   validateSchema('patch', PATCH_SCHEMA, parsed ?? {});
   if (params.node !== undefined) throw new OperationNotPermitted();
   const patch = parsed as PatchOperation[];
-  checkPatchPaths(patch, PORT_PATCH_ALLOWED_FIELDS);
+  checkPatchPaths(patch, named ? [...PORT_PATCH_ALLOWED_FIELDS, 'name'] : PORT_PATCH_ALLOWED_FIELDS);
   checkPortFieldVersions(versionedPaths(patch), req.version);
 
-  const port = await ctx.stores.ports.get(uuid);
+  const port = await findPort(req, ctx, params.port);
   let node = await ctx.nodes.get(port.node_uuid);
   let portgroup: Portgroup | undefined = port.portgroup_uuid ? await ctx.stores.portgroups.get(port.portgroup_uuid) : undefined;
   const doc = { ...(port.toData() as Record<string, unknown>) };
-  delete doc.name;
+  if (!named) delete doc.name;
   const patched = applyPatch(doc, patch);
   if (isPathUpdated(patch, '/portgroup_uuid')) {
     const target = patched.portgroup_uuid;
@@ -103,8 +103,9 @@ async function patchPort(req: ApiRequest, ctx: ApiContext, params: { port: strin
       throw err;
     }
   }
-  for (const key of Object.keys(patched)) if (!(key in (PORT_SCHEMA.properties as object))) delete patched[key];
-  validatePort('patch', patched);
+  const schema = portSchema(req.version);
+  for (const key of Object.keys(patched)) if (!(key in (schema.properties as object))) delete patched[key];
+  validatePort('patch', patched, req.version);
   patched.node_uuid = node.uuid;
   patched.portgroup_uuid = portgroup?.uuid ?? null;
   const changed = applyPatchedFields(port, patched, [
@@ -116,6 +117,7 @@ async function patchPort(req: ApiRequest, ctx: ApiContext, params: { port: strin
     'pxe_enabled',
     'physical_network',
     'is_smartnic',
+    ...(named ? ['name'] : []),
   ]);
   if (node.provision_state === st.INSPECTING && atLeast(req.version, 39)) {
     throw new ClientSideError(`Cannot update port "${port.uuid}" on "${node.uuid}" while it is in state "${st.INSPECTING}".`, 409);

@@ -16,6 +16,7 @@ import {
 } from '#common/errors';
 import { httpErrors } from '#common/errors';
 import { isOsloUuidLike, newUuid } from '#common/ids';
+import type { PortFilter } from '#db/ports';
 import type { Dict } from '#objects/fields';
 import { Port } from '#objects/port';
 import type { Portgroup } from '#objects/portgroup';
@@ -25,7 +26,7 @@ import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
 import { checkNodeIdent, findNode } from '../lookup';
 import { atLeast } from '../microversion';
-import { checkListParent, checkPortgroupPath, findPortgroup, nodeOfBody } from '../port-lookup';
+import { checkListParent, checkPortgroupPath, findPort, findPortgroup, nodeOfBody } from '../port-lookup';
 import { checkAllowSpecifyFields, checkInvalidSortKey, collectionNext, readPaging, returnFields } from '../resource-list';
 import { route } from '../route';
 import { argMac } from '../schemas/port';
@@ -33,7 +34,7 @@ import { validateSchema } from '../validation';
 import { PORT_LIST_FIELDS, checkPortFieldVersions, portView } from '../views/port';
 import { LOCAL_LINK_SMART_NIC_SCHEMA } from '../schemas/port';
 import { argUuidOrName } from './portgroups';
-import { listPortPage, PORT_SORT, validatePort } from './port-common';
+import { listPortPage, portSort, validatePort } from './port-common';
 import { checkNodeUnlocked, rejectArgs } from './resource-common';
 
 interface Parents {
@@ -98,19 +99,22 @@ function listPorts(detailPath: boolean) {
     const paging = readPaging(ctx, v.limit as number | undefined, sortKey, (v.sort_dir as string | undefined) ?? 'asc');
     const marker = v.marker as string | undefined;
     if (marker) await ctx.stores.ports.get(marker);
-    checkInvalidSortKey(sortKey, PORT_SORT);
+    const sort = portSort(req.version);
+    checkInvalidSortKey(sortKey, sort);
+    const page = (filter: PortFilter, from: string | undefined, keep?: (p: Port) => boolean) =>
+      listPortPage(ctx, filter, paging, from, keep, sort);
     if ([node, portgroup, shard].filter((f) => (Array.isArray(f) ? f.length > 0 : Boolean(f))).length > 1) {
       throw new OperationNotPermitted();
     }
     let ports: Port[];
     if (portgroup) {
       const pg = await findPortgroup(req, ctx, portgroup);
-      ports = await listPortPage(ctx, { portgroupUuid: pg.uuid }, paging, marker);
+      ports = await page({ portgroupUuid: pg.uuid }, marker);
     } else if (node) {
       const found = await findNode(req, ctx, node);
-      ports = await listPortPage(ctx, { nodeUuid: found.uuid }, paging, marker);
+      ports = await page({ nodeUuid: found.uuid }, marker);
     } else if (v.address !== undefined) {
-      ports = await listPortPage(ctx, { address: v.address as string }, paging, undefined);
+      ports = await page({ address: v.address as string }, undefined);
     } else if (shard !== undefined && shard.length > 0) {
       const nodes = new Set<string>();
       let nodeMarker: string | undefined;
@@ -120,9 +124,9 @@ function listPorts(detailPath: boolean) {
         if (!page.more || page.nodes.length === 0) break;
         nodeMarker = page.nodes[page.nodes.length - 1]?.uuid;
       }
-      ports = await listPortPage(ctx, {}, paging, marker, (p) => nodes.has(p.node_uuid));
+      ports = await page({}, marker, (p) => nodes.has(p.node_uuid));
     } else {
-      ports = await listPortPage(ctx, {}, paging, marker);
+      ports = await page({}, marker);
     }
     const body: Record<string, unknown> = {
       ports: ports.map((p) => portView(p, { baseUrl: req.baseUrl, version: req.version, fields })),
@@ -143,9 +147,8 @@ function refuseNested(req: ApiRequest, parents: Parents, port: string): never {
 async function getPort(req: ApiRequest, ctx: ApiContext, params: { port: string }): Promise<ApiResponse> {
   const args = collectArgs(req);
   rejectUnexpected(args, ['fields']);
-  const uuid = argUuid('port_uuid', params.port) as string;
+  const port = await findPort(req, ctx, params.port);
   const fields = argStringList('fields', args.get('fields'));
-  const port = await ctx.stores.ports.get(uuid);
   checkAllowSpecifyFields(req, fields);
   checkPortFieldVersions(fields, req.version);
   return json(200, portView(port, { baseUrl: req.baseUrl, version: req.version, fields }));
@@ -177,7 +180,7 @@ async function createPort(req: ApiRequest, ctx: ApiContext, parents: Parents): P
   if (parents.node !== undefined || parents.portgroup !== undefined) checkParentPath(req, parents);
   const body = parseBody(req) ?? {};
   rejectArgs(req, body);
-  const data = validatePort('port', body);
+  const data = validatePort('port', body, req.version);
   const node = await nodeOfBody(ctx, data.node_uuid as string);
   if (parents.node !== undefined || parents.portgroup !== undefined) throw new OperationNotPermitted();
   checkBodyFieldVersions(req, data);
@@ -207,7 +210,7 @@ async function createPort(req: ApiRequest, ctx: ApiContext, parents: Parents): P
     );
   }
   const values: Dict = { uuid: (data.uuid as string | null | undefined) || newUuid(), node_uuid: node.uuid };
-  for (const field of ['address', 'extra', 'local_link_connection', 'pxe_enabled', 'physical_network', 'is_smartnic']) {
+  for (const field of ['address', 'extra', 'local_link_connection', 'pxe_enabled', 'physical_network', 'is_smartnic', 'name']) {
     if (data[field] !== undefined && data[field] !== null) values[field] = data[field];
   }
   if (portgroup) values.portgroup_uuid = portgroup.uuid;

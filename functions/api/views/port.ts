@@ -7,6 +7,7 @@ import { NotAcceptable } from '#common/errors';
 import type { Port } from '#objects/port';
 import { type ApiVersion, atLeast } from '../microversion';
 import { checkInvalidFields, selectFields } from '../resource-list';
+import { PORT_NAME_VERSION } from '../schemas/port';
 import { selfAndBookmark } from './links';
 import { isoTime } from './time';
 
@@ -33,6 +34,7 @@ export const PORT_VIEW_FIELDS = [
   'physical_network',
   'pxe_enabled',
   'node_uuid',
+  'name',
   'links',
   'portgroup_uuid',
 ] as const;
@@ -41,6 +43,14 @@ export const PORT_VIEW_FIELDS = [
 export const PORT_LIST_FIELDS = ['uuid', 'address'];
 
 const DICTS = new Set(['extra', 'internal_info', 'local_link_connection']);
+
+/**
+ * The fields a port has at a version. `name` (1.88) is not in PORT_FIELD_VERSIONS: below 1.88 it
+ * is an unknown field (400), as Ironic 21.4 and the 2026.3 release answer, not a newer one (406).
+ */
+function viewFields(version: ApiVersion): readonly string[] {
+  return atLeast(version, PORT_NAME_VERSION) ? PORT_VIEW_FIELDS : PORT_VIEW_FIELDS.filter((f) => f !== 'name');
+}
 
 export function portFieldAllowed(field: string, version: ApiVersion): boolean {
   const minor = PORT_FIELD_VERSIONS[field];
@@ -69,7 +79,7 @@ export interface PortViewOptions {
 export function portView(port: Port, options: PortViewOptions): Record<string, unknown> {
   const data = port as unknown as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const field of PORT_VIEW_FIELDS) {
+  for (const field of viewFields(options.version)) {
     if (field === 'links') {
       out.links = selfAndBookmark(options.baseUrl, 'ports', port.uuid);
       continue;
@@ -79,7 +89,7 @@ export function portView(port: Port, options: PortViewOptions): Record<string, u
     if ((value === null || value === undefined) && DICTS.has(field)) value = {};
     out[field] = value ?? null;
   }
-  checkInvalidFields(options.fields, PORT_VIEW_FIELDS);
+  checkInvalidFields(options.fields, viewFields(options.version));
   for (const field of Object.keys(PORT_FIELD_VERSIONS)) if (!portFieldAllowed(field, options.version)) delete out[field];
   return selectFields(out, options.fields);
 }

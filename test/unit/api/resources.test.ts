@@ -61,6 +61,17 @@ describe('port view', () => {
     expect(latest).not.toHaveProperty('name');
   });
 
+  it('shows the name from 1.88, after node_uuid as Ironic orders it; below, `fields=name` is an unknown field', () => {
+    const named = new Port({ ...port.toData(), name: 'eth0.rack1' });
+    const view = portView(named, { baseUrl: BASE, version: v(88) });
+    expect(view.name).toBe('eth0.rack1');
+    expect(Object.keys(view).slice(-4)).toEqual(['node_uuid', 'name', 'links', 'portgroup_uuid']);
+    expect(portView(port, { baseUrl: BASE, version: v(88) }).name).toBeNull();
+    expect(portView(named, { baseUrl: BASE, version: v(88), fields: ['name'] })).toEqual({ name: 'eth0.rack1', links: expect.any(Array) });
+    expect(portView(named, { baseUrl: BASE, version: v(87) })).not.toHaveProperty('name');
+    expect(message(() => portView(named, { baseUrl: BASE, version: v(87), fields: ['name'] }))).toBe('Field(s) "name" are not valid');
+  });
+
   it('keeps the selected fields and the links; names unknown fields', () => {
     expect(portView(port, { baseUrl: BASE, version: v(82), fields: ['address'] })).toEqual({
       address: '52:54:00:00:00:01',
@@ -138,17 +149,32 @@ describe('request validation', () => {
   });
 
   it('validates a port body in Ironic’s order with its messages', () => {
-    expect(message(() => validatePort('port', { node_uuid: NODE }))).toBe("Schema error for port: 'address' is a required property");
-    expect(message(() => validatePort('port', { node_uuid: 'n1', address: '52:54:00:00:00:01' }))).toBe('Expected UUID for node_uuid: n1');
+    expect(message(() => validatePort('port', { node_uuid: NODE }, v(87)))).toBe("Schema error for port: 'address' is a required property");
+    expect(message(() => validatePort('port', { node_uuid: 'n1', address: '52:54:00:00:00:01' }, v(87)))).toBe(
+      'Expected UUID for node_uuid: n1',
+    );
     expect(
-      message(() => validatePort('port', { node_uuid: NODE, address: '52:54:00:00:00:01', local_link_connection: { port_id: 'x' } })),
+      message(() =>
+        validatePort('port', { node_uuid: NODE, address: '52:54:00:00:00:01', local_link_connection: { port_id: 'x' } }, v(87)),
+      ),
     ).toBe(
       "Schema error for local_link_connection: {'port_id': 'x'} is not valid under any of the given schemas. Possible root cause: 'switch_id' is a required property",
     );
-    expect(validatePort('port', { node_uuid: NODE, address: '52:54:00:00:00:0A', pxe_enabled: 'off' })).toMatchObject({
+    expect(validatePort('port', { node_uuid: NODE, address: '52:54:00:00:00:0A', pxe_enabled: 'off' }, v(87))).toMatchObject({
       address: '52:54:00:00:00:0a',
       pxe_enabled: false,
     });
+  });
+
+  it('takes a port name from 1.88 only (below, an unknown property, as 21.4 answers)', () => {
+    const body = () => ({ node_uuid: NODE, address: '52:54:00:00:00:01', name: 'eth0.rack1' });
+    expect(message(() => validatePort('port', body(), v(87)))).toBe(
+      "Schema error for port: Additional properties are not allowed ('name' was unexpected)",
+    );
+    expect(validatePort('port', body(), v(88))).toMatchObject({ name: 'eth0.rack1' });
+    expect(message(() => validatePort('port', { ...body(), name: 7 }, v(88)))).toBe(
+      "Schema error for port: 7 is not of type 'string', 'null'",
+    );
   });
 
   it('checks deploy templates: trait names, step interfaces, duplicate steps', () => {

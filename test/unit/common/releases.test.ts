@@ -87,6 +87,15 @@ describe('RELEASE_MAPPING', () => {
     for (const row of Object.values(RELEASE_MAPPING)) expect(compareVersionStrings(row.rpc, RPC_API_VERSION)).toBeLessThanOrEqual(0);
   });
 
+  it('has the next release in master: API 1.88 (port names), Node 1.1 (instance_name) beside the 1.0 that 2026.3 writes', () => {
+    expect(RELEASE_MAPPING.master).toMatchObject({ api: '1.88', rpc: '1.2' });
+    expect(RELEASE_MAPPING.master!.objects).toMatchObject({ Node: ['1.1', '1.0'], Port: ['1.0'] });
+    const [pinned, latest] = [selectRelease('2026.3'), selectRelease('')];
+    expect([pinned.apiMaxVersion, pinned.objectVersion('Node'), pinned.objectVersion('Port')]).toEqual(['1.87', '1.0', '1.0']);
+    expect([latest.apiMaxVersion, latest.objectVersion('Node'), latest.objectVersion('Port')]).toEqual(['1.88', '1.1', '1.0']);
+    for (const release of [pinned, latest]) expect(release.readableVersions('Node')).toEqual(['1.1', '1.0']);
+  });
+
   it('has no gaps between releases nor in object versions', () => {
     expect(releaseGaps(RELEASE_MAPPING)).toEqual([]);
     expect(objectVersionGaps(RELEASE_MAPPING)).toEqual([]);

@@ -1,4 +1,4 @@
-import { LambdaServiceError, pickVersion, validateAliasName, validateRouting } from '../../../local/lambda-routing';
+import { type LambdaServiceError, pickVersion, validateAliasName, validateRouting } from '../../../local/lambda-routing';
 
 const ARN = 'arn:aws:lambda:us-east-1:000000000000:function:conductor';
 const exists = (v: string) => ['$LATEST', '1', '2', '3'].includes(v);
