@@ -103,6 +103,12 @@ export class Deployment {
     return config.Environment?.Variables ?? {};
   }
 
+  /** A version's timeout: the longest one of its invocations can run. */
+  async timeoutSeconds(fn: string, qualifier: string): Promise<number> {
+    const config = await this.target.lambda.send(new GetFunctionConfigurationCommand({ FunctionName: fn, Qualifier: qualifier }));
+    return config.Timeout ?? 900;
+  }
+
   /**
    * Publish `fn` from `bundleDir` with its current environment, the new code's tables added and
    * PIN_RELEASE_VERSION set to `pin` (or removed: the latest). Returns the version.

@@ -158,10 +158,13 @@ export class UpgradeRun {
         await this.dep.route(fns.dbsync, routing(v().dbsync.old!, v().dbsync.pinned!, 100));
         return;
       case 4:
-        return this.shift('conductor', v().conductor.old!, v().conductor.pinned!, 0);
+        await this.shift('conductor', v().conductor.old!, v().conductor.pinned!, 0);
+        return this.oldRunsUntil('conductor');
       case 5:
-        return this.shift('api', v().api.old!, v().api.pinned!, 0);
+        await this.shift('api', v().api.old!, v().api.pinned!, 0);
+        return this.oldRunsUntil('api');
       case 6:
+        await this.drainOld();
         await this.publishAll('unpinned', undefined);
         await this.shift('conductor', v().conductor.pinned!, v().conductor.unpinned!, 0);
         await this.shift('api', v().api.pinned!, v().api.unpinned!, this.opts.steps.length);
@@ -313,6 +316,27 @@ export class UpgradeRun {
       if (reasons.length > 0) throw new Stop(`${fn} at ${percent}% on version ${next}: ${reasons.join('; ')}`);
       if (now.getTime() >= until) return;
     }
+  }
+
+  /**
+   * Once an alias no longer routes to the old version, an invocation it started may still run for
+   * the function's timeout: note until when (the later of the conductor's and the API's).
+   */
+  private async oldRunsUntil(fnKey: UpgradedFunction): Promise<void> {
+    const old = this.state.versions[fnKey].old!;
+    const timeout = await this.dep.timeoutSeconds(this.fns[fnKey], old);
+    const until = Math.ceil(Date.now() / 1000) + timeout;
+    await this.save({ oldUntil: Math.max(this.state.oldUntil ?? 0, until) });
+  }
+
+  /** Before anything writes the new versions: wait out every invocation the old release may still be running. */
+  private async drainOld(): Promise<void> {
+    const until = this.state.oldUntil;
+    if (until === undefined) return;
+    const left = until * 1000 - Date.now();
+    if (left <= 0) return;
+    this.opts.say(`  waiting ${Math.ceil(left / 1000)} s for invocations the old release started to end (its functions' timeout)`);
+    await sleep(left);
   }
 
   /** Functions beside the three (the authorizer, the web console): new code, no pin, moved at once. */

@@ -64,6 +64,12 @@ export interface UpgradeState {
   readonly status: UpgradeStatus;
   readonly versions: Readonly<Record<UpgradedFunction, FunctionVersions>>;
   readonly message?: string;
+  /**
+   * Epoch seconds until which an invocation of the old release may still be running (each alias
+   * left the old version at some time; an invocation it started can last the function's timeout).
+   * Unpinning waits for it: no old code may meet items written at the new versions.
+   */
+  readonly oldUntil?: number;
 }
 
 function pairs(value: string | undefined): Map<string, string> {
@@ -92,7 +98,7 @@ export function encodeState(state: UpgradeState): Record<string, string> {
   }).join(' ');
   return {
     [TAGS.upgrade]: tagValue(
-      `id=${state.id} from=${state.from} to=${state.to} commit=${state.commit} phase=${state.phase} done=${state.done} step=${state.step} status=${state.status}`,
+      `id=${state.id} from=${state.from} to=${state.to} commit=${state.commit} phase=${state.phase} done=${state.done} step=${state.step} status=${state.status}${state.oldUntil !== undefined ? ` old-until=${state.oldUntil}` : ''}`,
     ),
     [TAGS.versions]: versions,
     [TAGS.message]: tagValue(state.message ?? '-'),
@@ -133,6 +139,7 @@ export function decodeState(tags: Readonly<Record<string, string>>): UpgradeStat
     }),
   ) as Record<UpgradedFunction, FunctionVersions>;
   const message = tags[TAGS.message];
+  const oldUntil = p.has('old-until') ? int('old-until') : undefined;
   return {
     id,
     from: need('from'),
@@ -144,6 +151,7 @@ export function decodeState(tags: Readonly<Record<string, string>>): UpgradeStat
     status,
     versions,
     ...(message !== undefined && message !== '-' ? { message } : {}),
+    ...(oldUntil !== undefined ? { oldUntil } : {}),
   };
 }
 

@@ -26,7 +26,7 @@ const manifest: BuildManifest = {
   commit: '0123456789abcdef0123456789abcdef01234567',
   dirty: false,
   builtAt: '2026-11-25T09:00:00.000Z',
-  mapping: { '2026.4': { api: '1.88', rpc: '1.60', objects: { Node: '1.1' } } },
+  mapping: { '2026.4': { api: '1.88', rpc: '1.60', objects: { Node: ['1.1'] } } },
   // The release's tables: the schema's and one the schema does not have.
   tables: { ...TABLES, widgets: { envVar: 'WIDGETS_TABLE', partitionKey: 'id', indexes: [] } },
   functions: ['api', 'conductor', 'dbsync', 'authorizer', 'ui'],

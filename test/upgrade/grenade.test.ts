@@ -57,7 +57,7 @@ async function startOld(dataDir: string, fleet: number): Promise<LocalStack> {
     ...(fleet > 0 ? { fleet: { count: fleet, prefix: 'agent', port: 0 } } : {}),
     settings: {
       // Under this load on two cores an agent's heartbeat can wait; the flows must not fail for it.
-      heartbeatTimeoutSeconds: 120,
+      heartbeatTimeoutSeconds: 300,
       callbackTimeoutSeconds: 900,
       postDeployPowerStateRetryIntervalSeconds: 1,
     },

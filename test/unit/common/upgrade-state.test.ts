@@ -27,6 +27,7 @@ describe('upgrade state tags', () => {
     expect(decodeState(encodeState(state))).toEqual(state);
     const { message: _message, ...quiet } = state;
     expect(decodeState(encodeState(quiet))).toEqual(quiet);
+    expect(decodeState(encodeState({ ...state, oldUntil: 1795600000 }))).toEqual({ ...state, oldUntil: 1795600000 });
   });
 
   it('keeps every value within what Lambda tags allow', () => {
