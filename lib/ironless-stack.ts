@@ -8,7 +8,7 @@ import type { LambdaRestApi } from 'aws-cdk-lib/aws-apigateway';
 import { SecurityGroup, Subnet, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -269,6 +269,24 @@ export class IronlessStack extends Stack {
     this.tables.grantReadWrite(this.apiFunction.function);
     this.queues.grantSend(this.apiFunction.function);
     this.conductor.live.grantInvoke(this.apiFunction.function);
+    // Policies of their own, not the roles' default ones: each names a function whose creation
+    // waits for its role's default policy, so a default-policy grant on it would be a cycle.
+    // GET /ironless/v1/upgrade reads the upgrade's state (the conductor function's tags) and the live aliases.
+    new Policy(this, 'ApiReadsUpgrade', {
+      roles: [this.apiFunction.function.role!],
+      statements: [
+        new PolicyStatement({ actions: ['lambda:ListTags'], resources: [this.conductor.function.functionArn] }),
+        new PolicyStatement({
+          actions: ['lambda:GetAlias'],
+          resources: [this.conductor.function.functionArn, this.apiFunction.function.functionArn],
+        }),
+      ],
+    });
+    // Periodic tasks fan out by page: the conductor hands the next page to its own live alias.
+    new Policy(this, 'ConductorContinuesPeriodic', {
+      roles: [this.conductor.function.role!],
+      statements: [new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.conductor.live.functionArn] })],
+    });
 
     // Online migrations scan whole tables: the longest timeout Lambda allows, and memory for CPU.
     this.dbsync = new IronlessFunction(this, 'Dbsync', {

@@ -71,11 +71,23 @@ it('uses "*" only where AWS accepts nothing narrower', () => {
 it('lets the api function use the tables, send casts to the conductor queues and invoke the conductor alias', () => {
   const grants = grantsOfFunction('api');
   expect([...grants.keys()].sort()).toEqual(
-    [...XRAY, ...DYNAMODB, 'sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'lambda:InvokeFunction'].sort(),
+    [
+      ...XRAY,
+      ...DYNAMODB,
+      'sqs:SendMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'lambda:InvokeFunction',
+      'lambda:ListTags',
+      'lambda:GetAlias',
+    ].sort(),
   );
   for (const a of DYNAMODB) expectOn(grants, a, tables);
   for (const a of ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl']) expectOn(grants, a, conductorQueues);
   expectOn(grants, 'lambda:InvokeFunction', [idOf('AWS::Lambda::Alias', 'ConductorLive')]);
+  // The upgrade status (GET /ironless/v1/upgrade): the conductor's tags and the two live aliases.
+  expectOn(grants, 'lambda:ListTags', [functionNamed(template, 'conductor')[0]]);
+  expectOn(grants, 'lambda:GetAlias', [functionNamed(template, 'conductor')[0], functionNamed(template, 'api')[0]]);
 });
 
 it('lets the conductor use the tables, its own executions, its queues, the allowed image buckets and its failure queue', () => {
@@ -98,9 +110,12 @@ it('lets the conductor use the tables, its own executions, its queues, the allow
       'sqs:SendMessage',
       's3:GetObject',
       'states:StartExecution',
+      'lambda:InvokeFunction',
       ...states,
     ].sort(),
   );
+  // Its own live alias, to which a periodic task hands its next page.
+  expectOn(grants, 'lambda:InvokeFunction', [idOf('AWS::Lambda::Alias', 'ConductorLive')]);
   for (const a of DYNAMODB) expectOn(grants, a, tables);
   for (const a of receive) expectOn(grants, a, conductorQueues);
   expectOn(grants, 'sqs:SendMessage', [idOf('AWS::SQS::Queue', 'PeriodicFailures')]);
