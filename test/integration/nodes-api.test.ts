@@ -63,6 +63,18 @@ describe('updates are conditional writes', () => {
     expect(Object.keys(node.body.extra).sort()).toEqual(applied.sort());
   });
 
+  it('two PATCHes of one node side by side both apply, as under Ironic’s lock', async () => {
+    const uuid = await create({ name: 'race-2' });
+    for (let round = 0; round < 5; round++) {
+      const replies = await Promise.all(
+        ['a', 'b'].map((k) => api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: `/extra/${k}${round}`, value: round }])),
+      );
+      expect(replies.map((r) => r.status)).toEqual([200, 200]);
+    }
+    const node = await api.get(`/v1/nodes/${uuid}`);
+    expect(Object.keys(node.body.extra)).toHaveLength(10);
+  });
+
   it('a locked node is not changed by PATCH, maintenance, traits or DELETE: 409 naming the holder', async () => {
     const uuid = await create({ name: 'locked-1' });
     await lock(uuid, 'conductor-x');

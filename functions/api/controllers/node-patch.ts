@@ -7,7 +7,16 @@
  * The update is one conditional write on the revision read and on the lock: a node changed or
  * locked meanwhile is a 409, never a lost update.
  */
-import { ClientSideError, Invalid, InvalidParameterValue, InvalidState, NodeAssociated, NodeLocked, NotAcceptable } from '#common/errors';
+import {
+  ClientSideError,
+  ConcurrentUpdate,
+  Invalid,
+  InvalidParameterValue,
+  InvalidState,
+  NodeAssociated,
+  NodeLocked,
+  NotAcceptable,
+} from '#common/errors';
 import * as st from '#common/states';
 import { Node } from '#objects/node';
 import { argBoolean, collectArgs, rejectUnexpected } from '../args';
@@ -210,7 +219,25 @@ export async function patchNode(req: ApiRequest, ctx: ApiContext, params: { iden
   const patch = parsed as PatchOperation[];
   if (resetInterfaces !== undefined && !atLeast(req.version, 45)) throw new NotAcceptable('Request not acceptable.');
   checkPatch(req, patch, resetInterfaces);
+  // Ironic's conductor serializes updates of a node under its lock; here two PATCHes of one node
+  // race on a conditional write, and the one that loses applies its patch again to what the other
+  // saved (so clients updating a node side by side do not see 409s Ironic would not give).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await patchOnce(req, ctx, params, patch, resetInterfaces);
+    } catch (err) {
+      if (!(err instanceof ConcurrentUpdate) || attempt >= 3) throw err;
+    }
+  }
+}
 
+async function patchOnce(
+  req: ApiRequest,
+  ctx: ApiContext,
+  params: { ident: string },
+  patch: PatchOperation[],
+  resetInterfaces: boolean | undefined,
+): Promise<ApiResponse> {
   const node = await findNode(req, ctx, params.ident, true);
   checkUpdatable(req, node, params.ident, patch);
   const names = patchValues(patch, '/name');
