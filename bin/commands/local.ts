@@ -103,7 +103,8 @@ export function registerLocal(program: Command): void {
       }
       const where = opts.inMemory ? 'data in memory' : `data in ${opts.data}/, function logs in ${opts.data}/logs/`;
       console.log(`Ironless is ready at ${stack.url} (${((Date.now() - started) / 1000).toFixed(1)} s; ${where}). Ctrl-C stops it.`);
-      console.log(`  Web console: ${stack.url}/ui/`);
+      // --quiet prints the ready line alone (scripts wait for it); a release without the console has none.
+      if (stack.lambda.functionNames().includes('ui')) say(`  Web console: ${stack.url}/ui/`);
       if (opts.auth === 'http_basic') say(`  export OS_AUTH_TYPE=http_basic OS_ENDPOINT=${stack.url} OS_USERNAME=… OS_PASSWORD=…`);
       else say(`  export OS_AUTH_TYPE=none OS_ENDPOINT=${stack.url}`);
       say('  openstack baremetal node create --driver fake-hardware --name node-0');
