@@ -60,12 +60,14 @@ it('limits each function to what it uses', () => {
   expect(api.has('sqs:SendMessage')).toBe(true);
   expect(api.has('lambda:InvokeFunction')).toBe(true);
   expect([...api].some((a) => a.startsWith('states:'))).toBe(false);
-  // The conductor drives executions and never sends casts or invokes functions itself; it sends
-  // only its own failed periodic invocations (Lambda's on-failure destination) to their queue.
+  // The conductor drives executions and never sends casts; it sends only its own failed periodic
+  // invocations (Lambda's on-failure destination) to their queue, and invokes only its own live
+  // alias (a periodic task handing on its next page).
   expect(conductor.has('states:StartExecution')).toBe(true);
   const sends = statementsOf('ConductorFunctionServiceRole').filter((s) => [s.Action].flat().includes('sqs:SendMessage'));
   expect(sends.map((s) => JSON.stringify(s.Resource))).toEqual([expect.stringContaining('PeriodicFailures')]);
-  expect(conductor.has('lambda:InvokeFunction')).toBe(false);
+  const invokes = statementsOf('ConductorFunctionServiceRole').filter((s) => [s.Action].flat().includes('lambda:InvokeFunction'));
+  expect(invokes.map((s) => JSON.stringify(s.Resource))).toEqual([expect.stringContaining('ConductorLive')]);
   for (const set of [api, conductor]) expect([...set].some((a) => a === '*' || a.endsWith(':*'))).toBe(false);
 });
 
