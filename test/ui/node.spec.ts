@@ -3,7 +3,15 @@
  * node through its virtual agent while the steps appear in order, a failed deploy's last_error,
  * an action the API refuses, and the conductors and upgrade view.
  */
-import { LambdaClient, PublishVersionCommand, TagResourceCommand, UntagResourceCommand, UpdateAliasCommand } from '@aws-sdk/client-lambda';
+import {
+  GetFunctionConfigurationCommand,
+  LambdaClient,
+  PublishVersionCommand,
+  UpdateFunctionConfigurationCommand,
+  TagResourceCommand,
+  UntagResourceCommand,
+  UpdateAliasCommand,
+} from '@aws-sdk/client-lambda';
 import { encodeState } from '../../functions/common/upgrade-state';
 import { type Page } from '@playwright/test';
 import { expect, screenshotPath, test } from './fixtures';
@@ -180,6 +188,14 @@ test('shows a rolling upgrade in progress as `ironless upgrade` leaves it: phase
   // the alias's traffic, and the upgrade's state in the conductor function's tags.
   const lambda = new LambdaClient({ endpoint: info.lambda, region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
   const arn = 'arn:aws:lambda:us-east-1:000000000000:function:conductor';
+  // Pinned to the running release, as phase 2 publishes it (an unchanged $LATEST would publish no new version).
+  const current = await lambda.send(new GetFunctionConfigurationCommand({ FunctionName: 'conductor' }));
+  await lambda.send(
+    new UpdateFunctionConfigurationCommand({
+      FunctionName: 'conductor',
+      Environment: { Variables: { ...current.Environment?.Variables, PIN_RELEASE_VERSION: '2026.3' } },
+    }),
+  );
   const { Version } = await lambda.send(new PublishVersionCommand({ FunctionName: 'conductor', Description: 'pinned to 2026.3' }));
   const state = encodeState({
     id: '20261125T100000Z',
