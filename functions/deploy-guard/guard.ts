@@ -22,15 +22,10 @@
  */
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 
-/** Tags of the conductor function; `bin/upgrade/state.ts` (the command) writes the same keys. */
-export const TAGS = {
-  /** Which upgrade and where it stands: `id=… from=… to=… phase=N … status=…`. */
-  upgrade: 'ironless:upgrade',
-  /** Why an upgrade stopped, what to do next. */
-  message: 'ironless:upgrade:message',
-  /** The release the deployment runs. */
-  release: 'ironless:release',
-} as const;
+/** Tags of the conductor function, as `ironless upgrade` writes them (one definition, shared). */
+import { TAGS } from '#common/upgrade-state';
+
+export { TAGS };
 
 /** Upgrade statuses after which a deploy is safe again. */
 export const FINISHED_STATUSES: readonly string[] = ['complete', 'rolled-back'];
