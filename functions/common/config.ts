@@ -158,6 +158,8 @@ export interface ConductorConfig extends CommonConfig {
   readonly conductorGroup: string;
   /** Hostname this conductor version registers under: "<function>:<version>". */
   readonly hostname: string;
+  /** The conductor function's name (its services' stable names start with it: `#conductor/identity`). */
+  readonly functionName: string;
   /** Ironic `[conductor]automated_clean`. */
   readonly automatedClean: boolean;
   readonly heartbeatTimeoutSeconds: number;
@@ -208,6 +210,7 @@ export function loadConductorConfig(env: Env = process.env): ConductorConfig {
     stepsStateMachineArn: required(env, 'STEPS_STATE_MACHINE_ARN'),
     conductorGroup: env.CONDUCTOR_GROUP ?? '',
     hostname: `${fn}:${version}`,
+    functionName: fn,
     automatedClean: boolean(env, 'AUTOMATED_CLEAN', true),
     heartbeatTimeoutSeconds: integer(env, 'HEARTBEAT_TIMEOUT', 300, 5),
     callbackTimeoutSeconds: integer(env, 'DEPLOY_CALLBACK_TIMEOUT', 1800, 10),

@@ -23,6 +23,7 @@ import { syncPowerStates } from './flows/power-sync';
 import { failStuckNodes } from './flows/stuck';
 import { failTimedOutWaits } from './flows/timeouts';
 import { manageNodeHistory, recordingFailures } from './history';
+import { expectedServices, serviceName, verifyServiceIdentities } from './identity';
 import { Liveness } from './liveness';
 import { SqsRedelivery } from './redelivery';
 import { type PeriodicEvent, isPeriodicEvent } from './schedules';
@@ -38,7 +39,8 @@ const ctx: ConductorContext = {
   config,
   log,
   // Every last_error the conductor saves also goes to the node's history (see history.ts).
-  nodes: recordingFailures(stores.nodes, { history: stores.nodeHistory, conductor: config.hostname, log }),
+  // History names the conductor by its stable name, which outlives the version that wrote it.
+  nodes: recordingFailures(stores.nodes, { history: stores.nodeHistory, conductor: serviceName(config.functionName), log }),
   stores,
   // Step Functions throttles SendTask* and StartExecution too: a finished step must not be lost
   // to a few throttled calls (its task would then time out and fail the node).
@@ -46,6 +48,10 @@ const ctx: ConductorContext = {
   // Send to the endpoint the SDK resolves (a local queue URL is no valid endpoint), as the API does.
   redelivery: new SqsRedelivery(new SQSClient({ useQueueUrlAsEndpoint: false }), config.conductorQueues),
 };
+
+// Cold start: refuse to run (the init fails, with the reason logged) when the identity recorded for
+// a conductor group this version serves is not the one its environment describes (identity.ts).
+await verifyServiceIdentities(stores.conductors, expectedServices(config.functionName, config.conductorQueues), { log });
 
 const liveness = new Liveness(stores.conductors, config, log);
 const lambda = new LambdaClient({});
@@ -66,7 +72,15 @@ function isSqsEvent(event: unknown): event is SQSEvent {
 }
 
 async function dispatch(event: unknown, context: Context): Promise<unknown> {
-  if (isPeriodicEvent(event) && event.task === 'conductor_heartbeat') return { registered: (await liveness.beat()).map((r) => r.hostname) };
+  if (isPeriodicEvent(event) && event.task === 'conductor_heartbeat') {
+    const registered = (await liveness.beat()).map((r) => r.hostname);
+    // After an upgrade the old version's registrations go, once dead long enough (liveness.ts).
+    const retired = await liveness.retireStale().catch((err: unknown) => {
+      log.warn('Could not retire stale conductor registrations', { error: String(err) });
+      return [];
+    });
+    return { registered, retired };
+  }
   await liveness.beatIfDue();
   // Each message and step of this invocation stops acting on hardware before it ends (attempt.ts).
   const remaining = context.getRemainingTimeInMillis();

@@ -10,14 +10,26 @@
  * Registration happens on the first invocation of an execution environment (its cold start) and
  * the heartbeat on the scheduled `conductor_heartbeat` task; any other invocation also refreshes
  * a heartbeat older than Ironic's `heartbeat_interval`, so a busy version never looks dead.
+ *
+ * Each registration is an instance of its group's conductor service (`identity.ts`), whose stable
+ * name is what nodes keep. A version taken off the alias by an upgrade never unregisters (Lambda
+ * has no shutdown hook), so the scheduled heartbeat retires the registrations of other versions of
+ * this function that have been dead for `RETIRE_AFTER_TIMEOUTS` heartbeat timeouts: after an
+ * upgrade the old version leaves `GET /v1/conductors`, while a crashed version still shows as dead
+ * for a while. A retired version that is invoked again registers again.
  */
 import type { ConductorConfig } from '#common/config';
+import { ConductorNotFound } from '#common/errors';
 import type { ConductorStore } from '#db/conductors';
+import type { Conductor } from '#objects/conductor';
 import { hardwareTypes } from '#drivers/registry';
 import type { Logger } from '@aws-lambda-powertools/logger';
 
 /** Ironic `[conductor]heartbeat_interval`: the least time between two heartbeats of one environment. */
 export const HEARTBEAT_INTERVAL_SECONDS = 10;
+
+/** A registration of another version dead this many heartbeat timeouts is retired. */
+export const RETIRE_AFTER_TIMEOUTS = 4;
 
 export interface Registration {
   readonly hostname: string;
@@ -52,6 +64,9 @@ export class Liveness {
     private readonly store: ConductorStore,
     private readonly config: Pick<ConductorConfig, 'hostname' | 'conductorQueues'> & {
       readonly enabledHardwareTypes?: readonly string[] | undefined;
+      /** The function whose other versions' stale registrations `retireStale` removes. */
+      readonly functionName?: string;
+      readonly conductorHeartbeatTimeoutSeconds?: number;
     },
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
@@ -61,20 +76,57 @@ export class Liveness {
   async beat(): Promise<Registration[]> {
     const registrations = registrationsOf(this.config);
     if (!this.registered) {
-      const drivers = servedDrivers(this.config.enabledHardwareTypes);
-      // Every new environment of a version registers again under the same hostname: take the record over.
-      for (const r of registrations) {
-        await this.store.register({ hostname: r.hostname, conductorGroup: r.conductorGroup, drivers }, { updateExisting: true });
-        // The first heartbeat with the registration: a record has its updated_at from the start.
-        await this.store.touch(r.hostname);
-      }
+      for (const r of registrations) await this.register(r);
       this.registered = true;
-      this.log.info('Conductor registered', { hostnames: registrations.map((r) => r.hostname), drivers });
+      this.log.info('Conductor registered', { hostnames: registrations.map((r) => r.hostname) });
     } else {
-      for (const r of registrations) await this.store.touch(r.hostname);
+      for (const r of registrations) {
+        try {
+          await this.store.touch(r.hostname);
+        } catch (err) {
+          // Retired while this environment idled (another version took it for stale): come back.
+          if (!(err instanceof ConductorNotFound)) throw err;
+          await this.register(r);
+          this.log.info('Conductor registered again', { hostname: r.hostname });
+        }
+      }
     }
     this.lastBeat = this.now();
     return registrations;
+  }
+
+  private async register(r: Registration): Promise<void> {
+    const drivers = servedDrivers(this.config.enabledHardwareTypes);
+    // Every new environment of a version registers again under the same hostname: take the record over.
+    await this.store.register({ hostname: r.hostname, conductorGroup: r.conductorGroup, drivers }, { updateExisting: true });
+    // The first heartbeat with the registration: a record has its updated_at from the start.
+    await this.store.touch(r.hostname);
+  }
+
+  /**
+   * Retire the registrations of other versions of this function dead for RETIRE_AFTER_TIMEOUTS
+   * heartbeat timeouts (one conditional delete each, so one that beat meanwhile stays). Returns
+   * the hostnames retired. The conductors table holds a few items per version: one read of it.
+   */
+  async retireStale(): Promise<string[]> {
+    const fn = this.config.functionName;
+    const timeout = this.config.conductorHeartbeatTimeoutSeconds;
+    if (fn === undefined || timeout === undefined) return [];
+    const mine = new Set(registrationsOf(this.config).map((r) => r.hostname));
+    const cutoff = this.now() - RETIRE_AFTER_TIMEOUTS * timeout * 1000;
+    const retired: string[] = [];
+    let marker: string | undefined;
+    for (;;) {
+      const page = await this.store.list({}, { limit: 1000, ...(marker ? { marker } : {}) });
+      for (const c of page.items) {
+        if (mine.has(c.hostname) || !c.hostname.startsWith(`${fn}:`) || lastSeen(c) >= cutoff) continue;
+        if (await this.store.retire(c.hostname, c.updated_at ?? null)) retired.push(c.hostname);
+      }
+      if (!page.more || page.items.length === 0) break;
+      marker = page.items[page.items.length - 1]?.hostname;
+    }
+    if (retired.length > 0) this.log.info('Retired the registrations of stale conductor versions', { hostnames: retired });
+    return retired;
   }
 
   /** Refresh when the last heartbeat of this environment is older than Ironic's heartbeat interval. */
@@ -87,4 +139,9 @@ export class Liveness {
       this.log.warn('Conductor heartbeat failed', { error: String(err) });
     }
   }
+}
+
+function lastSeen(c: Conductor): number {
+  const beat = c.updated_at ?? c.created_at;
+  return beat === null || beat === undefined ? 0 : Date.parse(beat);
 }

@@ -5,7 +5,10 @@
  */
 import type { LockOwner } from '#db/nodes';
 import type { ConductorContext } from './context';
+import { serviceName } from './identity';
 
 export function lockOwner(ctx: ConductorContext, token: string): LockOwner {
-  return { host: ctx.config.hostname, token, ttlSeconds: ctx.config.lockTtlSeconds };
+  // The reservation names the conductor through its alias, which every version answers to: a lock
+  // taken by one version and finished by the next names the same conductor (not a retired version).
+  return { host: serviceName(ctx.config.functionName), token, ttlSeconds: ctx.config.lockTtlSeconds };
 }

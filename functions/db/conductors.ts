@@ -1,12 +1,14 @@
 /**
  * The conductor store (Ironic's conductors table). A conductor is a published version of the
- * conductor function, registered under its hostname ("conductor:<version>"); `updated_at` is its
- * heartbeat and `online` says whether it has unregistered.
+ * conductor function serving one conductor group, registered under its hostname
+ * ("conductor:<version>[:<group>]"); `updated_at` is its heartbeat and `online` says whether it
+ * has unregistered. Every such registration is an instance of a conductor service (one group of
+ * one function, consuming one queue), whose identity — a UUID created once — this store also keeps.
  */
-import { UpdateCommand } from './dynamo';
+import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from './dynamo';
 import { ConductorAlreadyRegistered, ConductorNotFound } from '#common/errors';
 import { Conductor } from '#objects/conductor';
-import { type ObjectCodec, isConditionFailure } from './items';
+import { type ObjectCodec, cancellationCodes, isConditionFailure } from './items';
 import type { Page, PageOf } from './query';
 import { ObjectTable, type StoreContext } from './table';
 
@@ -15,6 +17,36 @@ export interface ConductorRegistration {
   readonly conductorGroup?: string;
   readonly drivers?: string[] | null;
 }
+
+/**
+ * A conductor service's identity (the stable-compute-UUID spec's record): one conductor group of
+ * one conductor function, and the queue it consumes. Created once by the first version that
+ * serves the group; every later version checks it at its cold start (`#conductor/identity`).
+ */
+export interface ConductorService {
+  readonly uuid: string;
+  /** The stable name: `<function>:live` for the default group, `<function>:live:<group>` otherwise. */
+  readonly name: string;
+  readonly function: string;
+  readonly conductorGroup: string;
+  /** The queue's name (the last part of its URL, the same on every endpoint). */
+  readonly queue: string;
+  readonly createdAt: string;
+}
+
+/** What the identity records say about a function's group and about a queue (each may be missing). */
+export interface ServiceRecords {
+  readonly byGroup: ConductorService | undefined;
+  readonly byQueue: ConductorService | undefined;
+}
+
+// NOTE: the identity lives in the uniques table, as two claims of unique values ("this group of
+// this function is service U", "this queue is consumed by service U") written together and only
+// once, like a node's name guard. The conductors table holds versioned Conductor objects that
+// every release lists and dbsync checks; an item of another shape there would be read by releases
+// that do not know it.
+const serviceKey = (fn: string, group: string) => `conductor-service/${fn}/${group}`;
+const queueKey = (queue: string) => `conductor-queue/${queue}`;
 
 export interface ConductorStore {
   get(hostname: string): Promise<Conductor>;
@@ -28,6 +60,15 @@ export interface ConductorStore {
   unregister(hostname: string): Promise<void>;
   /** Conductors in registration order; `online` and `conductorGroup` narrow the list. */
   list(filter: { online?: boolean; conductorGroup?: string }, page: Page): Promise<PageOf<Conductor>>;
+  /**
+   * Delete a registration whose heartbeat is still `updatedAt` (a stale version retired); false
+   * when it is gone or beat since (it came back: keep it).
+   */
+  retire(hostname: string, updatedAt: string | null): Promise<boolean>;
+  /** The identity records of `fn`'s conductor group `group` and of `queue` (consistent reads). */
+  findService(fn: string, group: string, queue: string): Promise<ServiceRecords>;
+  /** Record a new service's identity (both claims, once); false when any was recorded first. */
+  createService(service: ConductorService): Promise<boolean>;
 }
 
 export const CONDUCTOR_CODEC: ObjectCodec<Conductor> = {
@@ -84,6 +125,65 @@ export class DynamoConductorStore extends ObjectTable<Conductor> implements Cond
     );
   }
 
+  async retire(hostname: string, updatedAt: string | null): Promise<boolean> {
+    try {
+      await this.client.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { hostname },
+          ConditionExpression: updatedAt === null ? 'attribute_not_exists(#updated)' : '#updated = :seen',
+          ExpressionAttributeNames: { '#updated': 'updated_at' },
+          ...(updatedAt === null ? {} : { ExpressionAttributeValues: { ':seen': updatedAt } }),
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  async findService(fn: string, group: string, queue: string): Promise<ServiceRecords> {
+    const [byGroup, byQueue] = await Promise.all(
+      [serviceKey(fn, group), queueKey(queue)].map(async (key) => {
+        const { Item } = await this.client.send(new GetCommand({ TableName: this.uniques, Key: { key }, ConsistentRead: true }));
+        return Item === undefined ? undefined : serviceOf(Item);
+      }),
+    );
+    return { byGroup, byQueue };
+  }
+
+  async createService(service: ConductorService): Promise<boolean> {
+    const item = {
+      owner: service.uuid,
+      uuid: service.uuid,
+      name: service.name,
+      function: service.function,
+      conductor_group: service.conductorGroup,
+      queue: service.queue,
+      created_at: service.createdAt,
+    };
+    const put = (key: string) => ({
+      Put: {
+        TableName: this.uniques,
+        Item: { key, ...item },
+        ConditionExpression: 'attribute_not_exists(#key)',
+        ExpressionAttributeNames: { '#key': 'key' },
+      },
+    });
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [put(serviceKey(service.function, service.conductorGroup)), put(queueKey(service.queue))],
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (cancellationCodes(err) !== undefined) return false;
+      throw err;
+    }
+  }
+
   /** One conditional UpdateItem: the fields exist in every Conductor version, so no conversion is needed. */
   private async update(hostname: string, online: boolean): Promise<void> {
     try {
@@ -102,4 +202,16 @@ export class DynamoConductorStore extends ObjectTable<Conductor> implements Cond
       throw err;
     }
   }
+}
+
+function serviceOf(item: Record<string, unknown>): ConductorService {
+  const str = (key: string) => (typeof item[key] === 'string' ? (item[key] as string) : '');
+  return {
+    uuid: str('uuid'),
+    name: str('name'),
+    function: str('function'),
+    conductorGroup: str('conductor_group'),
+    queue: str('queue'),
+    createdAt: str('created_at'),
+  };
 }

@@ -166,7 +166,7 @@ describe('node history', () => {
     expect(event).toMatchObject({ severity: 'ERROR', event: failed.last_error });
     expect(event.links).toEqual([{ href: `${stack.url}/v1/nodes/${uuid}/history/${event.uuid}`, rel: 'self' }]);
     const one = await api.get(`/v1/nodes/hist-1/history/${event.uuid}`);
-    expect(one.body).toMatchObject({ event_type: 'deploying', conductor: 'conductor:1', user: null, severity: 'ERROR' });
+    expect(one.body).toMatchObject({ event_type: 'deploying', conductor: 'conductor:live', user: null, severity: 'ERROR' });
     const detail = await api.get('/v1/nodes/hist-1/history?detail=true&limit=1');
     expect(detail.body.next).toBe(
       `${stack.url}/v1/nodes/hist-1/history?marker=None&fields=uuid,created_at,severity,event_type,event,conductor,user&limit=1&marker=${started.uuid}`,

@@ -2,11 +2,17 @@
  * `/v1/conductors` (1.49, Ironic's ConductorsController): the registered conductor versions, each
  * `alive` while its heartbeat is younger than `[conductor]heartbeat_timeout`. Default view
  * hostname, conductor_group, alive; detail and `fields` add created_at, updated_at, drivers.
+ *
+ * A node names its conductor by the stable name of the conductor service (`<function>:live`, see
+ * `#conductor/identity`), which outlives every version: `GET /v1/conductors/<function>:live[:<group>]`
+ * answers for the service with what its registered versions say together, so a reservation or a
+ * history entry written by a retired version still names a conductor that can be shown.
  */
-import { ClientSideError, InvalidParameterValue, NotFound } from '#common/errors';
-import type { Conductor } from '#objects/conductor';
+import { ClientSideError, ConductorNotFound, InvalidParameterValue, NotFound } from '#common/errors';
+import { Conductor } from '#objects/conductor';
 import { argBoolean, argInteger, argString, argStringList, collectArgs, rejectUnexpected } from '../args';
 import type { ApiContext } from '../context';
+import { conductorHost } from '../begin';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { atLeast } from '../microversion';
 import { route } from '../route';
@@ -102,8 +108,38 @@ export async function getConductor(req: ApiRequest, ctx: ApiContext, params: { h
   rejectUnexpected(args, ['fields']);
   const fields = argStringList('fields', args.get('fields'));
   const hostname = hostnameArg('hostname', params.hostname) as string;
-  const conductor = await ctx.stores.conductors.get(hostname);
+  const conductor = (await serviceView(ctx, hostname)) ?? (await ctx.stores.conductors.get(hostname));
   return json(200, conductorView(req, ctx, conductor, fields));
+}
+
+/**
+ * The conductor service named `hostname` (`<function>:live`, `<function>:live:<group>`) as one
+ * conductor: its group, the drivers its versions serve, its first registration and latest
+ * heartbeat (so `alive` when any version is). Undefined for other names; NotFound when no version
+ * of it is registered.
+ */
+async function serviceView(ctx: ApiContext, hostname: string): Promise<Conductor | undefined> {
+  const service = conductorHost(ctx);
+  if (hostname !== service && !hostname.startsWith(`${service}:`)) return undefined;
+  const group = hostname.slice(service.length + 1);
+  const fn = service.slice(0, service.lastIndexOf(':'));
+  const versions = (await ctx.conductors.all(true)).filter(
+    (c) => c.conductor_group === group && c.hostname.startsWith(`${fn}:`) && c.hostname.split(':').length === (group === '' ? 2 : 3),
+  );
+  if (versions.length === 0) throw new ConductorNotFound(hostname);
+  const times = (pick: (c: Conductor) => string | null | undefined) =>
+    versions
+      .map(pick)
+      .filter((t): t is string => typeof t === 'string')
+      .sort();
+  return new Conductor({
+    hostname,
+    conductor_group: group,
+    drivers: [...new Set(versions.flatMap((c) => c.drivers ?? []))],
+    online: versions.some((c) => c.online),
+    created_at: times((c) => c.created_at)[0] ?? null,
+    updated_at: times((c) => (c.online ? (c.updated_at ?? c.created_at) : null)).pop() ?? null,
+  });
 }
 
 // Other methods are 405 from the router (the path exists, the method does not).

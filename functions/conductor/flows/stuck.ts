@@ -10,6 +10,7 @@ import { STUCK_STATES_TREATED_AS_FAIL } from '#common/states';
 import type { Node } from '#objects/node';
 import type { ConductorContext } from '../context';
 import { historyEventType } from '../history';
+import { serviceName } from '../identity';
 import { clearAbandonedPowerActions } from './abandoned-power';
 import { lockOwner } from '../lock';
 import { EXECUTION_KEYS } from './flow-kinds';
@@ -40,7 +41,7 @@ export async function failStuckNodes(ctx: ConductorContext, now: number = Date.n
           // (the ownership check), but one stopped does not linger until its timeouts.
           const execution = node.driver_internal_info.steps_execution;
           if (typeof execution === 'string') await ctx.steps.stop(execution, `Node ${node.uuid} failed: its ${state} could not be resumed`);
-          node.last_error = `The ${state} state can't be resumed by conductor ${candidate.reservation ?? ctx.config.hostname}. Moving to fail state.`;
+          node.last_error = `The ${state} state can't be resumed by conductor ${candidate.reservation ?? serviceName(ctx.config.functionName)}. Moving to fail state.`;
           node.processEvent('fail');
           historyEventType(node, 'transition');
           for (const field of ['deploy_step', 'clean_step', 'service_step'] as const) node[field] = null;

@@ -79,7 +79,7 @@ describe('an RPC message DynamoDB could not serve', () => {
     // Its only record failed: the batch fails as a whole (Powertools' FullBatchFailureError), and SQS delivers it again.
     await expect(handleSqsBatch(failing, sqsEvent(message))).rejects.toMatchObject({ name: 'FullBatchFailureError' });
     const between = await base.nodes.get(node.uuid);
-    expect(between).toMatchObject({ target_power_state: 'power on', reservation: 'conductor:1', last_error: null });
+    expect(between).toMatchObject({ target_power_state: 'power on', reservation: 'conductor:live', last_error: null });
     expect(between.storeMeta?.lockHolder).toBe('rpc:m1');
     expect(redelivery.asked).toEqual([{ messageId: 'sqs-1', seconds: expect.any(Number) }]);
     expect(redelivery.asked[0]!.seconds).toBeLessThanOrEqual(5);

@@ -43,3 +43,45 @@ it("registers only the enabled hardware types (Ironic's enabled_hardware_types)"
   await new Liveness(store, config, log).beat();
   expect((await store.get('conductor:1')).drivers).toEqual(['fake-hardware']);
 });
+
+describe('retiring stale versions', () => {
+  const config = (hostname: string) => ({
+    hostname,
+    conductorQueues: { '': 'q', 'rack-a': 'q2' },
+    functionName: 'conductor',
+    conductorHeartbeatTimeoutSeconds: 60,
+  });
+
+  it("retires another version's registrations once dead four heartbeat timeouts, never its own or a live one", async () => {
+    let now = Date.parse('2026-11-25T12:00:00Z');
+    const store = new MemoryConductorStore();
+    store.now = () => now;
+    await new Liveness(store, config('conductor:1'), log, () => now).beat();
+    await store.register({ hostname: 'other-fn:1', conductorGroup: '', drivers: null });
+    const v2 = new Liveness(store, config('conductor:2'), log, () => now);
+    now += 3 * 60_000;
+    await v2.beat();
+    expect(await v2.retireStale()).toEqual([]); // version 1 dead three timeouts: still shown, as dead
+    now += 60_000 + 1;
+    await v2.beat();
+    expect(await v2.retireStale()).toEqual(['conductor:1', 'conductor:1:rack-a']);
+    expect([...store.items.keys()]).toEqual(['other-fn:1', 'conductor:2', 'conductor:2:rack-a']);
+  });
+
+  it('keeps a registration that beat after it was read, and registers again when retired', async () => {
+    let now = Date.parse('2026-11-25T12:00:00Z');
+    const store = new MemoryConductorStore();
+    store.now = () => now;
+    const v1 = new Liveness(store, config('conductor:1'), log, () => now);
+    await v1.beat();
+    now += 5 * 60_000;
+    const seen = (await store.get('conductor:1')).updated_at;
+    await v1.beat(); // it beats between the read and the delete
+    expect(await store.retire('conductor:1', seen ?? null)).toBe(false);
+    // Retired while idle: its next heartbeat registers it again.
+    expect(await store.retire('conductor:1', (await store.get('conductor:1')).updated_at ?? null)).toBe(true);
+    now += 20_000;
+    await v1.beatIfDue();
+    expect(await store.get('conductor:1')).toMatchObject({ online: true, drivers: ['fake-hardware', 'redfish'] });
+  });
+});

@@ -26,7 +26,8 @@ describe('deploy on the steps machine', () => {
       decision: { mode: 'sync', step: { interface: 'deploy', step: 'deploy', priority: 100 } },
     });
     const stored = await ctx.nodes.get(node.uuid);
-    expect(stored.reservation).toBe('conductor:1');
+    // The conductor's stable name (its function through the live alias), not the version's.
+    expect(stored.reservation).toBe('conductor:live');
     expect(stored.deploy_step).toMatchObject({ interface: 'deploy', step: 'deploy' });
     expect(stored.driver_internal_info.steps_execution).toBe(started?.name);
   });

@@ -67,6 +67,7 @@ export function makeConductorContext(
       stepsStateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:steps',
       conductorGroup: '',
       hostname: 'conductor:1',
+      functionName: 'conductor',
       automatedClean: true,
       maxWaitStepSeconds: 30,
       inspectWaitTimeoutSeconds: 1800,

@@ -6,7 +6,7 @@ import {
   NodeInventoryNotFound,
   PortNotFound,
 } from '../../../functions/common/errors';
-import type { ConductorRegistration, ConductorStore } from '../../../functions/db/conductors';
+import type { ConductorRegistration, ConductorService, ConductorStore, ServiceRecords } from '../../../functions/db/conductors';
 import type { NodeHistoryStore } from '../../../functions/db/node-history';
 import type { NodeInventoryStore } from '../../../functions/db/node-inventory';
 import type { PortFilter, PortStore } from '../../../functions/db/ports';
@@ -63,6 +63,27 @@ export class MemoryConductorStore implements ConductorStore {
     );
     if (page.marker !== undefined) items = items.slice(items.findIndex((c) => c.hostname === page.marker) + 1);
     return { items: items.slice(0, page.limit), more: items.length > page.limit };
+  }
+
+  async retire(hostname: string, updatedAt: string | null): Promise<boolean> {
+    const c = this.items.get(hostname);
+    if (c === undefined || (c.updated_at ?? null) !== updatedAt) return false;
+    this.calls.push(`retire ${hostname}`);
+    return this.items.delete(hostname);
+  }
+
+  /** Identity records by key (`group/<function>/<group>`, `queue/<queue>`), as the uniques table keeps them. */
+  readonly services = new Map<string, ConductorService>();
+
+  async findService(fn: string, group: string, queue: string): Promise<ServiceRecords> {
+    return { byGroup: this.services.get(`group/${fn}/${group}`), byQueue: this.services.get(`queue/${queue}`) };
+  }
+
+  async createService(service: ConductorService): Promise<boolean> {
+    const keys = [`group/${service.function}/${service.conductorGroup}`, `queue/${service.queue}`];
+    if (keys.some((k) => this.services.has(k))) return false;
+    for (const k of keys) this.services.set(k, service);
+    return true;
   }
 }
 
