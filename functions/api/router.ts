@@ -33,6 +33,10 @@ import { NODE_INVENTORY_ROUTES } from './controllers/node-inventory';
 import { NODE_CHILDREN_ROUTES } from './controllers/node-children';
 import { CONTINUE_INSPECTION_ROUTES } from './controllers/continue-inspection';
 import { RAMDISK_ROUTES } from './controllers/ramdisk';
+import { NODE_CONSOLE_ROUTES } from './controllers/node-console';
+import { NODE_INDICATOR_ROUTES } from './controllers/node-indicators';
+import { EVENT_ROUTES } from './controllers/events';
+import { VENDOR_PASSTHRU_ROUTES } from './controllers/vendor-passthru';
 import { getRoot, getV1 } from './controllers/root';
 import { type ApiRequest, type ApiResponse, errorBody, json } from './http';
 import type { Route } from './route';
@@ -64,6 +68,10 @@ const ROUTES: readonly Route[] = [
   ...NODE_CHILDREN_ROUTES,
   ...CONTINUE_INSPECTION_ROUTES,
   ...RAMDISK_ROUTES,
+  ...NODE_CONSOLE_ROUTES,
+  ...NODE_INDICATOR_ROUTES,
+  ...EVENT_ROUTES,
+  ...VENDOR_PASSTHRU_ROUTES,
 ];
 
 function match(route: Route, segments: readonly string[]): Record<string, string> | undefined {

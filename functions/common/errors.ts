@@ -73,6 +73,11 @@ export class NodeIsRetired extends Invalid {
   }
 }
 /** A driver does not implement an operation, or its interface is a `no-*` one (Ironic's noop). */
+export class NodeConsoleNotEnabled extends Invalid {
+  constructor(node: string) {
+    super(`Console access is not enabled on node ${node}`);
+  }
+}
 export class UnsupportedDriverExtension extends Invalid {
   constructor(driver: string, extension: string) {
     super(`Driver ${driver} does not support ${extension} (disabled or not implemented).`);

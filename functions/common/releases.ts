@@ -69,9 +69,10 @@ export const RELEASE_MAPPING: ReleaseMappings = {
   // NodeInventory object, kept in its own table apart from the node. Node 1.1: instance_name,
   // computed from instance_info for older items (an online data migration). API 1.88: port names
   // (Port 1.0 already had the field, unique, unused by the API until now: no new Port version).
+  // RPC 1.3: console, indicators and vendor passthru.
   master: {
     api: '1.88',
-    rpc: '1.2',
+    rpc: '1.3',
     objects: {
       Node: ['1.1', '1.0'],
       Port: ['1.0'],

@@ -155,6 +155,12 @@ export interface BootDeviceInfo {
   readonly persistent: boolean | null;
 }
 
+/** One indicator (LED) of a component, as `get_supported_indicators` describes it. */
+export interface IndicatorInfo {
+  readonly readonly: boolean;
+  readonly states: readonly string[];
+}
+
 /**
  * Out-of-band management: boot device, boot mode, secure boot, NMI. Operations a driver lacks throw
  * UnsupportedDriverExtension, as Ironic's base class does.
@@ -175,6 +181,10 @@ export interface ManagementInterface extends HardwareInterface {
   detectVendor(task: Task): Promise<string | null>;
   /** MACs of the node's enabled NICs as the BMC reports them (Ironic's `get_mac_addresses`); absent: not supported. */
   getMacAddresses?(task: Task): Promise<string[]>;
+  /** Indicators by component and name (see `indicators.ts`); absent: UnsupportedDriverExtension. */
+  getSupportedIndicators?(task: Task, component?: string): Promise<Record<string, Record<string, IndicatorInfo>>>;
+  getIndicatorState?(task: Task, component: string, indicator: string): Promise<string>;
+  setIndicatorState?(task: Task, component: string, indicator: string, state: string): Promise<void>;
 }
 
 /** Booting the deploy/rescue ramdisk and the instance (Ironic's BootInterface). */

@@ -21,6 +21,9 @@ import { directDeploy } from './agent/deploy';
 import { agentInspect } from './inspector/index';
 import { agentRaid } from './agent/raid';
 import { raidInterface } from './raid';
+import { fakeConsole } from './console';
+import { fakeIndicators } from './indicators';
+import { FAKE_VENDOR_PASSTHRU, type VendorInterface } from './vendor';
 import { noBios, noConsole, noFirmware, noInspect, noRaid, noRescue, noVendor, noopNetwork, noopStorage } from './noop';
 
 const done = { wait: false } as const;
@@ -101,6 +104,7 @@ export const fakeManagement: ManagementInterface = {
   async detectVendor(task) {
     return unsupported(task, 'detect_vendor');
   },
+  ...fakeIndicators,
 };
 
 /**
@@ -128,12 +132,14 @@ export const fakeInspect: InspectInterface = {
 };
 
 /**
- * Ironic's FakeVendorB service step `log_passthrough`: logs and does nothing, without the ramdisk
- * (`requires_ramdisk=False`), so fake-hardware nodes can be serviced out-of-band.
+ * Ironic's FakeVendorB: its passthru methods (`vendor.ts`) and its service step `log_passthrough`,
+ * which logs and does nothing, without the ramdisk (`requires_ramdisk=False`), so fake-hardware
+ * nodes can be serviced out-of-band.
  */
-export const fakeVendor: HardwareInterface = {
+export const fakeVendor: VendorInterface = {
   name: 'fake',
   async validate() {},
+  ...FAKE_VENDOR_PASSTHRU,
   serviceSteps: [
     {
       step: 'log_passthrough',
@@ -186,7 +192,7 @@ function passive(name: string): HardwareInterface {
 export const FAKE_INTERFACES = {
   bios: [fakeBios, noBios],
   boot: [fakeBoot],
-  console: [passive('fake'), noConsole],
+  console: [fakeConsole, noConsole],
   deploy: [fakeDeploy, directDeploy],
   firmware: [passive('fake'), noFirmware],
   inspect: [fakeInspect, agentInspect, noInspect],

@@ -20,6 +20,7 @@ import type {
 import { setDriverResolver } from './agent/deploy';
 import { setInspectorDriverResolver } from './inspector/index';
 import { FAKE_INTERFACES, fakeHardware } from './fake';
+import type { VendorInterface } from './vendor';
 import { hardwareTypeOf, redfishImplementations } from './redfish/index';
 
 const IMPLEMENTATIONS_BY_TYPE: ReadonlyMap<string, Readonly<Record<string, readonly AnyInterface[]>>> = new Map([
@@ -69,6 +70,11 @@ export function defaultInterfaces(driver: string, given: Partial<Record<Interfac
     }
   }
   return out;
+}
+
+/** A hardware type's default vendor interface (driver-level vendor passthru uses it, as Ironic). */
+export function defaultVendorInterface(type: HardwareType): VendorInterface {
+  return IMPLEMENTATIONS.get(`${type.name}/vendor/${type.supported.vendor[0] as string}`) as VendorInterface;
 }
 
 export function loadDriver(node: Node): Driver {

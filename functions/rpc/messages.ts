@@ -21,7 +21,11 @@
 //      moved it to `inspecting` and locked it for the message). A conductor of 2026.3 (1.1) does
 //      not know it: a service capped below 1.2 never sends it, and never starts an inspection
 //      that would need it (see the `agent` inspect interface).
-export const RPC_API_VERSION = '1.2';
+// 1.3: Console (set_console_mode cast; get_console_information call), indicators
+//      (get_supported_indicators, get_indicator_state, set_indicator_state calls) and vendor
+//      passthru (vendor_passthru, driver_vendor_passthru calls). A 2026.3 conductor knows none of
+//      them: an API capped below 1.3 answers these endpoints 503 (its client refuses to send).
+export const RPC_API_VERSION = '1.3';
 
 export interface RequestContext {
   /** The request id of the API call that caused this message (Ironic's `openstack-request-id`). */
@@ -93,6 +97,24 @@ export interface RpcMethods {
   vif_list: { node_id: string };
   vif_attach: { node_id: string; vif_info: { id: string; [key: string]: unknown } };
   vif_detach: { node_id: string; vif_id: string };
+  /** Start or stop the console: the API has validated the console interface, cleared last_error and locked the node. */
+  set_console_mode: { node_id: string; lock_token: string; enabled: boolean };
+  /** Call: how to reach the node's console (NodeConsoleNotEnabled when it is off). */
+  get_console_information: { node_id: string };
+  /** Calls: indicator LEDs through the management interface. */
+  get_supported_indicators: { node_id: string; component?: string };
+  get_indicator_state: { node_id: string; component: string; indicator: string };
+  set_indicator_state: { node_id: string; component: string; indicator: string; state: string };
+  /** Calls: a vendor passthru method of a node's vendor interface, or of a hardware type's default one. */
+  vendor_passthru: { node_id: string; method: string; http_method: string; info: Record<string, unknown> };
+  driver_vendor_passthru: { driver_name: string; method: string; http_method: string; info: Record<string, unknown> };
+}
+
+/** What a vendor passthru call answers (Ironic's `{return, async, attach}`). */
+export interface PassthruResult {
+  readonly return: unknown;
+  readonly async: boolean;
+  readonly attach: boolean;
 }
 
 /** Methods answered synchronously (Lambda Invoke), with their results. */
@@ -105,6 +127,12 @@ export interface RpcResults {
   vif_list: { id: string }[];
   vif_attach: null;
   vif_detach: null;
+  get_console_information: Record<string, unknown>;
+  get_supported_indicators: Record<string, Record<string, { readonly: boolean; states: string[] }>>;
+  get_indicator_state: string;
+  set_indicator_state: null;
+  vendor_passthru: PassthruResult;
+  driver_vendor_passthru: PassthruResult;
 }
 
 export type RpcMethod = keyof RpcMethods;
@@ -119,6 +147,12 @@ export const CALL_METHODS: ReadonlySet<RpcMethod> = new Set<RpcMethod>([
   'vif_list',
   'vif_attach',
   'vif_detach',
+  'get_console_information',
+  'get_supported_indicators',
+  'get_indicator_state',
+  'set_indicator_state',
+  'vendor_passthru',
+  'driver_vendor_passthru',
 ]);
 
 /** The version of the RPC API that introduced each method. */
@@ -142,6 +176,13 @@ export const METHOD_VERSIONS: Readonly<Record<RpcMethod, string>> = {
   create_allocation: '1.0',
   heartbeat: '1.0',
   continue_inspection: '1.2',
+  set_console_mode: '1.3',
+  get_console_information: '1.3',
+  get_supported_indicators: '1.3',
+  get_indicator_state: '1.3',
+  set_indicator_state: '1.3',
+  vendor_passthru: '1.3',
+  driver_vendor_passthru: '1.3',
 };
 
 /**

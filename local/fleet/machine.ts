@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import type { IndicatorLed } from './redfish-console';
 
 export type PowerState = 'On' | 'Off' | 'PoweringOn' | 'PoweringOff';
 export type BootTarget = 'None' | 'Pxe' | 'Hdd' | 'Cd' | 'BiosSetup' | 'UefiHttp';
@@ -66,6 +67,7 @@ export interface MachineSpec {
  * (500 by default when `errorCount` is given), `errorCount` times or, without it, always; only
  * on requests with one of `errorMethods` when given (e.g. ["POST"]: actions fail, reads work).
  * `unauthorized`: reject every credential with 401. `powerStuck`: accept resets and do nothing.
+ * `consoleUnavailable`: no graphical console (see `redfish-console.ts`).
  */
 export interface Faults {
   readonly down?: 'reset' | 'hang';
@@ -75,6 +77,8 @@ export interface Faults {
   readonly errorMethods?: readonly string[];
   readonly unauthorized?: boolean;
   readonly powerStuck?: boolean;
+  /** The BMC's graphical console is off (GraphicalConsole.ServiceEnabled false) and its page answers 503. */
+  readonly consoleUnavailable?: boolean;
 }
 
 /**
@@ -191,6 +195,10 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
     Floppy: { inserted: false, image: null, writeProtected: true },
   };
   faults: Faults = {};
+  /** Indicator LEDs of the system and its chassis (Redfish IndicatorLED). */
+  readonly leds: { system: IndicatorLed; chassis: IndicatorLed } = { system: 'Off', chassis: 'Off' };
+  /** How many times its graphical console page was opened. */
+  consoleViews = 0;
   /**
    * The Redfish requests its BMC received (newest last, the latest 1,000), as a BMC's audit log:
    * tests read what the conductor did to the machine, and when.

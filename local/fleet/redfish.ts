@@ -4,6 +4,7 @@
  * (one BMC per system, with a virtual CD and a virtual floppy/USB), and Chassis. Pure routing:
  * a request in, a status and JSON document out; authentication and faults are the server's.
  */
+import { consolePage, ledField, managerConsoleFields, patchLed } from './redfish-console';
 import { BOOT_TARGETS, MachineRequestError, type MediaSlot, RESET_TYPES, type ResetType, type VirtualMachine } from './machine';
 
 export const ROOT = '/redfish/v1';
@@ -85,6 +86,7 @@ function system(m: VirtualMachine): Doc {
     Model: 'Virtual Machine',
     SerialNumber: m.uuid.slice(0, 8).toUpperCase(),
     PowerState: m.powerState,
+    ...ledField(m.leds.system),
     Status: { State: 'Enabled', Health: 'OK' },
     Boot: {
       BootSourceOverrideTarget: m.boot.target,
@@ -116,6 +118,8 @@ function systemResource(m: VirtualMachine, req: RedfishRequest, rest: string[]):
   if (sub === undefined) {
     if (req.method === 'GET') return { status: 200, body: system(m) };
     if (req.method === 'PATCH') {
+      const refused = patchLed(m, 'system', body);
+      if (refused !== undefined) return redfishError(400, 'Base.1.8.PropertyValueNotInList', refused);
       const boot = (body.Boot ?? {}) as Doc;
       m.setBoot({ target: boot.BootSourceOverrideTarget, enabled: boot.BootSourceOverrideEnabled, mode: boot.BootSourceOverrideMode });
       return { status: 204 };
@@ -279,9 +283,13 @@ function managerResource(m: VirtualMachine, req: RedfishRequest, rest: string[])
         FirmwareVersion: '1.0.0',
         Status: { State: 'Enabled', Health: 'OK' },
         VirtualMedia: ref(`${path}/VirtualMedia`),
+        ...managerConsoleFields(ROOT, m),
         Links: { ManagerForServers: [ref(`${ROOT}/Systems/${m.id}`)] },
       },
     };
+  }
+  if (sub === 'Oem' && slot === 'Ironless' && actions === 'GraphicalConsole' && rest.length === 3) {
+    return req.method === 'GET' ? consolePage(ROOT, m) : notAllowed(req.method, req.path);
   }
   if (sub !== 'VirtualMedia') return notFound(req.path);
   if (slot === undefined) {
@@ -318,6 +326,10 @@ function managerResource(m: VirtualMachine, req: RedfishRequest, rest: string[])
 
 function chassisResource(m: VirtualMachine, req: RedfishRequest, rest: string[]): RedfishReply {
   if (rest.length > 0) return notFound(req.path);
+  if (req.method === 'PATCH') {
+    const refused = patchLed(m, 'chassis', (req.body ?? {}) as Doc);
+    return refused === undefined ? { status: 204 } : redfishError(400, 'Base.1.8.PropertyValueNotInList', refused);
+  }
   if (req.method !== 'GET') return notAllowed(req.method, req.path);
   return {
     status: 200,
@@ -326,8 +338,11 @@ function chassisResource(m: VirtualMachine, req: RedfishRequest, rest: string[])
       '@odata.id': `${ROOT}/Chassis/${m.id}`,
       Id: m.id,
       Name: `Chassis of ${m.id}`,
+      // Ironic names a chassis' LED by the chassis' UUID.
+      UUID: m.uuid,
       ChassisType: 'RackMount',
       PowerState: m.powerState,
+      ...ledField(m.leds.chassis),
       Links: { ComputerSystems: [ref(`${ROOT}/Systems/${m.id}`)], ManagedBy: [ref(`${ROOT}/Managers/${m.id}`)] },
     },
   };

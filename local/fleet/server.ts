@@ -35,7 +35,7 @@ export interface FleetServerOptions {
 export function parseFaults(value: unknown): Faults | string {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'faults must be a JSON object';
   const f = value as Record<string, unknown>;
-  const known = ['down', 'slowMs', 'errorStatus', 'errorCount', 'errorMethods', 'unauthorized', 'powerStuck'];
+  const known = ['down', 'slowMs', 'errorStatus', 'errorCount', 'errorMethods', 'unauthorized', 'powerStuck', 'consoleUnavailable'];
   const unknown = Object.keys(f).filter((k) => !known.includes(k));
   if (unknown.length > 0) return `unknown fault(s): ${unknown.join(', ')}; known: ${known.join(', ')}`;
   const wholeNumber = (v: unknown) => v === undefined || (Number.isInteger(v) && (v as number) >= 0);
@@ -50,7 +50,7 @@ export function parseFaults(value: unknown): Faults | string {
   if (f.errorMethods !== undefined && !(Array.isArray(f.errorMethods) && f.errorMethods.every((m) => typeof m === 'string'))) {
     return 'errorMethods must be a list of HTTP methods';
   }
-  for (const flag of ['unauthorized', 'powerStuck']) {
+  for (const flag of ['unauthorized', 'powerStuck', 'consoleUnavailable']) {
     if (f[flag] !== undefined && typeof f[flag] !== 'boolean') return `${flag} must be true or false`;
   }
   return f as Faults;
@@ -67,6 +67,8 @@ export function describeMachine(m: VirtualMachine) {
     secure_boot: m.secureBoot,
     media: structuredClone(m.media),
     faults: { ...m.faults },
+    leds: { ...m.leds },
+    console_views: m.consoleViews,
     agent_faults: { ...m.agentFaults },
     disk: m.disk ? (({ content: _c, ...rest }) => rest)(m.disk) : null,
     // The ramdisk agent running on it, if any (duck-typed: the fleet does not depend on the agent).

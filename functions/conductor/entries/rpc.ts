@@ -33,6 +33,9 @@ import {
   setBootDevice,
 } from '../flows/management';
 import { doNodeService, doUnhold } from '../flows/service';
+import { getConsoleInformation, setConsoleMode } from '../flows/console';
+import { getIndicatorState, getSupportedIndicators, setIndicatorState } from '../flows/indicators';
+import { driverVendorPassthru, vendorPassthru } from '../flows/vendor';
 import { validateDriverInterfaces } from '../flows/validate';
 import { vifAttach, vifDetach, vifList } from '../flows/vifs';
 
@@ -73,6 +76,8 @@ export async function handleMessage(ctx: ConductorContext, message: RpcMessage):
         return await changeNodeSecureBoot(ctx, { ...(message.args as RpcMethods['change_node_secure_boot']), message_id: id });
       case 'create_allocation':
         return await doAllocate(ctx, message.args as RpcMethods['create_allocation']);
+      case 'set_console_mode':
+        return await setConsoleMode(ctx, { ...(message.args as RpcMethods['set_console_mode']), message_id: id });
       case 'do_provisioning_action': {
         const args = { ...(message.args as RpcMethods['do_provisioning_action']), message_id: id };
         if (args.action === 'provide') return await doProvide(ctx, args);
@@ -111,6 +116,18 @@ export async function handleCall(ctx: ConductorContext, message: RpcMessage): Pr
         return { result: await vifAttach(ctx, message.args as RpcMethods['vif_attach']) };
       case 'vif_detach':
         return { result: await vifDetach(ctx, message.args as RpcMethods['vif_detach']) };
+      case 'get_console_information':
+        return { result: await getConsoleInformation(ctx, message.args as RpcMethods['get_console_information']) };
+      case 'get_supported_indicators':
+        return { result: await getSupportedIndicators(ctx, message.args as RpcMethods['get_supported_indicators']) };
+      case 'get_indicator_state':
+        return { result: await getIndicatorState(ctx, message.args as RpcMethods['get_indicator_state']) };
+      case 'set_indicator_state':
+        return { result: await setIndicatorState(ctx, message.args as RpcMethods['set_indicator_state']) };
+      case 'vendor_passthru':
+        return { result: await vendorPassthru(ctx, message.args as RpcMethods['vendor_passthru']) };
+      case 'driver_vendor_passthru':
+        return { result: await driverVendorPassthru(ctx, message.args as RpcMethods['driver_vendor_passthru']) };
       default:
         throw new UnsupportedMessage(`RPC method "${message.method}" cannot be called`);
     }

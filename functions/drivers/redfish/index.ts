@@ -11,6 +11,8 @@ import { agentRaid } from '../agent/raid';
 import { agentInspect } from '../inspector/index';
 import { createRedfishVirtualMediaBoot } from './boot';
 import { type RedfishConfig, loadRedfishConfig } from './config';
+import { createRedfishGraphicalConsole } from './console';
+import { createRedfishIndicators } from './indicators';
 import { createRedfishInspect } from './inspect';
 import { createRedfishManagement } from './management';
 import { createRedfishPower } from './power';
@@ -20,7 +22,8 @@ export function createRedfishInterfaces(config: RedfishConfig) {
   const power = createRedfishPower(config);
   return {
     power,
-    management: createRedfishManagement(config),
+    management: { ...createRedfishManagement(config), ...createRedfishIndicators(config) },
+    console: createRedfishGraphicalConsole(config),
     boot: createRedfishVirtualMediaBoot(config, power),
     inspect: createRedfishInspect(config),
   };
@@ -36,7 +39,8 @@ export function redfishImplementations(config: RedfishConfig = loadRedfishConfig
   return {
     bios: [noBios],
     boot: [redfish.boot],
-    console: [noConsole],
+    // no-console stays the default, as with Ironic's default enabled_console_interfaces.
+    console: [noConsole, redfish.console],
     deploy: [directDeploy, fakeDeploy],
     firmware: [noFirmware],
     inspect: [redfish.inspect, agentInspect, noInspect],

@@ -10,7 +10,7 @@ describe('the redfish hardware type', () => {
     expect(getHardwareType('redfish').supported).toEqual({
       bios: ['no-bios'],
       boot: ['redfish-virtual-media'],
-      console: ['no-console'],
+      console: ['no-console', 'redfish-graphical'],
       deploy: ['direct', 'fake'],
       firmware: ['no-firmware'],
       inspect: ['redfish', 'agent', 'no-inspect'],

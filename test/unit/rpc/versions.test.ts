@@ -70,14 +70,24 @@ describe('the conductor', () => {
       for (const method of METHODS.filter((m) => pinned.canSend(m))) {
         const message = pinned.message(
           method,
-          { node_id: 'missing', lock_token: 't', action: 'manage', target: 'power on', rebuild: false, clean_steps: [] } as never,
+          {
+            node_id: 'missing',
+            driver_name: 'missing',
+            lock_token: 't',
+            action: 'manage',
+            target: 'power on',
+            rebuild: false,
+            clean_steps: [],
+          } as never,
           { request_id: 'r' },
         );
-        // The node does not exist: the message is understood, and fails (if at all) for that reason only.
+        // The node (or driver) does not exist: the message is understood, and fails (if at all) for that reason only.
         if (CALL_METHODS.has(method)) {
           expect([method, ((await handleCall(ctx, message)) as { error?: { message: string } }).error?.message]).toEqual([
             method,
-            'Node missing could not be found.',
+            method === 'driver_vendor_passthru'
+              ? 'Could not find the following driver(s) or hardware type(s): missing.'
+              : 'Node missing could not be found.',
           ]);
         } else {
           // Some handlers (a heartbeat) only log a node that is gone; none may refuse the message itself.
