@@ -37,6 +37,7 @@ import { NODE_CONSOLE_ROUTES } from './controllers/node-console';
 import { NODE_INDICATOR_ROUTES } from './controllers/node-indicators';
 import { EVENT_ROUTES } from './controllers/events';
 import { VENDOR_PASSTHRU_ROUTES } from './controllers/vendor-passthru';
+import { VOLUME_ROUTES } from './controllers/volume';
 import { getRoot, getV1 } from './controllers/root';
 import { type ApiRequest, type ApiResponse, errorBody, json } from './http';
 import type { Route } from './route';
@@ -72,6 +73,7 @@ const ROUTES: readonly Route[] = [
   ...NODE_INDICATOR_ROUTES,
   ...EVENT_ROUTES,
   ...VENDOR_PASSTHRU_ROUTES,
+  ...VOLUME_ROUTES,
 ];
 
 function match(route: Route, segments: readonly string[]): Record<string, string> | undefined {

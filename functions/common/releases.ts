@@ -70,6 +70,7 @@ export const RELEASE_MAPPING: ReleaseMappings = {
   // computed from instance_info for older items (an online data migration). API 1.88: port names
   // (Port 1.0 already had the field, unique, unused by the API until now: no new Port version).
   // RPC 1.3: console, indicators and vendor passthru.
+  // VolumeConnector and VolumeTarget (API 1.32's volume resources), each in a table of its own.
   master: {
     api: '1.88',
     rpc: '1.3',
@@ -83,6 +84,8 @@ export const RELEASE_MAPPING: ReleaseMappings = {
       Allocation: ['1.0'],
       NodeHistory: ['1.0'],
       NodeInventory: ['1.0'],
+      VolumeConnector: ['1.0'],
+      VolumeTarget: ['1.0'],
     },
   },
 };

@@ -14,6 +14,8 @@ import { NODE_CODEC } from './nodes';
 import { PORTGROUP_CODEC } from './portgroups';
 import { PORT_CODEC } from './ports';
 import type { TableName } from './schema';
+import { VOLUME_CONNECTOR_CODEC } from './volume-connectors';
+import { VOLUME_TARGET_CODEC } from './volume-targets';
 
 export type ObjectTableName = Exclude<TableName, 'uniques'>;
 
@@ -27,6 +29,8 @@ export const TABLE_CODECS: Readonly<Record<ObjectTableName, ObjectCodec<Versione
   allocations: ALLOCATION_CODEC as unknown as ObjectCodec<VersionedObject>,
   node_history: NODE_HISTORY_CODEC as unknown as ObjectCodec<VersionedObject>,
   node_inventory: NODE_INVENTORY_CODEC as unknown as ObjectCodec<VersionedObject>,
+  volume_connectors: VOLUME_CONNECTOR_CODEC as unknown as ObjectCodec<VersionedObject>,
+  volume_targets: VOLUME_TARGET_CODEC as unknown as ObjectCodec<VersionedObject>,
 };
 
 /** A table of versioned objects as dbsync sees it: its physical name and codec. */

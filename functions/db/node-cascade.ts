@@ -1,6 +1,7 @@
 /**
- * What goes with a node when it is destroyed (Ironic's `destroy_node`): its ports, portgroups and
- * allocations, with the unique-value guards they own, its history and its inventory.
+ * What goes with a node when it is destroyed (Ironic's `destroy_node`): its ports, portgroups,
+ * allocations, volume connectors and targets, with the unique-value guards they own, its history
+ * and its inventory.
  *
  * The node's own delete (conditional on its revision and lock) and its dependents' deletes form
  * one transaction when they fit in one (100 items: a node with dozens of ports). Otherwise the
@@ -29,7 +30,13 @@ export interface Dependent {
 }
 
 /** Tables whose items name their node in a `byNode` index and go with it. */
-const DEPENDENT_TABLES = ['ports', 'portgroups', 'allocations'] as const satisfies readonly TableName[];
+const DEPENDENT_TABLES = [
+  'ports',
+  'portgroups',
+  'allocations',
+  'volume_connectors',
+  'volume_targets',
+] as const satisfies readonly TableName[];
 
 export async function dependentsOf(
   client: DocumentClient,

@@ -127,8 +127,25 @@ export const TABLES = {
     indexes: [],
   },
   /**
+   * Volume connectors by uuid; a node's through byNode (Nova lists them on every instance cleanup).
+   * (type, connector_id) is unique among all connectors: a guard. New after release 2026.3.
+   */
+  volume_connectors: {
+    envVar: 'VOLUME_CONNECTORS_TABLE',
+    partitionKey: 'uuid',
+    object: 'VolumeConnector',
+    indexes: [BY_ID, { name: 'byNode', partitionKey: '_node', sortKey: '_id' }],
+  },
+  /** Volume targets by uuid; a node's through byNode. (node, boot_index) is unique: a guard. New after 2026.3. */
+  volume_targets: {
+    envVar: 'VOLUME_TARGETS_TABLE',
+    partitionKey: 'uuid',
+    object: 'VolumeTarget',
+    indexes: [BY_ID, { name: 'byNode', partitionKey: '_node', sortKey: '_id' }],
+  },
+  /**
    * Guards for unique values (node names and instance uuids, port and portgroup addresses and
-   * names, template and allocation names): one item per value, `{key, owner}`, written in the
+   * names, template and allocation names, volume connector ids and target boot indexes): one item per value, `{key, owner}`, written in the
    * same transaction as the item that owns it, with attribute_not_exists.
    */
   uniques: {

@@ -12,6 +12,8 @@ import { DynamoNodeStore, type NodeStore } from './nodes';
 import { DynamoPortgroupStore, type PortgroupStore } from './portgroups';
 import { DynamoPortStore, type PortStore } from './ports';
 import type { StoreContext } from './table';
+import { DynamoVolumeConnectorStore, type VolumeConnectorStore } from './volume-connectors';
+import { DynamoVolumeTargetStore, type VolumeTargetStore } from './volume-targets';
 
 export interface Stores {
   readonly nodes: NodeStore;
@@ -23,6 +25,8 @@ export interface Stores {
   readonly allocations: AllocationStore;
   readonly nodeHistory: NodeHistoryStore;
   readonly nodeInventory: NodeInventoryStore;
+  readonly volumeConnectors: VolumeConnectorStore;
+  readonly volumeTargets: VolumeTargetStore;
 }
 
 export function createStores(ctx: StoreContext): Stores {
@@ -36,5 +40,7 @@ export function createStores(ctx: StoreContext): Stores {
     allocations: new DynamoAllocationStore(ctx),
     nodeHistory: new DynamoNodeHistoryStore(ctx),
     nodeInventory: new DynamoNodeInventoryStore(ctx),
+    volumeConnectors: new DynamoVolumeConnectorStore(ctx),
+    volumeTargets: new DynamoVolumeTargetStore(ctx),
   };
 }

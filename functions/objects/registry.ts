@@ -13,6 +13,8 @@ import { NodeHistory } from './node-history';
 import { NodeInventory } from './node-inventory';
 import { Port } from './port';
 import { Portgroup } from './portgroup';
+import { VolumeConnector } from './volume-connector';
+import { VolumeTarget } from './volume-target';
 
 export const OBJECT_CLASSES = {
   Node,
@@ -24,6 +26,8 @@ export const OBJECT_CLASSES = {
   Allocation,
   NodeHistory,
   NodeInventory,
+  VolumeConnector,
+  VolumeTarget,
 } as const satisfies Record<string, ObjectClass>;
 
 export type ObjectName = keyof typeof OBJECT_CLASSES;

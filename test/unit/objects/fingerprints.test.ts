@@ -19,6 +19,8 @@ const RECORDED: Record<string, string> = {
   Allocation: '1.0-af7a03f08d79ce349d683661864bef49',
   NodeHistory: '1.0-52be3204224bf1a50cc339be33a43622',
   NodeInventory: '1.0-7e3c560755fb55f157519d804a4e30f5',
+  VolumeConnector: '1.0-6f88bad10336d5e0cda23178f58510cf',
+  VolumeTarget: '1.0-041bd852dbbfb9edd0db4fefa6132e62',
 };
 
 describe('object fingerprints', () => {

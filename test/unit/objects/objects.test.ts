@@ -45,6 +45,8 @@ const IRONIC_FIELDS: Record<string, string[]> = {
   NodeHistory: ['uuid', 'node_uuid', 'conductor', 'event', 'user', 'event_type', 'severity'],
   // Ironic 2023.2's NodeInventory (21.4 has none): its integer id is not kept, one item per node.
   NodeInventory: ['node_uuid', 'inventory_data', 'plugin_data'],
+  VolumeConnector: ['uuid', 'node_uuid', 'type', 'connector_id', 'extra'],
+  VolumeTarget: ['uuid', 'node_uuid', 'volume_type', 'properties', 'boot_index', 'volume_id', 'extra'],
 };
 
 /** A value of each kind of field, to fill an object. */
