@@ -7,14 +7,16 @@
 import { unzipSync } from 'fflate';
 import { type AliasConfig, LambdaHost, REGION, type VersionConfig, parseRef } from './lambda-host';
 import { invalid } from './lambda-routing';
+import { CHUNKS_DIR } from './lambda-versions';
 
 export interface ApiReply {
   readonly status: number;
   readonly body?: unknown;
 }
 
-/** The package files UpdateFunctionCode keeps: the bundle and its source map. */
+/** The package files UpdateFunctionCode keeps: the bundle, its source map and its chunks (`chunks/`). */
 const PACKAGE_FILES = ['index.mjs', 'index.mjs.map'];
+const isPackageFile = (name: string) => PACKAGE_FILES.includes(name) || (name.startsWith(`${CHUNKS_DIR}/`) && !name.includes('..'));
 
 /** FunctionConfiguration, as GetFunctionConfiguration, PublishVersion and the Update* calls answer it. */
 export function functionConfiguration(name: string, c: VersionConfig, qualifier = c.version): Record<string, unknown> {
@@ -99,7 +101,7 @@ function weightsOf(body: Body): Record<string, number> | undefined {
 function unzipPackage(base64: string): Record<string, Uint8Array> {
   let entries: Record<string, Uint8Array>;
   try {
-    entries = unzipSync(Buffer.from(base64, 'base64'), { filter: (f) => PACKAGE_FILES.includes(f.name) });
+    entries = unzipSync(Buffer.from(base64, 'base64'), { filter: (f) => isPackageFile(f.name) });
   } catch (err) {
     throw invalid(`Could not unzip uploaded file. Please check your file, then try to upload again: ${(err as Error).message}`);
   }

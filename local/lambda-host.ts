@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { FunctionLogs, type InvokeResult, VersionRuntime } from './lambda-environments';
 import { LATEST, LambdaServiceError, invalid, pickVersion, validateAliasName, validateRouting } from './lambda-routing';
 import { type AliasConfig, CODE_FILE, type VersionConfig, copyCode, lastModified, sameConfig, sha256 } from './lambda-versions';
@@ -141,13 +141,16 @@ export class LambdaHost {
     return [...this.functions.keys()];
   }
 
-  /** Replace $LATEST's code with these files (`index.mjs`, optionally `index.mjs.map`). */
+  /** Replace $LATEST's code with these files (`index.mjs`, optionally `index.mjs.map` and `chunks/…`). */
   updateFunctionCode(name: string, files: Readonly<Record<string, Uint8Array>>, revisionId?: string): VersionConfig {
     const fn = this.get(name);
     this.checkRevision(fn.latest.config, revisionId);
     if (files[CODE_FILE] === undefined) throw invalid(`The code package holds no ${CODE_FILE}`);
     const codeDir = this.newLatestCode(fn, (dir) => {
-      for (const [file, bytes] of Object.entries(files)) writeFileSync(join(dir, file), bytes);
+      for (const [file, bytes] of Object.entries(files)) {
+        mkdirSync(dirname(join(dir, file)), { recursive: true });
+        writeFileSync(join(dir, file), bytes);
+      }
     });
     return this.replaceLatest(fn, { codeDir, ...sha256(join(codeDir, CODE_FILE)) });
   }

@@ -3,8 +3,9 @@
  * Lambda's CodeSha256) and its configuration, as GetFunctionConfiguration shows them.
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { CHUNKS_DIR } from '../lib/bundling';
 
 export const CODE_FILE = 'index.mjs';
 
@@ -55,9 +56,16 @@ export function sameConfig(version: VersionConfig, latest: VersionConfig): boole
   );
 }
 
-/** Copy a bundle (and its source map) into `dir` as index.mjs. */
+export { CHUNKS_DIR };
+
+/**
+ * Copy a bundle (its source map and chunks too) into `dir` as index.mjs. The entry names each
+ * chunk by its content hash, so the entry's own hash (CodeSha256 here) changes with any chunk.
+ */
 export function copyCode(bundle: string, dir: string): void {
   mkdirSync(dir, { recursive: true });
   copyFileSync(bundle, join(dir, CODE_FILE));
   if (existsSync(`${bundle}.map`)) copyFileSync(`${bundle}.map`, join(dir, `${CODE_FILE}.map`));
+  const chunks = join(dirname(bundle), CHUNKS_DIR);
+  if (existsSync(chunks)) cpSync(chunks, join(dir, CHUNKS_DIR), { recursive: true });
 }

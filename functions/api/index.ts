@@ -1,17 +1,17 @@
 /**
  * The API function: API Gateway REST API (v1 proxy integration) events in, Ironic's v1 API out.
- * A thin adapter: build the request, dispatch it, shape the reply. Everything else is built once
- * at cold start.
+ * A thin adapter: build the request, dispatch it, shape the reply. What every request needs is
+ * built once at cold start; controllers and the clients only some requests need are loaded by the
+ * first request that needs them (router.ts, lib/bundling.ts).
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { LambdaClient } from '@aws-sdk/client-lambda';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { loadApiConfig } from '#common/config';
 import { DatabaseUnavailable, isIronicError } from '#common/errors';
 import { newRequestId } from '#common/ids';
+import { once } from '#common/lazy';
 import { selectRelease } from '#common/releases';
 import { createDocumentClient } from '#db/client';
 import { createStores } from '#db/stores';
@@ -22,7 +22,6 @@ import type { ApiContext } from './context';
 import { type ApiRequest, type ApiResponse, errorBody, errorResponse } from './http';
 import { MIN_VERSION, parseVersion } from './microversion';
 import { dispatch, versionHeaders } from './router';
-import { upgradeStatusReader } from './upgrade-status';
 
 const config = loadApiConfig();
 const release = selectRelease(config.pinReleaseVersion);
@@ -32,7 +31,15 @@ if (maxVersion === undefined) throw new Error(`Release ${release.release} has an
 
 const stores = createStores({ client: createDocumentClient('api'), tables: tableNamesFromEnv(process.env), release });
 
-const lambda = new LambdaClient({});
+// The Lambda and SQS clients are built with the first request that needs them (a call, a cast,
+// the upgrade status): a request that only reads needs neither, so a cold start loads neither.
+const lambda = once(async () => new (await import('@aws-sdk/client-lambda')).LambdaClient({}));
+const upgradeStatus = once(async () =>
+  (await import('./upgrade-status')).upgradeStatusReader(await lambda(), {
+    conductor: config.conductorFunction,
+    api: process.env.AWS_LAMBDA_FUNCTION_NAME ?? 'api',
+  }),
+);
 
 const ctx: ApiContext = {
   config,
@@ -44,13 +51,13 @@ const ctx: ApiContext = {
   rpc: new ConductorRpcClient({
     // Send to the endpoint the SDK resolves (on AWS the queue URL's own host): a local queue URL
     // (`sqs.<region>.127.0.0.1:<port>`) is no valid URL, and the SDK warned with a stack per cast.
-    sqs: new SQSClient({ useQueueUrlAsEndpoint: false }),
+    sqs: once(async () => new (await import('@aws-sdk/client-sqs')).SQSClient({ useQueueUrlAsEndpoint: false })),
     queues: config.conductorQueues,
     versionCap: release.mapping.rpc,
     lambda,
     conductorFunction: config.conductorFunction,
   }),
-  upgradeStatus: upgradeStatusReader(lambda, { conductor: config.conductorFunction, api: process.env.AWS_LAMBDA_FUNCTION_NAME ?? 'api' }),
+  upgradeStatus: async () => (await upgradeStatus())(),
   conductors: new ConductorRing(stores.conductors, { heartbeatTimeoutSeconds: config.conductorHeartbeatTimeoutSeconds }),
 };
 

@@ -9,71 +9,57 @@
  */
 import { httpErrors } from '#common/errors';
 import type { ApiContext } from './context';
-import { NODE_ROUTES } from './controllers/nodes';
-import { NODE_MAINTENANCE_ROUTES } from './controllers/node-maintenance';
-import { NODE_PATCH_ROUTES } from './controllers/node-patch';
-import { NODE_STATE_ROUTES } from './controllers/node-states';
-import { RAID_ROUTES } from './controllers/node-raid';
-import { NODE_POWER_ROUTES } from './controllers/node-power';
-import { NODE_TRAIT_ROUTES } from './controllers/node-traits';
-import { NODE_MANAGEMENT_ROUTES } from './controllers/node-management';
-import { NODE_VIF_ROUTES } from './controllers/node-vifs';
-import { SHARD_ROUTES } from './controllers/shards';
-import { PORT_ROUTES } from './controllers/ports';
-import { PORT_PATCH_ROUTES } from './controllers/port-patch';
-import { PORTGROUP_ROUTES } from './controllers/portgroups';
-import { CHASSIS_ROUTES } from './controllers/chassis';
-import { DEPLOY_TEMPLATE_ROUTES } from './controllers/deploy-templates';
-import { ALLOCATION_ROUTES } from './controllers/allocations';
-import { NODE_ALLOCATION_ROUTES } from './controllers/node-allocation';
-import { CONDUCTOR_ROUTES } from './controllers/conductors';
-import { DRIVER_ROUTES } from './controllers/drivers';
-import { NODE_HISTORY_ROUTES } from './controllers/node-history';
-import { NODE_INVENTORY_ROUTES } from './controllers/node-inventory';
-import { NODE_CHILDREN_ROUTES } from './controllers/node-children';
-import { CONTINUE_INSPECTION_ROUTES } from './controllers/continue-inspection';
-import { RAMDISK_ROUTES } from './controllers/ramdisk';
-import { NODE_CONSOLE_ROUTES } from './controllers/node-console';
-import { NODE_INDICATOR_ROUTES } from './controllers/node-indicators';
-import { EVENT_ROUTES } from './controllers/events';
-import { VENDOR_PASSTHRU_ROUTES } from './controllers/vendor-passthru';
-import { VOLUME_ROUTES } from './controllers/volume';
 import { getRoot, getV1 } from './controllers/root';
 import { type ApiRequest, type ApiResponse, errorBody, json } from './http';
-import type { Route } from './route';
+import { type LazyRoutes, type Route, lazyRoutes, loadRoutesFor } from './route';
 import { MAX_VERSION_HEADER, MIN_VERSION, MIN_VERSION_HEADER, VERSION_HEADER, negotiate, versionString } from './microversion';
 
-/** Every route of the v1 API; each controller module declares its own. */
-const ROUTES: readonly Route[] = [
-  ...NODE_ROUTES,
-  ...NODE_PATCH_ROUTES,
-  ...NODE_MAINTENANCE_ROUTES,
-  ...NODE_TRAIT_ROUTES,
-  ...NODE_STATE_ROUTES,
-  ...RAID_ROUTES,
-  ...NODE_POWER_ROUTES,
-  ...SHARD_ROUTES,
-  ...NODE_MANAGEMENT_ROUTES,
-  ...NODE_VIF_ROUTES,
-  ...PORT_ROUTES,
-  ...PORT_PATCH_ROUTES,
-  ...PORTGROUP_ROUTES,
-  ...CHASSIS_ROUTES,
-  ...DEPLOY_TEMPLATE_ROUTES,
-  ...ALLOCATION_ROUTES,
-  ...NODE_ALLOCATION_ROUTES,
-  ...CONDUCTOR_ROUTES,
-  ...DRIVER_ROUTES,
-  ...NODE_HISTORY_ROUTES,
-  ...NODE_INVENTORY_ROUTES,
-  ...NODE_CHILDREN_ROUTES,
-  ...CONTINUE_INSPECTION_ROUTES,
-  ...RAMDISK_ROUTES,
-  ...NODE_CONSOLE_ROUTES,
-  ...NODE_INDICATOR_ROUTES,
-  ...EVENT_ROUTES,
-  ...VENDOR_PASSTHRU_ROUTES,
-  ...VOLUME_ROUTES,
+/**
+ * Every controller module of the v1 API, loaded when a request first needs it (a cold start loads
+ * none: lib/bundling.ts). Each module declares its own routes; here, one line per module says which
+ * paths its routes are under (after `/v1`: `:` is any segment, a final `*` any further segments),
+ * so a request loads only the modules that can serve it. test/unit/api/router.test.ts checks that
+ * each module's patterns cover all its routes.
+ */
+export const CONTROLLERS: readonly LazyRoutes[] = [
+  lazyRoutes(['nodes', 'nodes/:'], async () => (await import('./controllers/nodes')).NODE_ROUTES),
+  lazyRoutes(['nodes/:'], async () => (await import('./controllers/node-patch')).NODE_PATCH_ROUTES),
+  lazyRoutes(['nodes/:/maintenance'], async () => (await import('./controllers/node-maintenance')).NODE_MAINTENANCE_ROUTES),
+  lazyRoutes(['nodes/:/traits/*'], async () => (await import('./controllers/node-traits')).NODE_TRAIT_ROUTES),
+  lazyRoutes(['nodes/:/states', 'nodes/:/states/provision'], async () => (await import('./controllers/node-states')).NODE_STATE_ROUTES),
+  lazyRoutes(['nodes/:/states/raid', 'drivers/:/raid/*'], async () => (await import('./controllers/node-raid')).RAID_ROUTES),
+  lazyRoutes(['nodes/:/states/power', 'nodes/:/validate'], async () => (await import('./controllers/node-power')).NODE_POWER_ROUTES),
+  lazyRoutes(['shards/*'], async () => (await import('./controllers/shards')).SHARD_ROUTES),
+  lazyRoutes(
+    ['nodes/:/management/*', 'nodes/:/states/boot_mode', 'nodes/:/states/secure_boot'],
+    async () => (await import('./controllers/node-management')).NODE_MANAGEMENT_ROUTES,
+  ),
+  lazyRoutes(['nodes/:/vifs/*'], async () => (await import('./controllers/node-vifs')).NODE_VIF_ROUTES),
+  lazyRoutes(['ports/*', 'nodes/:/ports/*', 'portgroups/:/ports/*'], async () => (await import('./controllers/ports')).PORT_ROUTES),
+  lazyRoutes(['ports/:', 'nodes/:/ports/:'], async () => (await import('./controllers/port-patch')).PORT_PATCH_ROUTES),
+  lazyRoutes(
+    ['portgroups', 'portgroups/:', 'nodes/:/portgroups/*'],
+    async () => (await import('./controllers/portgroups')).PORTGROUP_ROUTES,
+  ),
+  lazyRoutes(['chassis/*'], async () => (await import('./controllers/chassis')).CHASSIS_ROUTES),
+  lazyRoutes(['deploy_templates/*'], async () => (await import('./controllers/deploy-templates')).DEPLOY_TEMPLATE_ROUTES),
+  lazyRoutes(['allocations/*'], async () => (await import('./controllers/allocations')).ALLOCATION_ROUTES),
+  lazyRoutes(['nodes/:/allocation'], async () => (await import('./controllers/node-allocation')).NODE_ALLOCATION_ROUTES),
+  lazyRoutes(['conductors/*'], async () => (await import('./controllers/conductors')).CONDUCTOR_ROUTES),
+  lazyRoutes(['drivers', 'drivers/:', 'drivers/:/properties'], async () => (await import('./controllers/drivers')).DRIVER_ROUTES),
+  lazyRoutes(['nodes/:/history/*'], async () => (await import('./controllers/node-history')).NODE_HISTORY_ROUTES),
+  lazyRoutes(['nodes/:/inventory'], async () => (await import('./controllers/node-inventory')).NODE_INVENTORY_ROUTES),
+  lazyRoutes(['nodes/:/children'], async () => (await import('./controllers/node-children')).NODE_CHILDREN_ROUTES),
+  lazyRoutes(['continue_inspection'], async () => (await import('./controllers/continue-inspection')).CONTINUE_INSPECTION_ROUTES),
+  lazyRoutes(['lookup', 'heartbeat/:'], async () => (await import('./controllers/ramdisk')).RAMDISK_ROUTES),
+  lazyRoutes(['nodes/:/states/console'], async () => (await import('./controllers/node-console')).NODE_CONSOLE_ROUTES),
+  lazyRoutes(['nodes/:/management/indicators/*'], async () => (await import('./controllers/node-indicators')).NODE_INDICATOR_ROUTES),
+  lazyRoutes(['events'], async () => (await import('./controllers/events')).EVENT_ROUTES),
+  lazyRoutes(
+    ['nodes/:/vendor_passthru/*', 'drivers/:/vendor_passthru/*'],
+    async () => (await import('./controllers/vendor-passthru')).VENDOR_PASSTHRU_ROUTES,
+  ),
+  lazyRoutes(['volume/*', 'nodes/:/volume/*'], async () => (await import('./controllers/volume')).VOLUME_ROUTES),
 ];
 
 function match(route: Route, segments: readonly string[]): Record<string, string> | undefined {
@@ -122,7 +108,8 @@ export async function dispatch(req: ApiRequest, ctx: ApiContext): Promise<ApiRes
     if (req.method !== 'GET' && req.method !== 'HEAD') throw httpErrors.methodNotAllowed();
     return withVersionHeaders(await getV1(req, ctx), ctx, req.version);
   }
-  const candidates = ROUTES.map((r) => ({ r, params: match(r, segments) })).filter((c) => c.params !== undefined);
+  const routes = await loadRoutesFor(CONTROLLERS, segments.slice(1));
+  const candidates = routes.map((r) => ({ r, params: match(r, segments) })).filter((c) => c.params !== undefined);
   if (candidates.length === 0) throw httpErrors.notFound();
   // Negotiate first: an unsupported version is 406 whatever else is wrong with the request.
   req.version = negotiateOrRefuse(req, ctx);

@@ -1,15 +1,16 @@
 /**
  * The conductor function. One Lambda, three kinds of events: SQS batches of RPC casts, tasks of the
- * steps state machine, and scheduled periodic tasks. Everything is built once at cold start.
+ * steps state machine, and scheduled periodic tasks. Everything is built once at cold start, but
+ * for the clients only rare events need (Lambda here, S3 for images in S3: lib/bundling.ts).
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { loadConductorConfig } from '#common/config';
+import { once } from '#common/lazy';
 import { selectRelease } from '#common/releases';
 import { createDocumentClient } from '#db/client';
 import { createStores } from '#db/stores';
@@ -54,14 +55,19 @@ const ctx: ConductorContext = {
 await verifyServiceIdentities(stores.conductors, expectedServices(config.functionName, config.conductorQueues), { log });
 
 const liveness = new Liveness(stores.conductors, config, log);
-const lambda = new LambdaClient({});
+// Only a periodic task's next page invokes Lambda: its client is loaded then (lib/bundling.ts).
+const lambda = once(async () => {
+  const sdk = await import('@aws-sdk/client-lambda');
+  return { client: new sdk.LambdaClient({}), InvokeCommand: sdk.InvokeCommand };
+});
 
 /** This conductor's `live` alias, which a periodic task's next page is sent to (whatever version runs it). */
 const self = `${process.env.AWS_LAMBDA_FUNCTION_NAME ?? 'conductor'}:live`;
 
 /** Hand a periodic task's cursor to another invocation of this conductor, asynchronously. */
 async function continuePeriodic(event: PeriodicEvent): Promise<void> {
-  await lambda.send(
+  const { client, InvokeCommand } = await lambda();
+  await client.send(
     new InvokeCommand({ FunctionName: self, InvocationType: 'Event', Payload: new TextEncoder().encode(JSON.stringify(event)) }),
   );
 }

@@ -3,11 +3,12 @@
  * node's conductor group; `call` invokes the conductor function synchronously. The client caps the
  * version of what it sends at the pinned release's RPC version.
  */
-import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { compareVersions } from '#objects/base';
 import { IronicError, RequestEntityTooLarge, TemporaryFailure } from '#common/errors';
 import { newUuid } from '#common/ids';
+import { type ClientSource, clientOf, once } from '#common/lazy';
 import {
   ARG_VERSIONS,
   type CallReply,
@@ -27,14 +28,19 @@ import {
  */
 export const MAX_CAST_BYTES = 256 * 1024;
 
+// The SDK's command classes, loaded with the first cast or call (an API that only reads never needs them).
+const sqsCommands = once(() => import('@aws-sdk/client-sqs'));
+const lambdaCommands = once(() => import('@aws-sdk/client-lambda'));
+
 export interface RpcClientProps {
-  readonly sqs: SQSClient;
+  /** The SQS client, or how to build it on the first cast. */
+  readonly sqs: ClientSource<SQSClient>;
   /** Conductor group → queue URL. */
   readonly queues: Readonly<Record<string, string>>;
   /** The pinned release's RPC version; messages are never newer. */
   readonly versionCap: string;
   /** For calls: the Lambda client and the conductor function (with its `live` qualifier). */
-  readonly lambda?: LambdaClient;
+  readonly lambda?: ClientSource<LambdaClient>;
   readonly conductorFunction?: string;
 }
 
@@ -53,9 +59,9 @@ export class RemoteError extends IronicError {
 }
 
 export class ConductorRpcClient {
-  private readonly sqs: SQSClient;
+  private readonly sqs: ClientSource<SQSClient>;
   private readonly queues: Readonly<Record<string, string>>;
-  private readonly lambda: LambdaClient | undefined;
+  private readonly lambda: ClientSource<LambdaClient> | undefined;
   private readonly conductorFunction: string | undefined;
   readonly versionCap: string;
 
@@ -113,7 +119,8 @@ export class ConductorRpcClient {
         `RPC message ${message.method} of ${size} bytes is larger than a cast may be (${MAX_CAST_BYTES} bytes)`,
       );
     }
-    await this.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+    const [sqs, { SendMessageCommand }] = await Promise.all([clientOf(this.sqs), sqsCommands()]);
+    await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
   }
 
   /**
@@ -123,7 +130,8 @@ export class ConductorRpcClient {
   async call<M extends keyof RpcResults & RpcMethod>(message: RpcMessage<M>): Promise<RpcResults[M]> {
     if (this.lambda === undefined || this.conductorFunction === undefined)
       throw new Error('This RPC client cannot make calls: no conductor function');
-    const out = await this.lambda.send(
+    const [lambda, { InvokeCommand }] = await Promise.all([clientOf(this.lambda), lambdaCommands()]);
+    const out = await lambda.send(
       new InvokeCommand({ FunctionName: this.conductorFunction, Payload: Buffer.from(JSON.stringify({ entry: 'call', message })) }),
     );
     const text = out.Payload ? Buffer.from(out.Payload).toString('utf8') : 'null';

@@ -4,9 +4,9 @@
  * AWS credentials and Ironless no image service. The checksum travels with it (`image_checksum`,
  * or `image_os_hash_algo` + `image_os_hash_value`) and the agent verifies it, as in Ironic.
  */
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { InvalidParameterValue, MissingParameterValue } from '#common/errors';
+import { once } from '#common/lazy';
 import { ACCEPTABLE_BOOLEANS, boolFromString } from '#common/strutils';
 import type { Node } from '#objects/node';
 import { bootModeOf, diskLabelOf } from '../boot-mode';
@@ -17,7 +17,6 @@ export const PRESIGN_SECONDS = 6 * 3600;
 
 const VALID_IMAGE_TYPES = ['partition', 'whole-disk'];
 
-let s3: S3Client | undefined;
 let policy: FetchPolicy | undefined;
 
 /** The image host policy from the environment, read once. */
@@ -93,12 +92,18 @@ export function parseS3(source: string): { bucket: string; key: string } | undef
   return match ? { bucket: match[1] as string, key: match[2] as string } : undefined;
 }
 
+// The S3 client is loaded for the first image in S3 (lib/bundling.ts: a conductor's cold start loads none).
+const s3Sdk = once(() => import('@aws-sdk/client-s3'));
+const s3 = once(async () => new (await s3Sdk()).S3Client({}));
+
 /** The URL the agent downloads from: the source itself, or an S3 object's presigned URL. */
 export async function imageUrl(source: string, client?: S3Client): Promise<string> {
   const s3Source = parseS3(source);
   if (s3Source === undefined) return source;
-  s3 ??= new S3Client({});
-  return getSignedUrl(client ?? s3, new GetObjectCommand({ Bucket: s3Source.bucket, Key: s3Source.key }), { expiresIn: PRESIGN_SECONDS });
+  const [{ GetObjectCommand }, { getSignedUrl }] = await Promise.all([s3Sdk(), import('@aws-sdk/s3-request-presigner')]);
+  return getSignedUrl(client ?? (await s3()), new GetObjectCommand({ Bucket: s3Source.bucket, Key: s3Source.key }), {
+    expiresIn: PRESIGN_SECONDS,
+  });
 }
 
 /** A whole-disk image unless a kernel and ramdisk are given (partition images boot those). */
