@@ -17,7 +17,7 @@ beforeAll(async () => {
   api = new ApiClient(stack.url, '1.46');
   node1 = await create('/v1/nodes', { driver: 'fake-hardware', name: 'vol-1' });
   node2 = await create('/v1/nodes', { driver: 'fake-hardware', name: 'vol-2' });
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await stack?.stop();

@@ -12,6 +12,7 @@ import { MANAGEMENT } from './corpus-management';
 import { PROVISION } from './corpus-provision';
 import { RAID_STEPS } from './corpus-raid';
 import { RESOURCES } from './corpus-resources';
+import { VOLUME } from './corpus-volume';
 import { FD, INSTANCE, MISSING, type Step, U1, U2, V, get, post } from './corpus-helpers';
 
 export type { Step } from './corpus-helpers';
@@ -150,4 +151,5 @@ export const CORPUS: readonly Step[] = [
   ...CONDUCTORS_DRIVERS_HISTORY,
   ...PROVISION,
   ...RAID_STEPS,
+  ...VOLUME,
 ];
