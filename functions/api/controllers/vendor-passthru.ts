@@ -8,7 +8,7 @@
  */
 import { InvalidParameterValue, MissingParameterValue } from '#common/errors';
 import { defaultVendorInterface, getHardwareType, loadDriver } from '#drivers/registry';
-import { type VendorInterface, passthruMetadata } from '#drivers/vendor';
+import { type VendorInterface, passthruMetadata, passthruRoute } from '#drivers/vendor';
 import type { PassthruResult } from '#rpc/messages';
 import { argString, collectArgs, rejectUnexpected } from '../args';
 import { parseBody } from '../body';
@@ -49,6 +49,11 @@ export async function nodeMethods(req: ApiRequest, ctx: ApiContext, params: { id
 export async function nodePassthru(req: ApiRequest, ctx: ApiContext, params: { ident: string; method?: string }): Promise<ApiResponse> {
   const { method, info } = callOf(req, params.method);
   const node = await findNode(req, ctx, params.ident);
+  // Refuse what the conductor would refuse before asking it (the conductor checks again): the
+  // checks need no hardware, and an API pinned below RPC 1.3 answers them as Ironic does.
+  const vendor = loadDriver(node).interfaces.vendor as VendorInterface;
+  passthruRoute(vendor.vendorRoutes, method, req.method);
+  vendor.validatePassthru?.({ node, log: ctx.log }, method, info);
   const message = ctx.rpc.message(
     'vendor_passthru',
     { node_id: node.uuid, method, http_method: req.method, info },
@@ -66,6 +71,9 @@ export async function driverMethods(req: ApiRequest, ctx: ApiContext, params: { 
 export async function driverPassthru(req: ApiRequest, ctx: ApiContext, params: { name: string; method?: string }): Promise<ApiResponse> {
   const { method, info } = callOf(req, params.method);
   await requireServedDriver(ctx, params.name);
+  const vendor = defaultVendorInterface(getHardwareType(params.name));
+  passthruRoute(vendor.driverRoutes, method, req.method);
+  vendor.validatePassthru?.(undefined, method, info);
   const message = ctx.rpc.message(
     'driver_vendor_passthru',
     { driver_name: params.name, method, http_method: req.method, info },

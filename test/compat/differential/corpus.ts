@@ -6,6 +6,7 @@
  */
 import { ALLOCATIONS } from './corpus-allocations';
 import { CHANGES } from './corpus-changes';
+import { CONSOLE_EVENTS_PASSTHRU } from './corpus-console';
 import { CONDUCTORS_DRIVERS_HISTORY } from './corpus-conductors';
 import { LIST } from './corpus-lists';
 import { MANAGEMENT } from './corpus-management';
@@ -152,4 +153,5 @@ export const CORPUS: readonly Step[] = [
   ...PROVISION,
   ...RAID_STEPS,
   ...VOLUME,
+  ...CONSOLE_EVENTS_PASSTHRU,
 ];

@@ -157,6 +157,21 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       /^Cannot patch .*Only the following can be updated: /.test(String(d.ironic)) &&
       String(d.ironless) === `${String(d.ironic)}, parent_node, firmware_interface`,
   },
+  {
+    id: 'Console, indicator and vendor passthru actions answer 503 while pinned to 2026.2',
+    why:
+      'Starting a console, reading or setting indicators and running a passthru method are conductor calls or casts of RPC 1.3; ' +
+      'an API pinned to a release whose conductors speak less (the suite pins 2026.2, RPC 1.0) refuses to send them: 503, ' +
+      "where Ironic's pinned API would fail with its RPC version cap error. Unpinned, they answer as Ironic (integration tests).",
+    matches: step('console on', 'indicators', 'indicator state', 'set an indicator', 'passthru sync'),
+  },
+  {
+    id: "fake-hardware's vendor interface lists log_passthrough",
+    why:
+      "Ironless's fake vendor interface is Ironic master's FakeVendorB, whose log_passthrough is a passthru method too (Ironic 21.4's " +
+      'has only the three bar methods).',
+    matches: (d) => d.step === 'vendor methods' && d.aspect === 'body.log_passthrough',
+  },
 ];
 
 export function explain(differences: readonly Difference[]): {
