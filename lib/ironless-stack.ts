@@ -40,7 +40,7 @@ import { UpgradeOperator } from './constructs/upgrade-operator';
 import { WebConsole } from './constructs/web-console';
 import { RELEASE_MAPPING } from '../functions/common/releases';
 import { tableOutputKey } from '../functions/db/schema';
-import { DEFAULT_SETTINGS, type IronlessSettings, settingsEnvironment, validateSettings } from './settings';
+import { DEFAULT_SETTINGS, FUNCTION_MEMORY_MB, type IronlessSettings, settingsEnvironment, validateSettings } from './settings';
 
 /** Where the conductor runs when it must reach BMCs and agents on private networks. */
 export interface ConductorNetwork {
@@ -164,6 +164,7 @@ export class IronlessStack extends Stack {
     this.conductor = new IronlessFunction(this, 'Conductor', {
       name: 'conductor',
       timeout: Duration.seconds(settings.conductorTimeoutSeconds),
+      memorySize: FUNCTION_MEMORY_MB.conductor,
       environment: { ...common, [ENV.stepsStateMachineArn]: stepsArn },
       liveVersion: this.deployGuard.liveVersion({ conductor: true }),
       ...logs,
@@ -260,7 +261,7 @@ export class IronlessStack extends Stack {
     this.apiFunction = new IronlessFunction(this, 'Api', {
       name: 'api',
       timeout: Duration.seconds(settings.apiTimeoutSeconds),
-      memorySize: 1024,
+      memorySize: FUNCTION_MEMORY_MB.api,
       environment: { ...common, [ENV.conductorFunction]: this.conductor.live.functionArn },
       reservedConcurrentExecutions: reservedConcurrency(exposure.apiReservedConcurrency, DEFAULT_API_RESERVED_CONCURRENCY),
       liveVersion: this.deployGuard.liveVersion(),
@@ -292,7 +293,7 @@ export class IronlessStack extends Stack {
     this.dbsync = new IronlessFunction(this, 'Dbsync', {
       name: 'dbsync',
       timeout: Duration.minutes(15),
-      memorySize: 1024,
+      memorySize: FUNCTION_MEMORY_MB.dbsync,
       environment: { ...this.tables.environment(), ...settingsEnvironment(settings) },
       liveVersion: this.deployGuard.liveVersion(),
       ...logs,

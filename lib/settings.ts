@@ -146,6 +146,12 @@ export interface IronlessSettings {
   readonly maxLookupAddresses: number;
 }
 
+/**
+ * Memory of each function, MB (Lambda gives CPU in proportion). The stack sets it; the benchmark's
+ * dollar figures (test/bench/cost.ts) price GB-seconds with it.
+ */
+export const FUNCTION_MEMORY_MB = { api: 1024, conductor: 512, dbsync: 1024 } as const;
+
 export const DEFAULT_SETTINGS: IronlessSettings = {
   conductorTimeoutSeconds: 120,
   apiTimeoutSeconds: 29,

@@ -81,6 +81,13 @@ export class DynamoDbProxy {
   readonly counts = new Map<string, number>();
   /** Fault action → requests it hit. */
   readonly injected = new Map<DynamoDbFaultAction, number>();
+  /**
+   * Benchmarks: ask DynamoDB Local for each request's consumed capacity (`ReturnConsumedCapacity:
+   * TOTAL` added to requests that set none; the answers pass unchanged) and sum it in `capacity`.
+   */
+  measureCapacity = false;
+  /** With measureCapacity: operation → capacity units consumed (on-demand: request units, by item size). */
+  readonly capacity = new Map<string, number>();
 
   constructor(private readonly target: string) {}
 
@@ -112,6 +119,14 @@ export class DynamoDbProxy {
 
   reset(): void {
     this.counts.clear();
+    this.capacity.clear();
+  }
+
+  /** Capacity units consumed, optionally only by operations containing `filter`. */
+  capacityUnits(filter?: string): number {
+    let sum = 0;
+    for (const [operation, n] of this.capacity) if (filter === undefined || operation.includes(filter)) sum += n;
+    return sum;
   }
 
   async stop(): Promise<void> {
@@ -122,10 +137,11 @@ export class DynamoDbProxy {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = String(req.headers['x-amz-target'] ?? `${req.method} ${req.url}`);
     this.counts.set(target, (this.counts.get(target) ?? 0) + 1);
-    if (this.rules.length === 0) return this.forward(req, res);
+    if (this.rules.length === 0 && !this.measureCapacity) return this.forward(req, res);
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks);
+    let body: Buffer = Buffer.concat(chunks);
+    if (this.measureCapacity) body = this.askCapacity(req, target, body);
     const rule = this.match(target.slice(target.indexOf('.') + 1), body.toString('utf8'));
     if (rule === undefined) return this.forward(req, res, body);
     this.injected.set(rule.action, (this.injected.get(rule.action) ?? 0) + 1);
@@ -136,6 +152,36 @@ export class DynamoDbProxy {
     }
     if (action === 'server-error-after') return this.forward(req, res, body, () => this.answer(res, action));
     this.answer(res, action);
+  }
+
+  private askCapacity(req: IncomingMessage, target: string, body: Buffer): Buffer {
+    let input: Record<string, unknown>;
+    try {
+      input = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      return body;
+    }
+    if (input.ReturnConsumedCapacity === undefined) input.ReturnConsumedCapacity = 'TOTAL';
+    const changed = Buffer.from(JSON.stringify(input));
+    req.headers['content-length'] = String(changed.length);
+    this.pendingCapacity.set(req, target);
+    return changed;
+  }
+
+  /** Requests whose answer carries capacity to sum, by operation. */
+  private readonly pendingCapacity = new WeakMap<IncomingMessage, string>();
+
+  private sumCapacity(target: string, answer: Buffer): void {
+    try {
+      const consumed = (JSON.parse(answer.toString('utf8')) as { ConsumedCapacity?: unknown }).ConsumedCapacity;
+      const units = (Array.isArray(consumed) ? consumed : [consumed]).reduce(
+        (n: number, c) => n + Number((c as { CapacityUnits?: number } | undefined)?.CapacityUnits ?? 0),
+        0,
+      );
+      this.capacity.set(target, (this.capacity.get(target) ?? 0) + units);
+    } catch {
+      // not JSON: nothing consumed
+    }
   }
 
   private match(operation: string, body: string): Rule | undefined {
@@ -173,6 +219,12 @@ export class DynamoDbProxy {
           return;
         }
         res.writeHead(reply.statusCode ?? 502, reply.headers);
+        const measured = this.pendingCapacity.get(req);
+        if (measured !== undefined) {
+          const parts: Buffer[] = [];
+          reply.on('data', (chunk: Buffer) => parts.push(chunk));
+          reply.on('end', () => this.sumCapacity(measured, Buffer.concat(parts)));
+        }
         reply.pipe(res);
       },
     );

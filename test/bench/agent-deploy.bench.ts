@@ -6,7 +6,8 @@
  */
 import { LocalStack } from '../../local/stack';
 import { TestAgent } from '../integration/helpers/test-agent';
-import { type Bench, waitForProvisionState } from './bench';
+import { FUNCTION_MEMORY_MB } from '../../lib/settings';
+import { type Bench, WorkMeter, rounded, waitForProvisionState } from './bench';
 
 const NODES = Number(process.env.BENCH_AGENT_NODES ?? 10);
 const READS = ['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems'];
@@ -61,10 +62,12 @@ const bench: Bench = {
       const beatsBefore = agents.reduce((n, a) => n + a.heartbeats.length, 0);
       const sqsMessages = stack.sqsMessages;
       stack.dynamoRequests?.reset();
+      const meter = new WorkMeter(stack, FUNCTION_MEMORY_MB);
       const started = Date.now();
       await Promise.all(uuids.map((u) => api('PUT', `/v1/nodes/${u}/states/provision`, { target: 'active' })));
       await waitForProvisionState(stack, uuids, 'active');
       const seconds = (Date.now() - started) / 1000;
+      const work = meter.per(NODES);
       const per = (n: number) => Number((n / NODES).toFixed(2));
       const invoked = (name: string) => (stack.lambda.invocations.get(name) ?? 0) - (invocations.get(name) ?? 0);
       const heartbeats = agents.reduce((n, a) => n + a.heartbeats.length, 0) - beatsBefore;
@@ -94,6 +97,8 @@ const bench: Bench = {
           steps: per(steps),
           ...counts,
           stateTransitionBudget: 4 * per(steps) + 4,
+          /** What the dollar figures price (cost.ts). */
+          work: rounded(work),
         },
         note: 'Agents heartbeat every 3 s and finish a step in 100 ms (a real agent: every 30-60 % of the heartbeat timeout). API invocations are the deploy request, the agents\' lookups (including the failed ones before the ramdisk "boots") and heartbeats; nodes are watched by reading DynamoDB Local directly, uncounted.',
       };

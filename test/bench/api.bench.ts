@@ -16,7 +16,8 @@ import { createDocumentClient } from '../../functions/db/client';
 import { GetCommand, PutCommand } from '../../functions/db/dynamo';
 import { LambdaHost } from '../../local/lambda-host';
 import { LocalStack } from '../../local/stack';
-import { type BenchContext, type Bench, cpuPer, cpuSample, measure } from './bench';
+import { FUNCTION_MEMORY_MB } from '../../lib/settings';
+import { type BenchContext, type Bench, WorkMeter, cpuPer, cpuSample, measure, rounded } from './bench';
 import { runFunctionAlone } from './function-alone';
 
 const CONCURRENCY = 8;
@@ -199,7 +200,13 @@ async function roundTrips({ buildDir }: BenchContext): Promise<Record<string, un
       };
     };
     const uuids = await createNodes(url, LIST_NODES);
+    // The work of one GET node, for the dollar figures (cost.ts), measured apart from the counts below.
+    const meter = new WorkMeter(stack, FUNCTION_MEMORY_MB);
+    for (let i = 0; i < 200; i++) await call(url, 'GET', `/v1/nodes/${uuids[i]}`);
+    const getNodeWork = rounded(meter.per(200));
+    stack.dynamoRequests!.measureCapacity = false;
     return {
+      getNodeWork,
       getNodeByUuid: await per(20, (i) => call(url, 'GET', `/v1/nodes/${uuids[i]}`)),
       getNodeByName: await per(20, (i) => call(url, 'GET', `/v1/nodes/bench-${i}`)),
       createNode: await per(20, (i) => call(url, 'POST', '/v1/nodes', { driver: 'fake-hardware', name: `rt-${i}` })),
@@ -214,7 +221,8 @@ async function roundTrips({ buildDir }: BenchContext): Promise<Record<string, un
 const bench: Bench = {
   name: 'api',
   async run(ctx) {
-    const measured = await throughput(ctx);
+    // BENCH_API_ROUND_TRIPS_ONLY=1: the counts (and the work of a GET for the dollar figures) without the minutes of throughput runs.
+    const measured = process.env.BENCH_API_ROUND_TRIPS_ONLY === '1' ? {} : await throughput(ctx);
     const dynamodbRoundTripsPerRequest = await roundTrips(ctx);
     return {
       concurrency: CONCURRENCY,

@@ -1,7 +1,9 @@
 /** What a benchmark module exports, and measuring helpers they share. */
-import { readFileSync, readdirSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { BatchGetCommand, DocumentClient } from '../../functions/db/dynamo';
 import type { LocalStack } from '../../local/stack';
+import type { FunctionWork, Work } from './cost';
 
 export interface BenchContext {
   /** Bundles built for this run (pass to LocalStack's buildDir). */
@@ -132,4 +134,107 @@ export async function waitForProvisionState(stack: LocalStack, uuids: readonly s
   } finally {
     client.destroy();
   }
+}
+
+/**
+ * The work a stack does between `new WorkMeter(stack)` and `per(units)`, per unit, as the dollar
+ * figures price it (cost.ts): each function's invocations and summed duration, state transitions,
+ * DynamoDB capacity units (asked of DynamoDB Local for every request: needs a counting stack),
+ * SQS messages, API requests, and the bytes the functions logged (their log files, less the local
+ * host's line prefixes).
+ */
+export class WorkMeter {
+  private readonly invocations: Map<string, number>;
+  private readonly durations: Map<string, number>;
+  private readonly transitions: number;
+  private readonly sqsMessages: number;
+  private readonly logSizes: Map<string, number>;
+
+  constructor(
+    private readonly stack: LocalStack,
+    private readonly memoryMb: Readonly<Record<string, number>>,
+  ) {
+    if (stack.dynamoRequests === undefined) throw new Error('WorkMeter needs a stack with countDynamoDbRequests');
+    stack.dynamoRequests.measureCapacity = true;
+    stack.dynamoRequests.reset();
+    this.invocations = new Map(stack.lambda.invocations);
+    this.durations = new Map(stack.lambda.stats);
+    this.transitions = stack.sfn.transitions;
+    this.sqsMessages = stack.sqsMessages;
+    this.logSizes = new Map(Object.keys(memoryMb).map((name) => [name, this.logSize(name)]));
+  }
+
+  private logFile(name: string): string {
+    return join(this.stack.logDir, `${name}.log`);
+  }
+
+  private logSize(name: string): number {
+    try {
+      return statSync(this.logFile(name)).size;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Bytes the function logged since, without the `[name:version] ` prefix the local host adds to each line. */
+  private logged(name: string): number {
+    const from = this.logSizes.get(name) ?? 0;
+    const to = this.logSize(name);
+    if (to <= from) return 0;
+    const fd = openSync(this.logFile(name), 'r');
+    try {
+      const bytes = Buffer.alloc(to - from);
+      readSync(fd, bytes, 0, bytes.length, from);
+      return Buffer.byteLength(bytes.toString('utf8').replace(/^\[[^\]]*\] /gm, ''));
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The work done since construction, divided by `units`. */
+  per(units: number): Work {
+    const stack = this.stack;
+    const counter = stack.dynamoRequests!;
+    const lambda: Record<string, FunctionWork> = {};
+    let logBytes = 0;
+    for (const [name, memoryMb] of Object.entries(this.memoryMb)) {
+      const invocations = (stack.lambda.invocations.get(name) ?? 0) - (this.invocations.get(name) ?? 0);
+      const key = `durationMs:${name}`;
+      const durationMs = (stack.lambda.stats.get(key) ?? 0) - (this.durations.get(key) ?? 0);
+      if (invocations > 0) lambda[name] = { invocations: invocations / units, durationMs: durationMs / units, memoryMb };
+      logBytes += this.logged(name);
+    }
+    const reads = READ_OPERATIONS.reduce((n, op) => n + counter.capacityUnits(`.${op}`), 0);
+    return {
+      lambda,
+      stateTransitions: (stack.sfn.transitions - this.transitions) / units,
+      dynamodbReadUnits: reads / units,
+      dynamodbWriteUnits: (counter.capacityUnits() - reads) / units,
+      sqsMessages: (stack.sqsMessages - this.sqsMessages) / units,
+      apiRequests: lambda.api?.invocations ?? 0,
+      logBytes: logBytes / units,
+    };
+  }
+}
+
+/** DynamoDB operations that read (the others write). */
+export const READ_OPERATIONS = ['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems'];
+
+/** A Work rounded for a report. */
+export function rounded(work: Work): Work {
+  const r = (n: number) => Number(n.toPrecision(4));
+  return {
+    lambda: Object.fromEntries(
+      Object.entries(work.lambda).map(([k, f]) => [
+        k,
+        { invocations: r(f.invocations), durationMs: r(f.durationMs), memoryMb: f.memoryMb },
+      ]),
+    ),
+    stateTransitions: r(work.stateTransitions),
+    dynamodbReadUnits: r(work.dynamodbReadUnits),
+    dynamodbWriteUnits: r(work.dynamodbWriteUnits),
+    sqsMessages: r(work.sqsMessages),
+    apiRequests: r(work.apiRequests),
+    logBytes: r(work.logBytes),
+  };
 }

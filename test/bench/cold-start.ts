@@ -5,15 +5,15 @@
  * bundle builds at load only make connections on their first request.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { TABLES } from '../../functions/db/schema';
 import { BUNDLE_FILE, FUNCTION_NODE_OPTIONS, type FunctionName } from '../../lib/bundling';
 import { DEFAULT_SETTINGS, settingsEnvironment } from '../../lib/settings';
 
 export interface BundleFigures {
-  /** The entry file (`index.mjs`), bytes. */
-  readonly entryBytes: number;
+  /** The entry file (`index.mjs`) and the chunks it imports statically: what a cold start loads, bytes. */
+  readonly initBytes: number;
   /** Every JavaScript file of the bundle (the entry and the chunks it loads at once or when first needed), bytes. */
   readonly totalBytes: number;
   /** Median of the runs, milliseconds from before `import()` to its end. */
@@ -75,6 +75,28 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** Static imports of chunks in esbuild's output (`import"./…"`, `from"./…"`; `import("./…")` is loaded later). */
+const STATIC_IMPORT = /(?:\bfrom|\bimport)\s*"(\.{1,2}\/[^"]+\.mjs)"/g;
+
+/** Bytes of a bundle's entry and every chunk it imports statically, transitively. */
+export function initBytes(entry: string): number {
+  const seen = new Set<string>([entry]);
+  const queue = [entry];
+  let total = 0;
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    const text = readFileSync(file, 'utf8');
+    total += Buffer.byteLength(text);
+    for (const match of text.matchAll(STATIC_IMPORT)) {
+      const next = join(dirname(file), match[1]!);
+      if (!seen.has(next)) {
+        seen.add(next);
+        queue.push(next);
+      }
+    }
+  }
+  return total;
+}
+
 /** Bytes of the JavaScript files under a function's bundle directory (source maps excluded). */
 function bundleBytes(dir: string): number {
   let total = 0;
@@ -84,12 +106,18 @@ function bundleBytes(dir: string): number {
 }
 
 /** Size and median init time (of `runs` fresh processes, one at a time) of each named bundle. */
-export async function coldStarts(buildDir: string, names: readonly FunctionName[], runs: number): Promise<Record<string, BundleFigures>> {
+export async function coldStarts(
+  buildDir: string,
+  names: readonly FunctionName[],
+  runs: number,
+  /** The functions' environment (a local stack's): the conductor reads DynamoDB as it starts. */
+  stackEnv: Readonly<Record<string, string>> = {},
+): Promise<Record<string, BundleFigures>> {
   const out: Record<string, BundleFigures> = {};
   for (const name of names) {
     const dir = join(buildDir, name);
     const bundle = join(dir, BUNDLE_FILE);
-    const env = publishedEnvironment(name);
+    const env = { ...publishedEnvironment(name), ...stackEnv, AWS_LAMBDA_FUNCTION_NAME: name };
     const times: number[] = [];
     const cpu: number[] = [];
     for (let i = 0; i < runs; i++) {
@@ -98,7 +126,7 @@ export async function coldStarts(buildDir: string, names: readonly FunctionName[
       cpu.push(cpuMs);
     }
     out[name] = {
-      entryBytes: statSync(bundle).size,
+      initBytes: initBytes(bundle),
       totalBytes: bundleBytes(dir),
       initMs: Number(median(times).toFixed(1)),
       initMsRuns: times.map((t) => Number(t.toFixed(1))),

@@ -12,7 +12,8 @@
  * speed of the sixth; `warmup` has each round's rate, `warmup.deploysPerSecond[0]` is a cold stack).
  */
 import { LocalStack } from '../../local/stack';
-import { type Bench, cpuPer, cpuSample, waitForProvisionState } from './bench';
+import { FUNCTION_MEMORY_MB } from '../../lib/settings';
+import { type Bench, WorkMeter, cpuPer, cpuSample, rounded, waitForProvisionState } from './bench';
 
 const NODES = Number(process.env.BENCH_DEPLOY_NODES ?? 200);
 const WARMUP_ROUNDS = Number(process.env.BENCH_DEPLOY_WARMUP_ROUNDS ?? 6);
@@ -63,12 +64,14 @@ const bench: Bench = {
       const invocations = new Map(stack.lambda.invocations);
       const sqsMessages = stack.sqsMessages;
       stack.dynamoRequests?.reset();
+      const meter = new WorkMeter(stack, FUNCTION_MEMORY_MB);
       const cpuBefore = cpuSample(stack.dynamoDbPid);
       const started = Date.now();
       await provision(uuids, 'active');
       await waitForProvisionState(stack, uuids, 'active');
       const seconds = (Date.now() - started) / 1000;
       const cpuMsPerDeploy = cpuPer(cpuBefore, cpuSample(stack.dynamoDbPid), NODES);
+      const work = meter.per(NODES);
       const per = (n: number) => Number((n / NODES).toFixed(2));
       const invoked = (name: string) => (stack.lambda.invocations.get(name) ?? 0) - (invocations.get(name) ?? 0);
       const counter = stack.dynamoRequests;
@@ -100,6 +103,8 @@ const bench: Bench = {
           ...counts,
           stateTransitionBudget: 4 * stepsPerDeploy + 4,
           cpuMs: cpuMsPerDeploy,
+          /** What the dollar figures price (cost.ts): durations as the local host measured them, under this bench's load. */
+          work: rounded(work),
         },
         warmup: { rounds: WARMUP_ROUNDS, nodes: NODES, deploysPerSecond: warmupRates },
         note: 'Steady state: measured after warm-up rounds in which as many other nodes deploy and undeploy. Nodes are watched by reading DynamoDB Local directly, so every count is what the deploys did: the API request that begins each one, its cast, the conductor and the steps machine.',

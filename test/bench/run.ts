@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- name…] [--out file.json]`: runs the benchmark modules (`test/bench/*.bench.ts`)
  * and prints their figures as one JSON document on stdout (progress goes to stderr). Each module
- * default-exports a Bench. Figures are measurements, not assertions: compare them over time.
+ * default-exports a Bench. Figures are measurements, not assertions: compare them over time. The
+ * dollar figures (`cost`) are priced from what the benches counted (cost-report.ts).
  */
 import { writeFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { buildLocal } from '../../local/stack';
 import { PROJECT_ROOT } from '../../lib/bundling';
 import type { Bench } from './bench';
+import { costReport } from './cost-report';
 
 const args = process.argv.slice(2);
 const outIndex = args.indexOf('--out');
@@ -34,6 +36,8 @@ for (const file of files) {
   results[bench.name] = await bench.run({ buildDir, log: (line) => process.stderr.write(`  ${line}\n`) });
   process.stderr.write(`bench ${bench.name} done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }
+const cost = costReport(results);
+if (cost) results.cost = cost;
 const json = JSON.stringify(results, null, 2);
 if (out) writeFileSync(out, `${json}\n`);
 console.log(json);
