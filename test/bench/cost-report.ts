@@ -7,11 +7,12 @@ import { type Cost, type Work, costOf, dollars, idleMonthCost, times } from './c
 import { PRICES } from './prices';
 
 /**
- * Periodic tasks whose work grows with the fleet: they page through every node (power sync) or
- * every history record (history trimming). The others read an index of nodes in a given state,
+ * Periodic tasks whose work grows with the fleet: they page through every node (power sync; the
+ * stuck-node check, which the idle bench measured reading about one unit per node) or every
+ * history record (history trimming). The others read an index of nodes waiting on a callback,
  * which an idle fleet leaves empty, or register the conductor.
  */
-export const PER_NODE_TASKS: ReadonlySet<string> = new Set(['sync_power_states', 'manage_node_history']);
+export const PER_NODE_TASKS: ReadonlySet<string> = new Set(['sync_power_states', 'fail_stuck_nodes', 'manage_node_history']);
 /** The stack's default log retention (lib/ironless-stack.ts: one year). */
 export const LOG_RETENTION_MONTHS = 12;
 export const FLEETS = [1_000, 100_000] as const;

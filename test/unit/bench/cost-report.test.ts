@@ -28,7 +28,7 @@ describe('idleMonthAt', () => {
     nodes: 100,
     periodicRuns: {
       sync_power_states: { everySeconds: 60, work: RUN },
-      fail_stuck_nodes: { everySeconds: 60, work: RUN },
+      conductor_heartbeat: { everySeconds: 60, work: RUN },
     },
     tableBytesPerNode: 2000,
     queues: 1,
