@@ -352,6 +352,11 @@ export class NodeInventoryNotFound extends NotFound {
     super(`Node inventory record for node ${node} could not be found.`);
   }
 }
+export class BIOSSettingNotFound extends NotFound {
+  constructor(node: string, name: string) {
+    super(`Node ${node} doesn't have a BIOS setting '${name}'`);
+  }
+}
 /** What the ramdisk sent cannot be processed (Ironic's InvalidNodeInventory). */
 export class InvalidNodeInventory extends Invalid {
   constructor(node: string, reason: string) {

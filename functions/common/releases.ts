@@ -71,6 +71,7 @@ export const RELEASE_MAPPING: ReleaseMappings = {
   // (Port 1.0 already had the field, unique, unused by the API until now: no new Port version).
   // RPC 1.3: console, indicators and vendor passthru.
   // VolumeConnector and VolumeTarget (API 1.32's volume resources), each in a table of its own.
+  // BIOSSetting: a node's BIOS settings as its bios interface caches them, in their own table.
   master: {
     api: '1.88',
     rpc: '1.3',
@@ -86,6 +87,7 @@ export const RELEASE_MAPPING: ReleaseMappings = {
       NodeInventory: ['1.0'],
       VolumeConnector: ['1.0'],
       VolumeTarget: ['1.0'],
+      BIOSSetting: ['1.0'],
     },
   },
 };

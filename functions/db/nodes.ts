@@ -32,6 +32,7 @@ import type { Page } from './query';
 import { cascadeTransactions, dependentsOf } from './node-cascade';
 import { DynamoNodeHistoryStore } from './node-history';
 import { DynamoNodeInventoryStore } from './node-inventory';
+import { DynamoBiosSettingStore } from './bios-settings';
 import type { TableName } from './schema';
 import { type ItemCheck, ObjectTable, type StoreContext, type TransactItem, type WriteCondition } from './table';
 
@@ -167,7 +168,7 @@ export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
     return this.write(node, book, this.writeCondition(meta, now), checks);
   }
 
-  /** Destroy a node with its ports, portgroups, allocations, history and inventory (see `node-cascade.ts`). */
+  /** Destroy a node with its ports, portgroups, allocations, history, inventory and BIOS settings (see `node-cascade.ts`). */
   async destroy(node: Node): Promise<void> {
     const meta = this.metaOf(node);
     const dependents = await dependentsOf(this.client, this.tables, node.uuid);
@@ -197,6 +198,7 @@ export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
     const others = { client: this.client, tables: this.tables, release: this.releaseSelection };
     await new DynamoNodeHistoryStore(others).prune(node.uuid, 0);
     await new DynamoNodeInventoryStore(others).destroy(node.uuid);
+    await new DynamoBiosSettingStore(others).destroyAll(node.uuid);
   }
 
   async reserve(uuid: string, owner: LockOwner, options: ReserveOptions = {}): Promise<Node> {

@@ -144,6 +144,18 @@ export const TABLES = {
     indexes: [BY_ID, { name: 'byNode', partitionKey: '_node', sortKey: '_id' }],
   },
   /**
+   * A node's BIOS settings (Ironic's bios_settings table): one item per setting, the node's UUID
+   * as partition key and the setting's name as sort key, so a node's settings are one Query and
+   * go with the node in one. New after release 2026.3, which neither reads nor writes it.
+   */
+  bios_settings: {
+    envVar: 'BIOS_SETTINGS_TABLE',
+    partitionKey: 'node_uuid',
+    sortKey: 'name',
+    object: 'BIOSSetting',
+    indexes: [],
+  },
+  /**
    * Guards for unique values (node names and instance uuids, port and portgroup addresses and
    * names, template and allocation names, volume connector ids and target boot indexes): one item per value, `{key, owner}`, written in the
    * same transaction as the item that owns it, with attribute_not_exists.

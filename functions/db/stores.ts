@@ -3,6 +3,7 @@
  * the release selection (which decides the object versions items are written at).
  */
 import { type AllocationStore, DynamoAllocationStore } from './allocations';
+import { type BiosSettingStore, DynamoBiosSettingStore } from './bios-settings';
 import { type ChassisStore, DynamoChassisStore } from './chassis';
 import { type ConductorStore, DynamoConductorStore } from './conductors';
 import { type DeployTemplateStore, DynamoDeployTemplateStore } from './deploy-templates';
@@ -27,6 +28,7 @@ export interface Stores {
   readonly nodeInventory: NodeInventoryStore;
   readonly volumeConnectors: VolumeConnectorStore;
   readonly volumeTargets: VolumeTargetStore;
+  readonly biosSettings: BiosSettingStore;
 }
 
 export function createStores(ctx: StoreContext): Stores {
@@ -42,5 +44,6 @@ export function createStores(ctx: StoreContext): Stores {
     nodeInventory: new DynamoNodeInventoryStore(ctx),
     volumeConnectors: new DynamoVolumeConnectorStore(ctx),
     volumeTargets: new DynamoVolumeTargetStore(ctx),
+    biosSettings: new DynamoBiosSettingStore(ctx),
   };
 }

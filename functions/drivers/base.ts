@@ -6,6 +6,7 @@
  * Implementations are stateless objects; everything about a node travels in the `Task`.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { BiosSettingValues } from '#objects/bios-setting';
 import type { InterfaceType, Node } from '#objects/node';
 import type { Port } from '#objects/port';
 import type { Portgroup } from '#objects/portgroup';
@@ -21,6 +22,14 @@ export interface Task {
    * callers that save right after the driver call need not give it.
    */
   readonly persist?: () => Promise<void>;
+  /** The node's cached BIOS settings, which the bios interface replaces; given where bios work runs (steps, verify, cleaning). */
+  readonly biosSettings?: NodeBiosSettings;
+}
+
+/** The node's cached BIOS settings as the bios interface writes them (the conductor gives the store). */
+export interface NodeBiosSettings {
+  /** Make the node's stored settings exactly these (Ironic's sync_node_setting, then create/save/delete). */
+  replace(settings: readonly BiosSettingValues[]): Promise<void>;
 }
 
 /** A step as stored on a node (`driver_internal_info.deploy_steps`) and shown by the API. */
@@ -94,6 +103,12 @@ export interface HardwareInterface {
   readonly serviceSteps?: readonly StepDefinition[];
   /** Present on an interface that runs the agent's in-band steps of its type. */
   readonly inband?: InbandSteps;
+}
+
+/** BIOS settings (Ironic's BIOSInterface); a `no-bios` one refuses with UnsupportedDriverExtension. */
+export interface BiosInterface extends HardwareInterface {
+  /** Read the settings from the hardware and store them (`task.biosSettings`); UnsupportedDriverExtension when it has none. */
+  cacheBiosSettings(task: Task): Promise<void>;
 }
 
 /** RAID configuration (Ironic's RAIDInterface); a `no-raid` one refuses with UnsupportedDriverExtension. */
@@ -308,7 +323,8 @@ export type AnyInterface =
   | BootInterface
   | InspectInterface
   | NetworkInterface
-  | RaidInterface;
+  | RaidInterface
+  | BiosInterface;
 
 export interface HardwareType {
   readonly name: string;
@@ -327,4 +343,5 @@ export interface Driver {
   readonly inspect: InspectInterface;
   readonly network: NetworkInterface;
   readonly raid: RaidInterface;
+  readonly bios: BiosInterface;
 }

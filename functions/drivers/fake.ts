@@ -24,6 +24,7 @@ import { raidInterface } from './raid';
 import { fakeConsole } from './console';
 import { fakeIndicators } from './indicators';
 import { FAKE_VENDOR_PASSTHRU, type VendorInterface } from './vendor';
+import { fakeBios } from './bios';
 import { noBios, noConsole, noFirmware, noInspect, noRaid, noRescue, noVendor, noopNetwork, noopStorage } from './noop';
 
 const done = { wait: false } as const;
@@ -150,37 +151,6 @@ export const fakeVendor: VendorInterface = {
         return done;
       },
     },
-  ],
-};
-
-/**
- * Ironic's FakeBIOS: its clean steps (priority 0, so run only when asked for by manual cleaning)
- * record what they were asked and change nothing. As in Ironic they need the ramdisk booted
- * (`requires_ramdisk` is the decorator's default), so `disable_ramdisk` refuses them.
- */
-export const fakeBios: HardwareInterface = {
-  name: 'fake',
-  async validate() {},
-  cleanSteps: [
-    {
-      step: 'apply_configuration',
-      priority: 0,
-      argsinfo: {
-        settings: { description: 'List of BIOS settings, each item needs to contain a dictionary with name/value pairs', required: true },
-      },
-      async execute(task, args) {
-        task.log.info('fake BIOS apply_configuration', { node: task.node.uuid, settings: args.settings });
-        return done;
-      },
-    },
-    ...['factory_reset', 'cache_bios_settings'].map((step): StepDefinition => ({
-      step,
-      priority: 0,
-      async execute(task) {
-        task.log.info(`fake BIOS ${step}`, { node: task.node.uuid });
-        return done;
-      },
-    })),
   ],
 };
 

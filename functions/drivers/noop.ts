@@ -6,7 +6,7 @@
  */
 import { UnsupportedDriverExtension } from '#common/errors';
 import type { InterfaceType } from '#objects/node';
-import type { HardwareInterface, InspectInterface, NetworkInterface, RaidInterface, Task } from './base';
+import type { BiosInterface, HardwareInterface, InspectInterface, NetworkInterface, RaidInterface, Task } from './base';
 
 function fail(type: InterfaceType, task: Task): never {
   throw new UnsupportedDriverExtension(task.node.driver, type);
@@ -31,7 +31,12 @@ export const noInspect: InspectInterface = {
   },
 };
 
-export const noBios = unsupported('bios', 'no-bios');
+export const noBios: BiosInterface = {
+  ...unsupported('bios', 'no-bios'),
+  async cacheBiosSettings(task) {
+    fail('bios', task);
+  },
+};
 export const noConsole = unsupported('console', 'no-console');
 export const noFirmware = unsupported('firmware', 'no-firmware');
 /** Ironic's NoRAID: refuses configurations too (an empty target needs no validation, so it may be set). */

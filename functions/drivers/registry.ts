@@ -6,6 +6,7 @@ import { DriverNotFound, InvalidParameterValue } from '#common/errors';
 import { type InterfaceType, NODE_INTERFACES, type Node } from '#objects/node';
 import type {
   AnyInterface,
+  BiosInterface,
   BootInterface,
   DeployInterface,
   Driver,
@@ -100,6 +101,7 @@ export function loadDriver(node: Node): Driver {
     inspect: interfaces.inspect as InspectInterface,
     network: interfaces.network as NetworkInterface,
     raid: interfaces.raid as RaidInterface,
+    bios: interfaces.bios as BiosInterface,
   };
 }
 

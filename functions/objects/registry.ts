@@ -5,6 +5,7 @@
  */
 import { Allocation } from './allocation';
 import type { ObjectClass } from './base';
+import { BIOSSetting } from './bios-setting';
 import { Chassis } from './chassis';
 import { Conductor } from './conductor';
 import { DeployTemplate } from './deploy-template';
@@ -28,6 +29,7 @@ export const OBJECT_CLASSES = {
   NodeInventory,
   VolumeConnector,
   VolumeTarget,
+  BIOSSetting,
 } as const satisfies Record<string, ObjectClass>;
 
 export type ObjectName = keyof typeof OBJECT_CLASSES;

@@ -40,6 +40,7 @@ export class Tables extends Construct {
       const def: TableDef = TABLES[name];
       tables[name] = new TableV2(this, name, {
         partitionKey: { name: def.partitionKey, type: AttributeType.STRING },
+        ...(def.sortKey ? { sortKey: { name: def.sortKey, type: AttributeType.STRING } } : {}),
         billing: Billing.onDemand(),
         encryption: TableEncryptionV2.awsManagedKey(),
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },

@@ -68,6 +68,7 @@ export interface MachineSpec {
  * on requests with one of `errorMethods` when given (e.g. ["POST"]: actions fail, reads work).
  * `unauthorized`: reject every credential with 401. `powerStuck`: accept resets and do nothing.
  * `consoleUnavailable`: no graphical console (see `redfish-console.ts`).
+ * `biosIgnoresSettings`: the firmware drops pending BIOS settings at power on (see `bios.ts`).
  */
 export interface Faults {
   readonly down?: 'reset' | 'hang';
@@ -79,6 +80,7 @@ export interface Faults {
   readonly powerStuck?: boolean;
   /** The BMC's graphical console is off (GraphicalConsole.ServiceEnabled false) and its page answers 503. */
   readonly consoleUnavailable?: boolean;
+  readonly biosIgnoresSettings?: boolean;
 }
 
 /**

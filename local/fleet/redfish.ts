@@ -7,37 +7,13 @@
 import { consolePage, ledField, managerConsoleFields, patchLed } from './redfish-console';
 import { BOOT_TARGETS, MachineRequestError, type MediaSlot, RESET_TYPES, type ResetType, type VirtualMachine } from './machine';
 
-export const ROOT = '/redfish/v1';
-
-export interface RedfishRequest {
-  readonly method: string;
-  /** Without query and trailing slash. */
-  readonly path: string;
-  readonly body: unknown;
-}
-
-export interface RedfishReply {
-  readonly status: number;
-  readonly body?: unknown;
-}
+export { ROOT, type RedfishReply, type RedfishRequest, redfishError } from './redfish-common';
+import { ROOT, type RedfishReply, type RedfishRequest, redfishError } from './redfish-common';
+import { biosResource, registriesResource } from './bios';
 
 type Doc = Record<string, unknown>;
 
 const ref = (path: string) => ({ '@odata.id': path });
-
-/** A Redfish error document (DSP0266 §9.6), which sushy reads for its messages. */
-export function redfishError(status: number, messageId: string, message: string): RedfishReply {
-  return {
-    status,
-    body: {
-      error: {
-        code: 'Base.1.8.GeneralError',
-        message: 'A general error has occurred. See ExtendedInfo for more information.',
-        '@Message.ExtendedInfo': [{ MessageId: messageId, Message: message, Severity: 'Critical', Resolution: 'None.' }],
-      },
-    },
-  };
-}
 
 const notFound = (path: string) => redfishError(404, 'Base.1.8.ResourceMissingAtURI', `The resource at the URI ${path} was not found.`);
 const notAllowed = (method: string, path: string) =>
@@ -69,6 +45,7 @@ function serviceRoot(): Doc {
     Systems: ref(`${ROOT}/Systems`),
     Managers: ref(`${ROOT}/Managers`),
     Chassis: ref(`${ROOT}/Chassis`),
+    Registries: ref(`${ROOT}/Registries`),
   };
 }
 
@@ -103,6 +80,7 @@ function system(m: VirtualMachine): Doc {
     Storage: ref(`${path}/Storage`),
     EthernetInterfaces: ref(`${path}/EthernetInterfaces`),
     SecureBoot: ref(`${path}/SecureBoot`),
+    Bios: ref(`${path}/Bios`),
     Links: { ManagedBy: [ref(`${ROOT}/Managers/${m.id}`)], Chassis: [ref(`${ROOT}/Chassis/${m.id}`)] },
     Actions: {
       '#ComputerSystem.Reset': { target: `${path}/Actions/ComputerSystem.Reset`, 'ResetType@Redfish.AllowableValues': RESET_TYPES },
@@ -139,6 +117,7 @@ function systemResource(m: VirtualMachine, req: RedfishRequest, rest: string[]):
     m.reset(type as ResetType);
     return { status: 204 };
   }
+  if (sub === 'Bios') return biosResource(m, req, rest.slice(1));
   if (sub === 'SecureBoot' && rest.length === 1) {
     if (req.method === 'PATCH') {
       m.setSecureBoot(body.SecureBootEnable);
@@ -354,6 +333,7 @@ export function routeRedfish(machines: ReadonlyMap<string, VirtualMachine>, req:
   if (segments[0] !== 'redfish' || segments[1] !== 'v1') return notFound(req.path);
   const [kind, id, ...rest] = segments.slice(2);
   if (kind === undefined) return req.method === 'GET' ? { status: 200, body: serviceRoot() } : notAllowed(req.method, req.path);
+  if (kind === 'Registries') return registriesResource(req, id === undefined ? [] : [id, ...rest]);
   const types: Record<string, string> = { Systems: 'ComputerSystem', Managers: 'Manager', Chassis: 'Chassis' };
   if (!(kind in types)) return notFound(req.path);
   if (id === undefined) {

@@ -35,7 +35,17 @@ export interface FleetServerOptions {
 export function parseFaults(value: unknown): Faults | string {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'faults must be a JSON object';
   const f = value as Record<string, unknown>;
-  const known = ['down', 'slowMs', 'errorStatus', 'errorCount', 'errorMethods', 'unauthorized', 'powerStuck', 'consoleUnavailable'];
+  const known = [
+    'down',
+    'slowMs',
+    'errorStatus',
+    'errorCount',
+    'errorMethods',
+    'unauthorized',
+    'powerStuck',
+    'consoleUnavailable',
+    'biosIgnoresSettings',
+  ];
   const unknown = Object.keys(f).filter((k) => !known.includes(k));
   if (unknown.length > 0) return `unknown fault(s): ${unknown.join(', ')}; known: ${known.join(', ')}`;
   const wholeNumber = (v: unknown) => v === undefined || (Number.isInteger(v) && (v as number) >= 0);
@@ -50,7 +60,7 @@ export function parseFaults(value: unknown): Faults | string {
   if (f.errorMethods !== undefined && !(Array.isArray(f.errorMethods) && f.errorMethods.every((m) => typeof m === 'string'))) {
     return 'errorMethods must be a list of HTTP methods';
   }
-  for (const flag of ['unauthorized', 'powerStuck', 'consoleUnavailable']) {
+  for (const flag of ['unauthorized', 'powerStuck', 'consoleUnavailable', 'biosIgnoresSettings']) {
     if (f[flag] !== undefined && typeof f[flag] !== 'boolean') return `${flag} must be true or false`;
   }
   return f as Faults;

@@ -11,6 +11,7 @@ import type { ConductorContext } from '../context';
 import { type MessageArgs, claimForMessage } from '../claim';
 import { shouldRetry } from '../attempt';
 import { rethrowRefusal } from '#drivers/guard';
+import { cacheBiosSettings } from '../bios';
 
 class VerifyError extends Error {}
 
@@ -46,9 +47,9 @@ interface Action {
 
 const ACTIONS: Readonly<Record<string, Action>> = {
   manage: {
-    // Ironic's do_node_verify: power credentials, then cache vendor, boot mode and secure boot.
+    // Ironic's do_node_verify: power credentials, then cache vendor, BIOS settings, boot mode and secure boot.
     state: st.VERIFYING,
-    async run(task) {
+    async run(task, ctx) {
       const driver = loadDriver(task.node);
       try {
         await driver.power.validate(task);
@@ -62,6 +63,7 @@ const ACTIONS: Readonly<Record<string, Action>> = {
         rethrowRefusal(err);
         throw new VerifyError(`Failed to get power state for node ${task.node.uuid}. Error: ${(err as Error).message}`);
       }
+      await cacheBiosSettings(ctx, task);
       await cacheManagementFacts(task);
     },
     error: (_node, err) => err.message,

@@ -11,6 +11,7 @@ import type { Driver, Step, StepDefinition } from '#drivers/base';
 import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext, FlowName } from '../context';
+import { cacheBiosSettings } from '../bios';
 import { failFlow } from './failure';
 import { isReservedStep, reservedStep } from './reserved';
 import { startSteps } from './run-steps';
@@ -118,6 +119,7 @@ export async function startUserSteps(
     await failFlow(ctx, node, flow, `Cannot ${WORDS[flow].verb} node ${node.uuid}: ${(err as Error).message}`);
     return;
   }
+  if (flow === 'clean') await cacheBiosSettings(ctx, { node, log: ctx.log });
   setSteps(node, flow, bootAgent ? [] : steps);
   node.driver_internal_info = {
     ...node.driver_internal_info,

@@ -12,6 +12,7 @@ import type { ConductorContext, Decision, FlowName } from '../context';
 import type { LockOwner } from '#db/nodes';
 import { lockOwner } from '../lock';
 import { guarded } from '../attempt';
+import { biosSettingsPort } from '../bios';
 import { failFlow } from './failure';
 import { EXECUTION_KEYS, FLOWS } from './flow-kinds';
 import { isReservedStep, runReservedStep } from './reserved';
@@ -202,7 +203,13 @@ export async function runStep(
     throw new InvalidState(`Node ${node.uuid}: driver has no ${input.flow} step ${stepName(input.step)}`);
   }
   ctx.log.info(`Running ${input.flow} step`, { node: node.uuid, step: stepName(input.step) });
-  const outcome = await impl.execute({ node, log: ctx.log }, input.step.args);
+  const task = {
+    node,
+    log: ctx.log,
+    biosSettings: biosSettingsPort(ctx, node.uuid),
+    persist: async () => void (await ctx.nodes.save(node)),
+  };
+  const outcome = await impl.execute(task, input.step.args);
   if (outcome.wait) {
     throw new InvalidState(`Step ${stepName(input.step)} asked to wait but was run synchronously`);
   }

@@ -9,6 +9,7 @@ import { flatNetwork } from '../flat';
 import { noBios, noConsole, noFirmware, noInspect, noRaid, noRescue, noVendor, noopNetwork, noopStorage } from '../noop';
 import { agentRaid } from '../agent/raid';
 import { agentInspect } from '../inspector/index';
+import { createRedfishBios } from './bios';
 import { createRedfishVirtualMediaBoot } from './boot';
 import { type RedfishConfig, loadRedfishConfig } from './config';
 import { createRedfishGraphicalConsole } from './console';
@@ -20,12 +21,14 @@ import { createRedfishPower } from './power';
 /** The Redfish implementations, built with one configuration (tests pass short timeouts). */
 export function createRedfishInterfaces(config: RedfishConfig) {
   const power = createRedfishPower(config);
+  const boot = createRedfishVirtualMediaBoot(config, power);
   return {
     power,
     management: { ...createRedfishManagement(config), ...createRedfishIndicators(config) },
     console: createRedfishGraphicalConsole(config),
-    boot: createRedfishVirtualMediaBoot(config, power),
+    boot,
     inspect: createRedfishInspect(config),
+    bios: createRedfishBios(config, power, boot),
   };
 }
 
@@ -37,7 +40,7 @@ export function createRedfishInterfaces(config: RedfishConfig) {
 export function redfishImplementations(config: RedfishConfig = loadRedfishConfig()): Record<string, readonly AnyInterface[]> {
   const redfish = createRedfishInterfaces(config);
   return {
-    bios: [noBios],
+    bios: [redfish.bios, noBios],
     boot: [redfish.boot],
     // no-console stays the default, as with Ironic's default enabled_console_interfaces.
     console: [noConsole, redfish.console],

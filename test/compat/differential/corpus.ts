@@ -5,6 +5,7 @@
  * is the target's conductor host name.
  */
 import { ALLOCATIONS } from './corpus-allocations';
+import { BIOS_STEPS } from './corpus-bios';
 import { CHANGES } from './corpus-changes';
 import { CONSOLE_EVENTS_PASSTHRU } from './corpus-console';
 import { CONDUCTORS_DRIVERS_HISTORY } from './corpus-conductors';
@@ -154,4 +155,5 @@ export const CORPUS: readonly Step[] = [
   ...RAID_STEPS,
   ...VOLUME,
   ...CONSOLE_EVENTS_PASSTHRU,
+  ...BIOS_STEPS,
 ];

@@ -5,15 +5,18 @@
 import { doManualClean } from '../../../functions/conductor/flows/provision';
 import { BOOT_AGENT } from '../../../functions/conductor/flows/run-steps';
 import { defaultInterfaces } from '../../../functions/drivers/registry';
-import { makeConductorContext } from '../helpers/builders';
+import { makeConductorContext, storesWith } from '../helpers/builders';
 import { begun, runAll } from '../helpers/flows';
+import { MemoryBiosSettingStore } from '../helpers/memory-stores';
 
 /** `{power_interface: 'redfish', …}` from interface names by type. */
 const interfaceFields = (names: Record<string, string>) => Object.fromEntries(Object.entries(names).map(([t, n]) => [`${t}_interface`, n]));
 
 describe('manual cleaning', () => {
   it("runs fake-hardware's BIOS steps with their args, keeping the target manageable, and ends in manageable", async () => {
-    const ctx = makeConductorContext();
+    const base = makeConductorContext();
+    const biosSettings = new MemoryBiosSettingStore();
+    const ctx = { ...base, stores: storesWith(base.nodes, { biosSettings }) };
     const node = await begun(ctx, 'manageable', 'clean', 'c1');
     expect(node.target_provision_state).toBe('manageable');
     await doManualClean(ctx, {
@@ -33,7 +36,10 @@ describe('manual cleaning', () => {
       target_provision_state: 'manageable',
       clean_step: { interface: 'bios', step: 'apply_configuration', args: { settings: [{ name: 'LogicalProc', value: 'Enabled' }] } },
     });
+    await biosSettings.sync(node.uuid, [{ name: 'Old', value: '1' }]);
     await runAll(ctx, 'clean', node.uuid, 'run:c1', started!.input.decision.step!);
+    // factory_reset, last, leaves no settings.
+    expect(await biosSettings.list(node.uuid)).toEqual([]);
     expect(await ctx.nodes.get(node.uuid)).toMatchObject({
       provision_state: 'manageable',
       target_provision_state: null,

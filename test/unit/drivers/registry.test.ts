@@ -8,7 +8,7 @@ describe('the redfish hardware type', () => {
   it("offers Ironic's interface names that Ironless implements, defaults first", () => {
     expect(hardwareTypes().map((t) => t.name)).toEqual(['fake-hardware', 'redfish']);
     expect(getHardwareType('redfish').supported).toEqual({
-      bios: ['no-bios'],
+      bios: ['redfish', 'no-bios'],
       boot: ['redfish-virtual-media'],
       console: ['no-console', 'redfish-graphical'],
       deploy: ['direct', 'fake'],

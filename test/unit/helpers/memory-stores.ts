@@ -1,5 +1,6 @@
 /** In-memory conductor, node history, port and inventory stores, for unit tests of liveness, routing, history and inspection. */
 import {
+  BIOSSettingNotFound,
   ConductorNotFound,
   MACAlreadyExists,
   NodeHistoryNotFound,
@@ -7,10 +8,12 @@ import {
   PortNotFound,
 } from '../../../functions/common/errors';
 import type { ConductorRegistration, ConductorService, ConductorStore, ServiceRecords } from '../../../functions/db/conductors';
+import { type BiosSettingStore, type BiosSettingValues, type BiosSyncResult, settingChanged } from '../../../functions/db/bios-settings';
 import type { NodeHistoryStore } from '../../../functions/db/node-history';
 import type { NodeInventoryStore } from '../../../functions/db/node-inventory';
 import type { PortFilter, PortStore } from '../../../functions/db/ports';
 import type { Page, PageOf } from '../../../functions/db/query';
+import { BIOSSetting } from '../../../functions/objects/bios-setting';
 import { Conductor } from '../../../functions/objects/conductor';
 import type { NodeHistory } from '../../../functions/objects/node-history';
 import type { NodeInventory } from '../../../functions/objects/node-inventory';
@@ -192,6 +195,44 @@ export class MemoryNodeInventoryStore implements NodeInventoryStore {
   }
 
   async destroy(nodeUuid: string): Promise<void> {
+    this.items.delete(nodeUuid);
+  }
+}
+
+/** BIOS settings in memory, by node then name (sync as the DynamoDB store: the node's settings become exactly those given). */
+export class MemoryBiosSettingStore implements BiosSettingStore {
+  readonly items = new Map<string, Map<string, BIOSSetting>>();
+
+  async list(nodeUuid: string): Promise<BIOSSetting[]> {
+    return [...(this.items.get(nodeUuid)?.values() ?? [])].sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+
+  async get(nodeUuid: string, name: string): Promise<BIOSSetting> {
+    const found = this.items.get(nodeUuid)?.get(name);
+    if (found === undefined) throw new BIOSSettingNotFound(nodeUuid, name);
+    return found;
+  }
+
+  async sync(nodeUuid: string, settings: readonly BiosSettingValues[]): Promise<BiosSyncResult> {
+    const old = this.items.get(nodeUuid) ?? new Map<string, BIOSSetting>();
+    const result: BiosSyncResult = { created: [], updated: [], deleted: [], unchanged: [] };
+    const next = new Map<string, BIOSSetting>();
+    for (const s of settings) {
+      const before = old.get(s.name);
+      if (before !== undefined && !settingChanged(before, s)) {
+        result.unchanged.push(s.name);
+        next.set(s.name, before);
+        continue;
+      }
+      (before ? result.updated : result.created).push(s.name);
+      next.set(s.name, new BIOSSetting({ ...s, node_uuid: nodeUuid, created_at: new Date().toISOString() }));
+    }
+    for (const name of old.keys()) if (!next.has(name)) result.deleted.push(name);
+    this.items.set(nodeUuid, next);
+    return result;
+  }
+
+  async destroyAll(nodeUuid: string): Promise<void> {
     this.items.delete(nodeUuid);
   }
 }

@@ -21,6 +21,7 @@ const RECORDED: Record<string, string> = {
   NodeInventory: '1.0-7e3c560755fb55f157519d804a4e30f5',
   VolumeConnector: '1.0-6f88bad10336d5e0cda23178f58510cf',
   VolumeTarget: '1.0-041bd852dbbfb9edd0db4fefa6132e62',
+  BIOSSetting: '1.0-ad03104da6d6a335c8a4a7f5bc6af663',
 };
 
 describe('object fingerprints', () => {

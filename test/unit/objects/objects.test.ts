@@ -47,6 +47,20 @@ const IRONIC_FIELDS: Record<string, string[]> = {
   NodeInventory: ['node_uuid', 'inventory_data', 'plugin_data'],
   VolumeConnector: ['uuid', 'node_uuid', 'type', 'connector_id', 'extra'],
   VolumeTarget: ['uuid', 'node_uuid', 'volume_type', 'properties', 'boot_index', 'volume_id', 'extra'],
+  BIOSSetting: [
+    'node_uuid',
+    'name',
+    'value',
+    'attribute_type',
+    'allowable_values',
+    'lower_bound',
+    'max_length',
+    'min_length',
+    'read_only',
+    'reset_required',
+    'unique',
+    'upper_bound',
+  ],
 };
 
 /** A value of each kind of field, to fill an object. */

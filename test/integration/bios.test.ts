@@ -1,0 +1,164 @@
+/**
+ * BIOS settings on the local stack, with nothing faked but the hardware: a redfish node of the
+ * fleet (bios interface `redfish`, the type's default) has its settings cached when it is
+ * verified, shown by `/v1/nodes/{node}/bios` per microversion (the registry's fields from 1.74),
+ * changed by a manual clean's `apply_configuration` (pending values PATCHed, applied by the
+ * firmware at the reboot) and `factory_reset`; a firmware that ignores the pending values fails
+ * the step with Ironic's message. The settings go with their node.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type FleetStack, startFleetStack } from './helpers/fleet';
+import { ApiClient, faultOf } from './helpers/stack';
+
+let fleet: FleetStack;
+let api: ApiClient;
+let db: DynamoDBDocumentClient;
+
+beforeAll(async () => {
+  fleet = await startFleetStack({ count: 1, prefix: 'bios', image: Buffer.from('a whole-disk image\n') });
+  api = new ApiClient(fleet.stack.url, '1.74');
+  db = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: fleet.stack.endpoints.dynamodb,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
+    }),
+  );
+}, 120_000);
+
+afterAll(async () => {
+  db?.destroy();
+  await fleet?.stop();
+});
+
+const settingsOf = async (uuid: string) =>
+  Object.fromEntries(
+    ((await api.get(`/v1/nodes/${uuid}/bios`)).body.bios as { name: string; value: string }[]).map((s) => [s.name, s.value]),
+  );
+
+async function clean(uuid: string, steps: Record<string, unknown>[]) {
+  await api.provision(uuid, 'clean', { clean_steps: steps });
+  return api.settle(uuid, ['manageable', 'clean failed'], 150_000);
+}
+
+/** After a failed clean: out of maintenance (a clean failure puts the node there), manageable again. */
+async function recover(uuid: string) {
+  expect((await api.request('DELETE', `/v1/nodes/${uuid}/maintenance`)).status).toBe(202);
+  await api.provision(uuid, 'manage');
+  await api.settle(uuid, ['manageable'], 60_000);
+}
+
+it('caches the BIOS at verification, shows it per version, applies settings and factory-resets them through the BMC', async () => {
+  const uuid = (await api.get('/v1/nodes/bios-0')).body.uuid as string;
+  expect((await api.get(`/v1/nodes/${uuid}`)).body.bios_interface).toBe('redfish');
+  expect((await api.get(`/v1/nodes/${uuid}/bios`)).body).toEqual({ bios: [] });
+  await api.provision(uuid, 'manage');
+  await api.settle(uuid, ['manageable'], 60_000);
+
+  // 1.40: name and value, with the timestamps and links.
+  const old = await new ApiClient(fleet.stack.url, '1.40').get(`/v1/nodes/bios-0/bios`);
+  expect(old.status).toBe(200);
+  const turbo = (old.body.bios as Record<string, unknown>[]).find((s) => s.name === 'ProcTurboMode');
+  expect(turbo).toEqual({
+    name: 'ProcTurboMode',
+    value: 'Enabled',
+    created_at: expect.stringMatching(/\+00:00$/),
+    updated_at: null,
+    links: [
+      { href: `${fleet.stack.url}/v1/nodes/bios-0/bios/ProcTurboMode`, rel: 'self' },
+      { href: `${fleet.stack.url}/nodes/bios-0/bios/ProcTurboMode`, rel: 'bookmark' },
+    ],
+  });
+  expect(await settingsOf(uuid)).toMatchObject({ BootDelaySeconds: '5', NumLock: 'True', SystemSerial: expect.any(String) });
+  const refused = await new ApiClient(fleet.stack.url, '1.73').get(`/v1/nodes/${uuid}/bios?detail=True`);
+  expect([refused.status, faultOf(refused).faultstring]).toEqual([400, 'Invalid query parameter ?detail=True received.']);
+  expect((await new ApiClient(fleet.stack.url, '1.39').get(`/v1/nodes/${uuid}/bios`)).status).toBe(404);
+
+  // 1.74: the registry's fields, in detail and for one setting; `fields` picks.
+  const delay = (await api.get(`/v1/nodes/${uuid}/bios/BootDelaySeconds`)).body.BootDelaySeconds;
+  expect(delay).toMatchObject({
+    name: 'BootDelaySeconds',
+    value: '5',
+    attribute_type: 'Integer',
+    allowable_values: [],
+    lower_bound: 0,
+    upper_bound: 60,
+    max_length: null,
+    min_length: null,
+    read_only: false,
+    reset_required: false,
+    unique: null,
+  });
+  const detail = (await api.get(`/v1/nodes/${uuid}/bios?detail=True`)).body.bios as Record<string, unknown>[];
+  expect(detail.find((s) => s.name === 'SystemSerial')).toMatchObject({
+    attribute_type: 'String',
+    read_only: true,
+    unique: true,
+    max_length: 16,
+  });
+  expect(detail.find((s) => s.name === 'ProcTurboMode')).toMatchObject({ allowable_values: ['Enabled', 'Disabled'], reset_required: true });
+  const picked = (await api.get(`/v1/nodes/${uuid}/bios?fields=name,read_only`)).body.bios as Record<string, unknown>[];
+  expect(Object.keys(picked[0] ?? {}).sort()).toEqual(['created_at', 'links', 'name', 'read_only', 'updated_at']);
+  const missing = await api.get(`/v1/nodes/${uuid}/bios/Nope`);
+  expect([missing.status, faultOf(missing).faultstring]).toEqual([404, `Node ${uuid} doesn't have a BIOS setting 'Nope'`]);
+
+  // apply_configuration: pending values, applied by the firmware at the reboot the step makes.
+  const machine = fleet.stack.fleet!.machine('bios-0');
+  const resets = machine.resets.length;
+  const applied = await clean(uuid, [
+    {
+      interface: 'bios',
+      step: 'apply_configuration',
+      args: {
+        settings: [
+          { name: 'ProcTurboMode', value: 'Disabled' },
+          { name: 'BootDelaySeconds', value: 10 },
+        ],
+      },
+    },
+  ]);
+  expect(applied).toMatchObject({ provision_state: 'manageable', last_error: null });
+  expect(machine.resets.length).toBeGreaterThan(resets);
+  expect(await settingsOf(uuid)).toMatchObject({ ProcTurboMode: 'Disabled', BootDelaySeconds: '10' });
+  expect((await api.get(`/v1/nodes/${uuid}/bios/ProcTurboMode`)).body.ProcTurboMode.updated_at).toEqual(expect.any(String));
+
+  // A firmware that drops the pending values: the step fails naming them.
+  fleet.stack.fleet!.machine('bios-0').setFaults({ biosIgnoresSettings: true });
+  const ignored = await clean(uuid, [
+    { interface: 'bios', step: 'apply_configuration', args: { settings: [{ name: 'NumLock', value: false }] } },
+  ]);
+  expect(ignored.provision_state).toBe('clean failed');
+  expect(ignored.last_error).toContain("Redfish BIOS apply_configuration step failed. Attributes {'NumLock': False} are not updated.");
+  machine.clearFaults();
+  expect((await settingsOf(uuid)).NumLock).toBe('True');
+  await recover(uuid);
+
+  // A value the registry does not allow: the BMC refuses the PATCH.
+  const bad = await clean(uuid, [
+    { interface: 'bios', step: 'apply_configuration', args: { settings: [{ name: 'ProcTurboMode', value: 'Maybe' }] } },
+  ]);
+  expect(bad.last_error).toContain(`Redfish BIOS apply configuration failed for node ${uuid}. Error:`);
+  await recover(uuid);
+
+  // factory_reset: the defaults again.
+  expect(await clean(uuid, [{ interface: 'bios', step: 'factory_reset' }])).toMatchObject({
+    provision_state: 'manageable',
+    last_error: null,
+  });
+  expect(await settingsOf(uuid)).toMatchObject({ ProcTurboMode: 'Enabled', BootDelaySeconds: '5' });
+
+  // The settings go with their node.
+  const stored = () =>
+    db.send(
+      new QueryCommand({
+        TableName: fleet.stack.tables.bios_settings,
+        KeyConditionExpression: 'node_uuid = :n',
+        ExpressionAttributeValues: { ':n': uuid },
+        ConsistentRead: true,
+      }),
+    );
+  expect((await stored()).Items?.length).toBe(8);
+  expect((await api.request('DELETE', `/v1/nodes/${uuid}`)).status).toBe(204);
+  expect((await stored()).Items).toEqual([]);
+}, 600_000);
