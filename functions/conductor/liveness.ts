@@ -14,9 +14,11 @@
  * Each registration is an instance of its group's conductor service (`identity.ts`), whose stable
  * name is what nodes keep. A version taken off the alias by an upgrade never unregisters (Lambda
  * has no shutdown hook), so the scheduled heartbeat retires the registrations of other versions of
- * this function that have been dead for `RETIRE_AFTER_TIMEOUTS` heartbeat timeouts: after an
- * upgrade the old version leaves `GET /v1/conductors`, while a crashed version still shows as dead
- * for a while. A retired version that is invoked again registers again.
+ * this function that have been dead for `RETIRE_AFTER_TIMEOUTS` heartbeat timeouts (an hour by
+ * default): after an upgrade the old version leaves `GET /v1/conductors`, while a crashed version
+ * still shows as dead for a while. A retired version of this code that is invoked again registers
+ * again; the previous release's code registers only at a cold start, so the wait is long enough
+ * for a rollback to bring it back before, and for Lambda to have recycled its idle environments.
  */
 import type { ConductorConfig } from '#common/config';
 import { ConductorNotFound } from '#common/errors';
@@ -28,8 +30,8 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 /** Ironic `[conductor]heartbeat_interval`: the least time between two heartbeats of one environment. */
 export const HEARTBEAT_INTERVAL_SECONDS = 10;
 
-/** A registration of another version dead this many heartbeat timeouts is retired. */
-export const RETIRE_AFTER_TIMEOUTS = 4;
+/** A registration of another version dead this many heartbeat timeouts is retired (an hour at 150 s). */
+export const RETIRE_AFTER_TIMEOUTS = 24;
 
 export interface Registration {
   readonly hostname: string;

@@ -68,8 +68,8 @@ it('keeps one identity across a version change; nodes name the service, and the 
   await api.waitFor(node, 'available');
   await deploy(node);
 
-  // Version 2 takes over (it counts a conductor dead after 2 s, so it soon retires version 1).
-  const v2 = stack.lambda.publishVersion('conductor', { env: { CONDUCTOR_HEARTBEAT_TIMEOUT: '2' } });
+  // Version 2 takes over (it counts a conductor dead after 1 s, so it retires version 1 after 24 s).
+  const v2 = stack.lambda.publishVersion('conductor', { env: { CONDUCTOR_HEARTBEAT_TIMEOUT: '1' } });
   stack.lambda.setAlias('conductor', 'live', v2);
   await stack.conductorHeartbeat();
   expect(await identities()).toEqual(before);
@@ -81,8 +81,13 @@ it('keeps one identity across a version change; nodes name the service, and the 
   expect(history.length).toBeGreaterThanOrEqual(2);
   expect(new Set(history.map((e) => e.conductor))).toEqual(new Set(['conductor:live']));
 
-  // Dead four of its timeouts in version 2's eyes, version 1 leaves the list at the next heartbeat.
-  await new Promise((resolve) => setTimeout(resolve, 8_500));
+  // Dead 24 of its timeouts in version 2's eyes, version 1 leaves the list at the next heartbeat.
+  const lastBeat = Math.max(
+    ...(await stores.conductors.list({}, { limit: 10 })).items
+      .filter((c) => c.hostname.startsWith('conductor:1'))
+      .map((c) => Date.parse(c.updated_at ?? '')),
+  );
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, lastBeat + 24_500 - Date.now())));
   const beat = await stack.lambda.invoke('conductor:live', { entry: 'periodic', task: 'conductor_heartbeat' });
   expect(JSON.parse(beat.payload)).toEqual({
     registered: [`conductor:${v2}`, `conductor:${v2}:rack-a`],
@@ -103,7 +108,7 @@ it('keeps one identity across a version change; nodes name the service, and the 
   const none = await api.get('/v1/conductors/conductor:live:rack-z');
   expect([none.status, faultOf(none).faultstring]).toEqual([404, 'Conductor conductor:live:rack-z could not be found.']);
   expect(await identities()).toEqual(before);
-}, 90_000);
+}, 150_000);
 
 it('refuses to run a version whose environment serves a recorded queue under a renamed group', async () => {
   const queues = Object.fromEntries(stack.queues.map((q) => [q.group === 'rack-a' ? 'rack-1' : q.group, q.url]));
