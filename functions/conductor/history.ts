@@ -22,6 +22,7 @@ import type { NodeHistoryStore } from '#db/node-history';
 import type { NodeStore, SaveOptions } from '#db/nodes';
 import type { Node } from '#objects/node';
 import { NodeHistory } from '#objects/node-history';
+import { type PageWalk, walkAllNodes } from './flows/periodic-pages';
 
 /** Ironic `[conductor]node_history_max_entries` (default 300). */
 export const NODE_HISTORY_MAX_ENTRIES = 300;
@@ -182,15 +183,16 @@ export interface HistoryCleanupOptions {
 
 /**
  * The periodic task `manage_node_history` (Ironic's `_manage_node_history`): delete each node's
- * oldest records beyond the newest `maxEntries` (only records older than `minimumDays` count),
- * node by node until about `batchCount` records went in this run; the rest waits for the next.
- * Off when either number is 0, as Ironic's.
+ * oldest records beyond the newest `maxEntries` (only records older than `minimumDays` count).
+ * Nodes are taken a page per invocation (flows/periodic-pages.ts), so no invocation reads the
+ * whole history table; within a page, node by node until about `batchCount` records went, the
+ * rest waiting for the next run. Off when either number is 0, as Ironic's.
  */
 export async function manageNodeHistory(
-  history: NodeHistoryStore,
-  log: Logger,
+  deps: { readonly nodes: Pick<NodeStore, 'list'>; readonly history: NodeHistoryStore; readonly log: Logger },
   options: HistoryCleanupOptions = {},
-): Promise<{ deleted: number; nodes: number }> {
+  walk: PageWalk = {},
+): Promise<{ deleted: number; nodes: number; continuedAt?: string }> {
   const maxBatch = options.batchCount ?? NODE_HISTORY_CLEANUP_BATCH_COUNT;
   const maxEntries = options.maxEntries ?? NODE_HISTORY_MAX_ENTRIES;
   // Ironic enables the periodic task only with both set.
@@ -198,22 +200,31 @@ export async function manageNodeHistory(
   const minimumDays = options.minimumDays ?? NODE_HISTORY_MINIMUM_DAYS;
   const now = (options.now ?? Date.now)();
   const before = minimumDays > 0 ? new Date(now - minimumDays * 86_400_000).toISOString() : undefined;
-  const candidates = await history.purgeCandidates(maxEntries, before);
   let deleted = 0;
   let nodes = 0;
-  for (const uuids of candidates.values()) {
-    if (deleted >= maxBatch) {
-      log.warn(
-        'While cleaning up node history records, the maximum number of records permitted in a single batch was reached; ' +
-          'if this repeats, run the task more often or delete more records per run.',
-        { deleted, batchCount: maxBatch },
-      );
-      break;
+  let warned = false;
+  const continuedAt = await walkAllNodes(deps.nodes, walk, async (page) => {
+    const candidates = await deps.history.purgeCandidates(
+      page.map((n) => n.uuid),
+      maxEntries,
+      before,
+    );
+    for (const uuids of candidates.values()) {
+      if (deleted >= maxBatch) {
+        if (!warned)
+          deps.log.warn(
+            'While cleaning up node history records, the maximum number of records permitted in a single batch was reached; ' +
+              'if this repeats, run the task more often or delete more records per run.',
+            { deleted, batchCount: maxBatch },
+          );
+        warned = true;
+        return;
+      }
+      await deps.history.deleteMany(uuids);
+      deleted += uuids.length;
+      nodes++;
     }
-    await history.deleteMany(uuids);
-    deleted += uuids.length;
-    nodes++;
-  }
-  if (deleted > 0) log.info('Node history trimmed', { deleted, nodes });
-  return { deleted, nodes };
+  });
+  if (deleted > 0) deps.log.info('Node history trimmed', { deleted, nodes });
+  return { deleted, nodes, ...(continuedAt !== undefined ? { continuedAt } : {}) };
 }

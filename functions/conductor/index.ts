@@ -22,6 +22,7 @@ import { isCallEvent } from '#rpc/messages';
 import { handleStepsTask, isStepsTask } from './entries/steps';
 import { syncPowerStates } from './flows/power-sync';
 import { failStuckNodes } from './flows/stuck';
+import type { PageWalk } from './flows/periodic-pages';
 import { failTimedOutWaits } from './flows/timeouts';
 import { manageNodeHistory, recordingFailures } from './history';
 import { expectedServices, serviceName, verifyServiceIdentities } from './identity';
@@ -72,6 +73,14 @@ async function continuePeriodic(event: PeriodicEvent): Promise<void> {
   );
 }
 
+/** A periodic task's walk: from the event's cursor, the rest handed to another invocation. */
+function walkFrom(event: PeriodicEvent): PageWalk {
+  return {
+    ...(typeof event.marker === 'string' ? { cursor: event.marker } : {}),
+    continueAt: (marker) => continuePeriodic({ entry: 'periodic', task: event.task, marker }),
+  };
+}
+
 function isSqsEvent(event: unknown): event is SQSEvent {
   const records = (event as { Records?: { eventSource?: string }[] })?.Records;
   return Array.isArray(records) && records.every((r) => r.eventSource === 'aws:sqs');
@@ -96,16 +105,16 @@ async function dispatch(event: unknown, context: Context): Promise<unknown> {
   if (isPeriodicEvent(event)) {
     switch (event.task) {
       case 'fail_stuck_nodes':
-        return { failed: await failStuckNodes(ctx) };
+        return await failStuckNodes(ctx, walkFrom(event));
       case 'sync_power_states':
         return await syncPowerStates(ctx, {
           ...(typeof event.marker === 'string' ? { marker: event.marker } : {}),
           continueAt: (marker) => continuePeriodic({ entry: 'periodic', task: 'sync_power_states', marker }),
         });
       case 'fail_timed_out_waits':
-        return { failed: await failTimedOutWaits(ctx) };
+        return await failTimedOutWaits(ctx, walkFrom(event));
       case 'manage_node_history':
-        return await manageNodeHistory(ctx.stores.nodeHistory, log, config.nodeHistory);
+        return await manageNodeHistory({ nodes: ctx.nodes, history: ctx.stores.nodeHistory, log }, config.nodeHistory, walkFrom(event));
       case 'conductor_heartbeat':
         break; // answered above
     }

@@ -21,7 +21,8 @@ export const PERIODIC_TASKS = {
   conductor_heartbeat: { everySeconds: 60 },
   /**
    * Trim every node's history to its newest records (Ironic's `manage_node_history`, daily as
-   * `[conductor]node_history_cleanup_interval`): one Scan a day instead of a Query per write.
+   * `[conductor]node_history_cleanup_interval`): a page of nodes per invocation, once a day,
+   * instead of a Query per write.
    */
   manage_node_history: { everySeconds: 86_400 },
 } as const;
@@ -31,7 +32,7 @@ export type PeriodicTask = keyof typeof PERIODIC_TASKS;
 export interface PeriodicEvent {
   readonly entry: 'periodic';
   readonly task: PeriodicTask;
-  /** A task that fans out by page (sync_power_states): the node to go on after. */
+  /** Where a task that fans out by page goes on (flows/periodic-pages.ts): a cursor an earlier invocation handed on. */
   readonly marker?: string;
 }
 

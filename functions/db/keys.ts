@@ -10,6 +10,11 @@ export function newSortId(now: number = Date.now()): string {
   return `${now.toString(36).padStart(10, '0')}${randomBytes(5).toString('hex')}`;
 }
 
+/** The creation time (epoch ms) a sort id starts with. */
+export function sortIdTime(id: string): number {
+  return parseInt(id.slice(0, 10), 36);
+}
+
 export const ALL_NODES = 'node';
 
 export function shardKey(shard: string | null | undefined): string {

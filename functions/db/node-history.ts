@@ -2,12 +2,12 @@
  * The node history store (API 1.78): a node's events in the order they happened, and their
  * removal with the node or when pruned.
  */
-import { BatchWriteCommand, QueryCommand, ScanCommand } from './dynamo';
+import { BatchWriteCommand, QueryCommand } from './dynamo';
 import { Conflict, NodeHistoryNotFound } from '#common/errors';
 import type { Dict } from '#objects/fields';
 import { NodeHistory } from '#objects/node-history';
 import type { ObjectCodec } from './items';
-import { sparseKey } from './keys';
+import { sortIdTime, sparseKey } from './keys';
 import type { Page, PageOf } from './query';
 import { ObjectTable, type StoreContext } from './table';
 
@@ -19,14 +19,18 @@ export interface NodeHistoryStore {
   /** Delete a node's records but the newest `keep` (0: all, as when the node is deleted); returns how many went. */
   prune(nodeUuid: string, keep: number): Promise<number>;
   /**
-   * Ironic's `query_node_history_records_for_purge`: for each node with more than `maxEntries`
-   * records (counting only records created before `before`, when given), the UUIDs of its oldest
-   * records beyond that number, oldest first. One (paginated) Scan, as Ironic runs one query.
+   * Ironic's `query_node_history_records_for_purge`, for the given nodes: for each node with more
+   * than `maxEntries` records (counting only records created before `before`, when given), the
+   * UUIDs of its oldest records beyond that number, oldest first. A keys-only Query per node: the
+   * items read are the nodes' records, never the whole table.
    */
-  purgeCandidates(maxEntries: number, before?: string): Promise<Map<string, string[]>>;
+  purgeCandidates(nodeUuids: readonly string[], maxEntries: number, before?: string): Promise<Map<string, string[]>>;
   /** Delete records by UUID. */
   deleteMany(uuids: readonly string[]): Promise<void>;
 }
+
+/** Nodes whose records `purgeCandidates` queries at once. */
+const PURGE_QUERIES_IN_FLIGHT = 10;
 
 export const NODE_HISTORY_CODEC: ObjectCodec<NodeHistory> = {
   cls: NodeHistory,
@@ -77,38 +81,46 @@ export class DynamoNodeHistoryStore extends ObjectTable<NodeHistory> implements 
     return doomed.length;
   }
 
-  async purgeCandidates(maxEntries: number, before?: string): Promise<Map<string, string[]>> {
-    const byNode = new Map<string, { uuid: string; order: string }[]>();
+  async purgeCandidates(nodeUuids: readonly string[], maxEntries: number, before?: string): Promise<Map<string, string[]>> {
+    const cutoff = before === undefined ? undefined : Date.parse(before);
+    const found = new Map<string, string[]>();
+    // A few nodes at a time: a page of nodes is a page of small Queries.
+    for (let i = 0; i < nodeUuids.length; i += PURGE_QUERIES_IN_FLIGHT) {
+      const chunk = nodeUuids.slice(i, i + PURGE_QUERIES_IN_FLIGHT);
+      const counted = await Promise.all(chunk.map((node) => this.countedRecords(node, cutoff)));
+      chunk.forEach((node, j) => {
+        const records = counted[j]!;
+        // Oldest first, as the records were written.
+        if (records.length > maxEntries) found.set(node, records.slice(maxEntries).reverse());
+      });
+    }
+    // In the order the nodes were given.
+    return new Map(nodeUuids.filter((n) => found.has(n)).map((n) => [n, found.get(n)!]));
+  }
+
+  /** A node's records created before `cutoff` (all without one), newest first, from the keys-only index. */
+  private async countedRecords(node: string, cutoff: number | undefined): Promise<string[]> {
+    const counted: string[] = [];
     let start: Dict | undefined;
     do {
       const result = await this.client.send(
-        new ScanCommand({
+        new QueryCommand({
           TableName: this.tableName,
-          ProjectionExpression: '#u, node_uuid, created_at, #o',
-          ExpressionAttributeNames: { '#u': 'uuid', '#o': '_id' },
+          IndexName: 'byNode',
+          KeyConditionExpression: '#n = :n',
+          ExpressionAttributeNames: { '#n': '_node' },
+          ExpressionAttributeValues: { ':n': sparseKey(node) },
+          ScanIndexForward: false,
           ExclusiveStartKey: start,
         }),
       );
+      // The index projects uuid and `_id`, whose head is the creation time.
       for (const item of result.Items ?? []) {
-        if (before !== undefined && !(Date.parse(String(item.created_at)) < Date.parse(before))) continue;
-        const node = String(item.node_uuid);
-        const records = byNode.get(node) ?? [];
-        records.push({ uuid: String(item.uuid), order: String(item._id) });
-        byNode.set(node, records);
+        if (cutoff === undefined || sortIdTime(String(item._id)) < cutoff) counted.push(String(item.uuid));
       }
       start = result.LastEvaluatedKey;
     } while (start !== undefined);
-    const out = new Map<string, string[]>();
-    for (const [node, records] of byNode) {
-      if (records.length <= maxEntries) continue;
-      // `_id` grows with each record written: creation order, as Ironic's row ids.
-      records.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
-      out.set(
-        node,
-        records.slice(0, records.length - maxEntries).map((r) => r.uuid),
-      );
-    }
-    return out;
+    return counted;
   }
 
   async deleteMany(uuids: readonly string[]): Promise<void> {

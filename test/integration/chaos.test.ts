@@ -205,12 +205,14 @@ it('leaves every node stable or failed, unlocked, each message’s work done at 
   const copies = await duplicator;
   const injected = stack.faults.injected();
 
-  // Quiesce: no more faults; expired locks are reclaimed and stuck states failed by the periodic task.
+  // Quiesce: no more faults; expired locks are reclaimed and stuck states failed by the periodic tasks.
   stack.faults.clear();
   let last: Json[] = [];
   const settleBy = Date.now() + 40_000;
   while (Date.now() < settleBy) {
     await stack.lambda.invoke('conductor:live', { entry: 'periodic', task: 'fail_stuck_nodes' });
+    // Abandoned power targets are cleared by the power sync, which reads every node anyway.
+    await stack.lambda.invoke('conductor:live', { entry: 'periodic', task: 'sync_power_states' });
     last = await nodes();
     if (last.filter(busy).length === 0) break;
     await sleep(1_000);

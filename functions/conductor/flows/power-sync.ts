@@ -18,6 +18,7 @@ import { ADOPTFAIL, CLEANWAIT, DEPLOYWAIT, ENROLL } from '#common/states';
 import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext } from '../context';
+import { abandoned, clearAbandonedPowerAction } from './abandoned-power';
 
 /** States whose power state is not corrected (Ironic's SYNC_EXCLUDED_STATES). */
 const EXCLUDED = [DEPLOYWAIT, CLEANWAIT, ENROLL, ADOPTFAIL];
@@ -31,6 +32,8 @@ export interface PowerSyncResult {
   failed: number;
   maintenance: number;
   recovered: number;
+  /** Power targets left by an invocation that died, cleared (see abandoned-power.ts). */
+  abandoned: number;
 }
 
 export interface PowerSyncOptions {
@@ -51,7 +54,7 @@ export type PowerSyncRun = PowerSyncResult & { continuedAt?: string };
 export async function syncPowerStates(ctx: ConductorContext, options: PowerSyncOptions = {}): Promise<PowerSyncRun> {
   const maxRetries = options.maxRetries ?? 3;
   const now = options.now ?? Date.now();
-  const result: PowerSyncRun = { checked: 0, corrected: 0, failed: 0, maintenance: 0, recovered: 0 };
+  const result: PowerSyncRun = { checked: 0, corrected: 0, failed: 0, maintenance: 0, recovered: 0, abandoned: 0 };
   let marker = options.marker;
   do {
     const page = await ctx.nodes.list({}, { limit: options.pageSize ?? 100, ...(marker !== undefined ? { marker } : {}) });
@@ -60,6 +63,9 @@ export async function syncPowerStates(ctx: ConductorContext, options: PowerSyncO
       // The next page starts now, beside this one: a run takes as long as its slowest page.
       await options.continueAt(next);
       result.continuedAt = next;
+    }
+    for (const node of page.nodes.filter((n) => abandoned(n, now))) {
+      if (await clearAbandonedPowerAction(ctx, node)) result.abandoned++;
     }
     const candidates = page.nodes.filter((node) => !busy(node, now));
     await inBatches(candidates, options.concurrency ?? 8, async (node) => {

@@ -11,9 +11,9 @@ import type { Node } from '#objects/node';
 import type { ConductorContext } from '../context';
 import { historyEventType } from '../history';
 import { serviceName } from '../identity';
-import { clearAbandonedPowerActions } from './abandoned-power';
 import { lockOwner } from '../lock';
 import { EXECUTION_KEYS } from './flow-kinds';
+import { type PageWalk, walkNodesInStates } from './periodic-pages';
 
 /** A node whose lock holder is gone: no live lock, in a state that cannot be resumed. */
 function isStuck(node: Node, now: number): boolean {
@@ -22,43 +22,49 @@ function isStuck(node: Node, now: number): boolean {
   return expires === undefined || expires < now;
 }
 
-export async function failStuckNodes(ctx: ConductorContext, now: number = Date.now()): Promise<number> {
-  let failed = 0;
-  for (const state of STUCK_STATES_TREATED_AS_FAIL) {
-    let marker: string | undefined;
-    for (;;) {
-      const page = await ctx.nodes.list({ provisionState: state }, { limit: 100, marker });
-      for (const candidate of page.nodes) {
-        if (!isStuck(candidate, now)) continue;
-        try {
-          const node = await ctx.nodes.reserve(candidate.uuid, lockOwner(ctx, `periodic:${newUuid()}`));
-          if (node.provision_state !== state) {
-            await ctx.nodes.release(node);
-            continue;
-          }
-          // The execution that ran the flow (if any still runs) is stopped first: it must not act
-          // on the node again, nor on a flow started on it later. Its tasks would refuse anyway
-          // (the ownership check), but one stopped does not linger until its timeouts.
-          const execution = node.driver_internal_info.steps_execution;
-          if (typeof execution === 'string') await ctx.steps.stop(execution, `Node ${node.uuid} failed: its ${state} could not be resumed`);
-          node.last_error = `The ${state} state can't be resumed by conductor ${candidate.reservation ?? serviceName(ctx.config.functionName)}. Moving to fail state.`;
-          node.processEvent('fail');
-          historyEventType(node, 'transition');
-          for (const field of ['deploy_step', 'clean_step', 'service_step'] as const) node[field] = null;
-          const info = { ...node.driver_internal_info };
-          for (const key of EXECUTION_KEYS) delete info[key];
-          node.driver_internal_info = info;
-          await ctx.nodes.save(node, { release: true });
-          failed++;
-          ctx.log.warn('Failed a node left in a transitional state', { node: node.uuid, state, now: node.provision_state });
-        } catch (err) {
-          if (err instanceof NodeLocked) continue; // someone took it meanwhile: not stuck
-          throw err;
-        }
-      }
-      if (!page.more) break;
-      marker = page.nodes[page.nodes.length - 1]?.uuid;
+export interface StuckRun {
+  failed: number;
+  /** Where another invocation goes on, if the walk was handed on. */
+  continuedAt?: string;
+}
+
+/** Fail the stuck nodes of one page of the transitional states (all of them without `continueAt`). */
+export async function failStuckNodes(ctx: ConductorContext, walk: PageWalk = {}, now: number = Date.now()): Promise<StuckRun> {
+  const run: StuckRun = { failed: 0 };
+  const continuedAt = await walkNodesInStates(ctx, STUCK_STATES_TREATED_AS_FAIL, walk, async (state, nodes) => {
+    for (const candidate of nodes) {
+      if (isStuck(candidate, now) && (await failStuck(ctx, candidate, state))) run.failed++;
     }
+  });
+  if (continuedAt !== undefined) run.continuedAt = continuedAt;
+  return run;
+}
+
+/** Fail one node found stuck, under its lock; false if it was taken or changed meanwhile. */
+async function failStuck(ctx: ConductorContext, candidate: Node, state: string): Promise<boolean> {
+  try {
+    const node = await ctx.nodes.reserve(candidate.uuid, lockOwner(ctx, `periodic:${newUuid()}`));
+    if (node.provision_state !== state) {
+      await ctx.nodes.release(node);
+      return false;
+    }
+    // The execution that ran the flow (if any still runs) is stopped first: it must not act
+    // on the node again, nor on a flow started on it later. Its tasks would refuse anyway
+    // (the ownership check), but one stopped does not linger until its timeouts.
+    const execution = node.driver_internal_info.steps_execution;
+    if (typeof execution === 'string') await ctx.steps.stop(execution, `Node ${node.uuid} failed: its ${state} could not be resumed`);
+    node.last_error = `The ${state} state can't be resumed by conductor ${candidate.reservation ?? serviceName(ctx.config.functionName)}. Moving to fail state.`;
+    node.processEvent('fail');
+    historyEventType(node, 'transition');
+    for (const field of ['deploy_step', 'clean_step', 'service_step'] as const) node[field] = null;
+    const info = { ...node.driver_internal_info };
+    for (const key of EXECUTION_KEYS) delete info[key];
+    node.driver_internal_info = info;
+    await ctx.nodes.save(node, { release: true });
+    ctx.log.warn('Failed a node left in a transitional state', { node: node.uuid, state, now: node.provision_state });
+    return true;
+  } catch (err) {
+    if (err instanceof NodeLocked) return false; // someone took it meanwhile: not stuck
+    throw err;
   }
-  return failed + (await clearAbandonedPowerActions(ctx, now));
 }

@@ -14,6 +14,7 @@ import type { ConductorContext } from '../context';
 import { EXECUTION_KEYS, FLOWS } from './flow-kinds';
 import { historyEventType } from '../history';
 import { lockOwner } from '../lock';
+import { type PageWalk, walkNodesInStates } from './periodic-pages';
 import { tearDownInspection } from './inspection';
 
 /** Extra time past the callback timeout, so the execution's own timeout acts first. */
@@ -56,48 +57,66 @@ const WAITS: readonly Wait[] = [
   { state: st.SERVICEWAIT, since: (n) => n.provision_updated_at, message: (n) => `Timeout reached while servicing the node ${n.uuid}` },
 ];
 
-export async function failTimedOutWaits(ctx: ConductorContext, now: number = Date.now()): Promise<number> {
-  let failed = 0;
-  for (const wait of WAITS) {
-    const limit = wait.limit?.(ctx) ?? ctx.config.callbackTimeoutSeconds * 1000 + GRACE_MS;
-    if (limit <= 0) continue;
-    let marker: string | undefined;
-    do {
-      const page = await ctx.nodes.list({ provisionState: wait.state }, { limit: 100, marker });
-      for (const candidate of page.nodes) {
+export interface TimeoutRun {
+  failed: number;
+  /** Where another invocation goes on, if the walk was handed on. */
+  continuedAt?: string;
+}
+
+/** Fail the timed-out nodes of one page of the wait states (all of them without `continueAt`). */
+export async function failTimedOutWaits(ctx: ConductorContext, walk: PageWalk = {}, now: number = Date.now()): Promise<TimeoutRun> {
+  const run: TimeoutRun = { failed: 0 };
+  const waits = WAITS.filter((w) => limitOf(ctx, w) > 0);
+  const continuedAt = await walkNodesInStates(
+    ctx,
+    waits.map((w) => w.state),
+    walk,
+    async (state, nodes) => {
+      const wait = waits.find((w) => w.state === state)!;
+      const limit = limitOf(ctx, wait);
+      for (const candidate of nodes) {
         const since = wait.since(candidate);
         if (candidate.maintenance || since === null || now - Date.parse(since) < limit) continue;
-        try {
-          const node = await ctx.nodes.reserve(candidate.uuid, lockOwner(ctx, `periodic:${newUuid()}`));
-          if (node.provision_state !== wait.state) {
-            await ctx.nodes.release(node);
-            continue;
-          }
-          const execution = node.driver_internal_info.steps_execution;
-          if (typeof execution === 'string') await ctx.steps.stop(execution, 'callback timeout');
-          node.last_error = wait.message(node);
-          // Ironic's cleanup_after_timeout records deploy timeouts as "provisioning".
-          if (wait.state === st.DEPLOYWAIT) historyEventType(node, 'provisioning');
-          node.processEvent('fail');
-          const info = { ...node.driver_internal_info };
-          for (const flow of Object.values(FLOWS)) {
-            delete info[flow.stepsKey];
-            delete info[flow.indexKey];
-            node[flow.stepField] = null;
-          }
-          for (const key of EXECUTION_KEYS) delete info[key];
-          node.driver_internal_info = info;
-          if (wait.state === st.INSPECTWAIT) await tearDownInspection(ctx, node);
-          await ctx.nodes.save(node, { release: true });
-          failed++;
-          ctx.log.warn('Failed a node that waited too long for its ramdisk', { node: node.uuid, state: wait.state });
-        } catch (err) {
-          if (err instanceof NodeLocked) continue;
-          throw err;
-        }
+        if (await failWait(ctx, candidate, wait)) run.failed++;
       }
-      marker = page.more ? page.nodes[page.nodes.length - 1]?.uuid : undefined;
-    } while (marker !== undefined);
+    },
+  );
+  if (continuedAt !== undefined) run.continuedAt = continuedAt;
+  return run;
+}
+
+function limitOf(ctx: ConductorContext, wait: Wait): number {
+  return wait.limit?.(ctx) ?? ctx.config.callbackTimeoutSeconds * 1000 + GRACE_MS;
+}
+
+/** Fail one node that waited too long, under its lock; false if it was taken or changed meanwhile. */
+async function failWait(ctx: ConductorContext, candidate: Node, wait: Wait): Promise<boolean> {
+  try {
+    const node = await ctx.nodes.reserve(candidate.uuid, lockOwner(ctx, `periodic:${newUuid()}`));
+    if (node.provision_state !== wait.state) {
+      await ctx.nodes.release(node);
+      return false;
+    }
+    const execution = node.driver_internal_info.steps_execution;
+    if (typeof execution === 'string') await ctx.steps.stop(execution, 'callback timeout');
+    node.last_error = wait.message(node);
+    // Ironic's cleanup_after_timeout records deploy timeouts as "provisioning".
+    if (wait.state === st.DEPLOYWAIT) historyEventType(node, 'provisioning');
+    node.processEvent('fail');
+    const info = { ...node.driver_internal_info };
+    for (const flow of Object.values(FLOWS)) {
+      delete info[flow.stepsKey];
+      delete info[flow.indexKey];
+      node[flow.stepField] = null;
+    }
+    for (const key of EXECUTION_KEYS) delete info[key];
+    node.driver_internal_info = info;
+    if (wait.state === st.INSPECTWAIT) await tearDownInspection(ctx, node);
+    await ctx.nodes.save(node, { release: true });
+    ctx.log.warn('Failed a node that waited too long for its ramdisk', { node: node.uuid, state: wait.state });
+    return true;
+  } catch (err) {
+    if (err instanceof NodeLocked) return false;
+    throw err;
   }
-  return failed;
 }

@@ -190,19 +190,23 @@ describe('node history', () => {
     expect((await stores.nodeHistory.listByNode(n.uuid, { limit: 10 })).items.map((e) => e.event)).toEqual(['e2', 'e3']);
   });
 
-  it('finds, in one scan, the oldest records of each node beyond a maximum, and deletes them', async () => {
+  it("finds the oldest records of each given node beyond a maximum, reading only those nodes' records, and deletes them", async () => {
     const [a, b] = [await node(), await node()];
     const record = (owner: string, i: number) =>
       stores.nodeHistory.create(new NodeHistory({ uuid: randomUUID(), node_uuid: owner, event: `${owner}-${i}`, severity: 'INFO' }));
     const made: NodeHistory[] = [];
     for (let i = 0; i < 4; i++) made.push(await record(a.uuid, i));
     for (let i = 0; i < 2; i++) made.push(await record(b.uuid, i));
-    const candidates = await stores.nodeHistory.purgeCandidates(2);
+    const candidates = await stores.nodeHistory.purgeCandidates([a.uuid, b.uuid], 2);
     expect(candidates.get(a.uuid)).toEqual([made[0]!.uuid, made[1]!.uuid]);
     expect(candidates.has(b.uuid)).toBe(false);
     // Only records created before `before` count.
-    expect((await stores.nodeHistory.purgeCandidates(2, '2000-01-01T00:00:00.000Z')).has(a.uuid)).toBe(false);
-    expect((await stores.nodeHistory.purgeCandidates(2, '2100-01-01T00:00:00.000Z')).get(a.uuid)).toEqual([made[0]!.uuid, made[1]!.uuid]);
+    expect((await stores.nodeHistory.purgeCandidates([a.uuid], 2, '2000-01-01T00:00:00.000Z')).has(a.uuid)).toBe(false);
+    expect((await stores.nodeHistory.purgeCandidates([b.uuid], 2)).has(a.uuid)).toBe(false);
+    expect((await stores.nodeHistory.purgeCandidates([a.uuid], 2, '2100-01-01T00:00:00.000Z')).get(a.uuid)).toEqual([
+      made[0]!.uuid,
+      made[1]!.uuid,
+    ]);
     await stores.nodeHistory.deleteMany(candidates.get(a.uuid)!);
     expect((await stores.nodeHistory.listByNode(a.uuid, { limit: 10 })).items.map((e) => e.event)).toEqual([`${a.uuid}-2`, `${a.uuid}-3`]);
   });

@@ -1,6 +1,6 @@
 /** Exactly-once actions under at-least-once delivery: concurrent copies of a message, and power actions whose invocation died. */
 import { changeNodePowerState } from '../../../functions/conductor/flows/power';
-import { clearAbandonedPowerActions } from '../../../functions/conductor/flows/abandoned-power';
+import { syncPowerStates } from '../../../functions/conductor/flows/power-sync';
 import { doNodeDeploy } from '../../../functions/conductor/flows/deploy';
 import { fakePower } from '../../../functions/drivers/fake';
 import { makeConductorContext, makeNode } from '../helpers/builders';
@@ -74,16 +74,16 @@ it('claims a deploy message that fails validation, then fails the deploy', async
   expect(stored.driver_internal_info.steps_execution).toBeUndefined();
 });
 
-it("clears a power target whose invocation died, once its lock expired, with Ironic's message; a late copy then does nothing", async () => {
+it("has the power sync clear a power target whose invocation died, once its lock expired, with Ironic's message; a late copy then does nothing", async () => {
   const ctx = makeConductorContext();
   let now = Date.now();
   ctx.nodes.now = () => now;
   const node = await ctx.nodes.create(makeNode({ power_state: 'power off' }));
   node.target_power_state = 'power on';
   await ctx.nodes.save(node, { lockFor: { host: 'api', token: 'rpc:d3', ttlSeconds: 300 } });
-  expect(await clearAbandonedPowerActions(ctx, now)).toBe(0); // still locked: someone may be on it
+  expect(await syncPowerStates(ctx, { now })).toMatchObject({ abandoned: 0 }); // still locked: someone may be on it
   now += 301_000;
-  expect(await clearAbandonedPowerActions(ctx, now)).toBe(1);
+  expect(await syncPowerStates(ctx, { now })).toMatchObject({ abandoned: 1 });
   expect(await ctx.nodes.get(node.uuid)).toMatchObject({
     power_state: 'power off',
     target_power_state: null,

@@ -133,7 +133,7 @@ describe('the stuck-node task', () => {
   it('stops the execution of a node it fails, and forgets the execution', async () => {
     const ctx = makeConductorContext();
     const created = await deploying(ctx);
-    expect(await failStuckNodes(ctx)).toBe(1);
+    expect((await failStuckNodes(ctx)).failed).toBe(1);
     expect(ctx.steps.stopped).toEqual(['deploy-x-m1']);
     const node = await ctx.nodes.get(created.uuid);
     expect(node.provision_state).toBe('deploy failed');

@@ -2,6 +2,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { manageNodeHistory, recordingFailures } from '../../../functions/conductor/history';
 import { NodeHistory } from '../../../functions/objects/node-history';
+import type { Node } from '../../../functions/objects/node';
 import { failFlow } from '../../../functions/conductor/flows/failure';
 import type { Step } from '../../../functions/drivers/base';
 import { advanceTo, setSteps } from '../../../functions/conductor/flows/steps';
@@ -92,7 +93,7 @@ describe('recordingFailures', () => {
   it('records a node failed for its dead conductor as a "transition" event', async () => {
     const { ctx, memory, history } = setup();
     const node = await memory.create(makeNode({ provision_state: 'cleaning', target_provision_state: 'available' }));
-    expect(await failStuckNodes(ctx)).toBe(1);
+    expect((await failStuckNodes(ctx)).failed).toBe(1);
     expect(history.items.map((r) => [r.node_uuid, r.event_type])).toEqual([[node.uuid, 'transition']]);
   });
 
@@ -105,7 +106,7 @@ describe('recordingFailures', () => {
       await ctx.nodes.save(fresh);
     }
     expect(history.items.map((r) => r.event)).toEqual(['one', 'two', 'three']);
-    await manageNodeHistory(history, ctx.log, { maxEntries: 2 });
+    await manageNodeHistory({ nodes: memory, history, log: ctx.log }, { maxEntries: 2 });
     expect(history.items.map((r) => r.event)).toEqual(['two', 'three']);
   });
 
@@ -121,6 +122,8 @@ describe('recordingFailures', () => {
 
 describe('manage_node_history', () => {
   const log = new Logger({ serviceName: 'test', logLevel: 'SILENT' });
+  /** The nodes the task walks: only their UUIDs matter. */
+  const nodes = { list: async () => ({ nodes: ['a', 'b', 'c'].map((uuid) => ({ uuid }) as Node), more: false }) };
   const day = 86_400_000;
   const now = Date.parse('2026-11-22T12:00:00Z');
   function events(history: MemoryNodeHistoryStore, node: string, count: number, ageDays = 0): void {
@@ -141,9 +144,9 @@ describe('manage_node_history', () => {
     const history = new MemoryNodeHistoryStore();
     events(history, 'a', 5);
     events(history, 'b', 2);
-    expect(await manageNodeHistory(history, log, { maxEntries: 3, now: () => now })).toEqual({ deleted: 2, nodes: 1 });
+    expect(await manageNodeHistory({ nodes, history, log }, { maxEntries: 3, now: () => now })).toEqual({ deleted: 2, nodes: 1 });
     expect(history.items.map((r) => r.uuid)).toEqual(['a-0d-2', 'a-0d-3', 'a-0d-4', 'b-0d-0', 'b-0d-1']);
-    expect(await manageNodeHistory(history, log, { maxEntries: 3, now: () => now })).toEqual({ deleted: 0, nodes: 0 });
+    expect(await manageNodeHistory({ nodes, history, log }, { maxEntries: 3, now: () => now })).toEqual({ deleted: 0, nodes: 0 });
   });
 
   it('stops after about batchCount records, node by node, leaving the rest to the next run', async () => {
@@ -151,9 +154,15 @@ describe('manage_node_history', () => {
     events(history, 'a', 4);
     events(history, 'b', 4);
     events(history, 'c', 4);
-    expect(await manageNodeHistory(history, log, { maxEntries: 1, batchCount: 4, now: () => now })).toEqual({ deleted: 6, nodes: 2 });
+    expect(await manageNodeHistory({ nodes, history, log }, { maxEntries: 1, batchCount: 4, now: () => now })).toEqual({
+      deleted: 6,
+      nodes: 2,
+    });
     expect(history.items.filter((r) => r.node_uuid === 'c')).toHaveLength(4);
-    expect(await manageNodeHistory(history, log, { maxEntries: 1, batchCount: 4, now: () => now })).toEqual({ deleted: 3, nodes: 1 });
+    expect(await manageNodeHistory({ nodes, history, log }, { maxEntries: 1, batchCount: 4, now: () => now })).toEqual({
+      deleted: 3,
+      nodes: 1,
+    });
     expect(history.items.map((r) => r.uuid)).toEqual(['a-0d-3', 'b-0d-3', 'c-0d-3']);
   });
 
@@ -162,15 +171,21 @@ describe('manage_node_history', () => {
     events(history, 'a', 3, 10);
     events(history, 'a', 3, 0);
     // Six records, but only the three ten days old count against a maximum of 1.
-    expect(await manageNodeHistory(history, log, { maxEntries: 1, minimumDays: 5, now: () => now })).toEqual({ deleted: 2, nodes: 1 });
+    expect(await manageNodeHistory({ nodes, history, log }, { maxEntries: 1, minimumDays: 5, now: () => now })).toEqual({
+      deleted: 2,
+      nodes: 1,
+    });
     expect(history.items.map((r) => r.uuid)).toEqual(['a-10d-2', 'a-0d-0', 'a-0d-1', 'a-0d-2']);
   });
 
   it('does nothing when the maximum or the batch count is 0, as Ironic leaves the task off', async () => {
     const history = new MemoryNodeHistoryStore();
     events(history, 'a', 5);
-    expect(await manageNodeHistory(history, log, { maxEntries: 0, now: () => now })).toEqual({ deleted: 0, nodes: 0 });
-    expect(await manageNodeHistory(history, log, { maxEntries: 1, batchCount: 0, now: () => now })).toEqual({ deleted: 0, nodes: 0 });
+    expect(await manageNodeHistory({ nodes, history, log }, { maxEntries: 0, now: () => now })).toEqual({ deleted: 0, nodes: 0 });
+    expect(await manageNodeHistory({ nodes, history, log }, { maxEntries: 1, batchCount: 0, now: () => now })).toEqual({
+      deleted: 0,
+      nodes: 0,
+    });
     expect(history.items).toHaveLength(5);
   });
 });

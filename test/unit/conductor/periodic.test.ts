@@ -93,7 +93,7 @@ describe('wait timeouts', () => {
     const fresh = await ctx.nodes.create(
       makeNode({ provision_state: 'wait call-back', target_provision_state: 'active', provision_updated_at: new Date().toISOString() }),
     );
-    expect(await failTimedOutWaits(ctx)).toBe(1);
+    expect((await failTimedOutWaits(ctx)).failed).toBe(1);
     expect(await ctx.nodes.get(waiting.uuid)).toMatchObject({
       provision_state: 'deploy failed',
       last_error: `Timeout reached while waiting for callback for node ${waiting.uuid}`,

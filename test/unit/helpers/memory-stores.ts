@@ -111,10 +111,10 @@ export class MemoryNodeHistoryStore implements NodeHistoryStore {
     return { items: items.slice(0, page.limit), more: items.length > page.limit };
   }
 
-  async purgeCandidates(maxEntries: number, before?: string): Promise<Map<string, string[]>> {
+  async purgeCandidates(nodeUuids: readonly string[], maxEntries: number, before?: string): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>();
     const counted = this.items.filter((i) => before === undefined || Date.parse(String(i.created_at)) < Date.parse(before));
-    for (const node of new Set(counted.map((i) => i.node_uuid))) {
+    for (const node of nodeUuids) {
       const mine = counted.filter((i) => i.node_uuid === node);
       if (mine.length > maxEntries)
         out.set(

@@ -1,0 +1,155 @@
+/**
+ * The periodic tasks at 10,000 nodes on DynamoDB Local: no invocation walks the fleet. Each
+ * invocation reads at most a page of nodes (counted as DynamoDB counts them: items evaluated by a
+ * Query or Scan, items returned by a BatchGet or a Get) and hands the rest on; following the
+ * cursors it hands on, the chain still checks every node.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { failStuckNodes } from '../../functions/conductor/flows/stuck';
+import { failTimedOutWaits } from '../../functions/conductor/flows/timeouts';
+import { syncPowerStates } from '../../functions/conductor/flows/power-sync';
+import { manageNodeHistory } from '../../functions/conductor/history';
+import { PERIODIC_PAGE_SIZE } from '../../functions/conductor/flows/periodic-pages';
+import type { ConductorContext } from '../../functions/conductor/context';
+import { createDocumentClient } from '../../functions/db/client';
+import { createStores } from '../../functions/db/stores';
+import { newSortId } from '../../functions/db/keys';
+import { encodeItem } from '../../functions/db/items';
+import { NODE_HISTORY_CODEC } from '../../functions/db/node-history';
+import { NodeHistory } from '../../functions/objects/node-history';
+import { selectRelease } from '../../functions/common/releases';
+import { makeConductorContext } from '../unit/helpers/builders';
+import { LOCAL_CREDENTIALS, type TestDynamo, startDynamo } from './helpers/dynamo';
+import { batchWrite, nodeItems } from './helpers/seed';
+
+const FLEET = 10_000;
+/** Nodes left stuck in `deploying` by a dead conductor (no lock), one in 40, spread over the fleet. */
+const stuck = (i: number) => i % 40 === 7;
+/** Nodes waiting for their ramdisk far past the callback timeout, one in 60. */
+const timedOut = (i: number) => i % 60 === 11;
+const STUCK = Array.from({ length: FLEET }, (_, i) => i).filter(stuck).length;
+const TIMED_OUT = Array.from({ length: FLEET }, (_, i) => i).filter(timedOut).length;
+/** Nodes with more history than the maximum kept. */
+const LONG_HISTORY = 40;
+
+let db: TestDynamo;
+let ctx: ConductorContext;
+/** Items read since the counter was last reset. */
+let read = 0;
+
+beforeAll(async () => {
+  db = await startDynamo();
+  console.log('dynamo up');
+  const raw = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 10 });
+  raw.middlewareStack.add(
+    (next) => async (args) => {
+      const result = await next(args);
+      const out = result.output as { ScannedCount?: number; Responses?: Record<string, unknown[]>; Item?: unknown };
+      if (typeof out.ScannedCount === 'number') read += out.ScannedCount;
+      else if (out.Responses !== undefined && !Array.isArray(out.Responses)) read += Object.values(out.Responses).flat().length;
+      else if (out.Item !== undefined) read += 1;
+      return result;
+    },
+    { step: 'initialize', name: 'countItemsRead' },
+  );
+  const tables = await db.freshTables();
+  const stores = createStores({ client: createDocumentClient(raw), tables, release: selectRelease('') });
+  const base = makeConductorContext({ callbackTimeoutSeconds: 60 });
+  ctx = { ...base, nodes: stores.nodes, stores };
+
+  const longAgo = new Date(Date.now() - 86_400_000).toISOString();
+  const items = nodeItems(FLEET, { power_state: 'power off' }).map((item, i) => {
+    if (stuck(i)) return { ...item, provision_state: 'deploying', _pstate: 'deploying', target_provision_state: 'active' };
+    if (timedOut(i))
+      return {
+        ...item,
+        provision_state: 'wait call-back',
+        _pstate: 'wait call-back',
+        target_provision_state: 'active',
+        provision_updated_at: longAgo,
+      };
+    return item;
+  });
+  await batchWrite(db.client, tables.nodes, items);
+  const history = items.slice(0, LONG_HISTORY).flatMap((node, n) =>
+    Array.from({ length: 5 }, (_, i) =>
+      encodeItem(
+        NODE_HISTORY_CODEC,
+        new NodeHistory({
+          uuid: randomUUID(),
+          node_uuid: String(node.uuid),
+          event: `e${i}`,
+          severity: 'INFO',
+          created_at: new Date().toISOString(),
+        }),
+        '1.0',
+        { rev: 1, sortId: newSortId(Date.now() - 10_000 + n * 10 + i), guards: [] },
+      ),
+    ),
+  );
+  await batchWrite(db.client, tables.node_history, history);
+}, 180_000);
+afterAll(async () => db?.stop());
+
+/**
+ * Run a task as the scheduler and its own hand-offs would: the first invocation without a cursor,
+ * then one per cursor handed on. Returns each invocation's result and the items it read.
+ */
+async function chain<R>(invoke: (cursor: string | undefined, continueAt: (c: string) => Promise<void>) => Promise<R>) {
+  const runs: { result: R; read: number }[] = [];
+  const cursors: (string | undefined)[] = [undefined];
+  while (cursors.length > 0) {
+    const cursor = cursors.shift();
+    read = 0;
+    const result = await invoke(cursor, async (next) => {
+      cursors.push(next);
+    });
+    runs.push({ result, read });
+  }
+  return runs;
+}
+
+/**
+ * Nodes of a page, read twice (the index, then the items; the index Query reads one more to know
+ * whether there are more), and a few Queries of empty states.
+ */
+const BOUND = 2 * (PERIODIC_PAGE_SIZE + 1) + 10;
+
+it('fails every stuck node of 10,000, no invocation reading more than a page', async () => {
+  const runs = await chain((cursor, continueAt) => failStuckNodes(ctx, { ...(cursor ? { cursor } : {}), continueAt }));
+  expect(runs.reduce((n, r) => n + r.result.failed, 0)).toBe(STUCK);
+  expect(Math.max(...runs.map((r) => r.read))).toBeLessThanOrEqual(BOUND);
+  expect(runs.length).toBeGreaterThanOrEqual(Math.ceil(STUCK / PERIODIC_PAGE_SIZE));
+}, 120_000);
+
+it('fails every timed-out wait, no invocation reading more than a page', async () => {
+  const runs = await chain((cursor, continueAt) => failTimedOutWaits(ctx, { ...(cursor ? { cursor } : {}), continueAt }));
+  expect(runs.reduce((n, r) => n + r.result.failed, 0)).toBe(TIMED_OUT);
+  expect(Math.max(...runs.map((r) => r.read))).toBeLessThanOrEqual(BOUND);
+}, 120_000);
+
+it('syncs the power state of all 10,000 nodes a page per invocation', async () => {
+  const runs = await chain((marker, continueAt) => syncPowerStates(ctx, { ...(marker ? { marker } : {}), continueAt }));
+  expect(runs).toHaveLength(FLEET / PERIODIC_PAGE_SIZE);
+  // Every node not in a wait state whose power is excluded from the sync is checked once.
+  expect(runs.reduce((n, r) => n + r.result.checked, 0)).toBeGreaterThan(FLEET - STUCK - TIMED_OUT - 1);
+  expect(Math.max(...runs.map((r) => r.read))).toBeLessThanOrEqual(BOUND);
+}, 300_000);
+
+it("trims every node's history a page of nodes per invocation, never scanning the history table", async () => {
+  const runs = await chain((cursor, continueAt) =>
+    manageNodeHistory(
+      { nodes: ctx.nodes, history: ctx.stores.nodeHistory, log: ctx.log },
+      { maxEntries: 2, minimumDays: 0 },
+      {
+        ...(cursor ? { cursor } : {}),
+        continueAt,
+      },
+    ),
+  );
+  expect(runs).toHaveLength(FLEET / PERIODIC_PAGE_SIZE);
+  expect(runs.reduce((n, r) => n + r.result.deleted, 0)).toBe(LONG_HISTORY * 3);
+  // A page of nodes, read twice, and each node's own records (five for the first forty).
+  expect(Math.max(...runs.map((r) => r.read))).toBeLessThanOrEqual(2 * (PERIODIC_PAGE_SIZE + 1) + LONG_HISTORY * 5);
+}, 300_000);
