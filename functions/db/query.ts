@@ -31,6 +31,12 @@ export interface Page {
   /** An object field; undefined (or "id") = creation order. */
   readonly sortKey?: string;
   readonly sortDir?: 'asc' | 'desc';
+  /**
+   * Read the items strongly consistently (the default: a client reads its own writes). Periodic
+   * tasks pass false: they act only under a lock or a conditional write, and an eventually
+   * consistent read costs half the read units.
+   */
+  readonly consistent?: boolean;
 }
 
 /**
@@ -104,6 +110,7 @@ async function listInCreationOrder<T extends VersionedObject>(spec: ListSpec<T>,
     for (const obj of await batchGet(
       spec,
       chunk.map((k) => k.key),
+      spec.page.consistent ?? true,
     )) {
       if (!spec.matches || spec.matches(obj)) out.push(obj);
     }
@@ -214,6 +221,7 @@ async function* merge(streams: AsyncGenerator<KeyRef>[], descending: boolean): A
 export async function batchGet<T extends VersionedObject>(
   spec: Pick<ListSpec<T>, 'client' | 'table' | 'codec'>,
   keys: readonly string[],
+  consistent = true,
 ): Promise<T[]> {
   const found = new Map<string, T>();
   const chunks: string[][] = [];
@@ -228,7 +236,7 @@ export async function batchGet<T extends VersionedObject>(
         let pending: Dict[] | undefined = [...new Set(chunk)].map((key) => ({ [spec.codec.keyName]: key }));
         while (pending !== undefined && pending.length > 0) {
           const result = await spec.client.send(
-            new BatchGetCommand({ RequestItems: { [spec.table]: { Keys: pending, ConsistentRead: true } } }),
+            new BatchGetCommand({ RequestItems: { [spec.table]: { Keys: pending, ConsistentRead: consistent } } }),
           );
           for (const item of result.Responses?.[spec.table] ?? []) {
             const obj = decodeItem(spec.codec, item);

@@ -9,6 +9,9 @@
  * states in order through their index; the cursor names the state and the last node seen in it
  * (`<state>|<uuid>`). Empty states cost one Query each and no page budget, so a quiet fleet is
  * checked by one invocation. Without `continueAt` (tests, tools) a walk pages through everything.
+ *
+ * Pages are read eventually consistently (half the read units): a task acts on a node only after
+ * taking its lock, which reads it afresh, or by a conditional write.
  */
 import { NodeNotFound } from '#common/errors';
 import type { Node } from '#objects/node';
@@ -63,7 +66,10 @@ export async function walkNodesInStates(
     const state = states[position.index]!;
     let page: { nodes: Node[]; more: boolean };
     try {
-      page = await ctx.nodes.list({ provisionState: state }, { limit: budget, ...(position.marker ? { marker: position.marker } : {}) });
+      page = await ctx.nodes.list(
+        { provisionState: state },
+        { limit: budget, consistent: false, ...(position.marker ? { marker: position.marker } : {}) },
+      );
     } catch (err) {
       // The node the cursor names is gone: go on with the next state (the next run sees the rest).
       if (!(err instanceof NodeNotFound) || position.marker === undefined) throw err;
@@ -105,7 +111,10 @@ export async function walkAllNodes(
   do {
     let page: { nodes: Node[]; more: boolean };
     try {
-      page = await nodes.list({}, { limit: walk.pageSize ?? PERIODIC_PAGE_SIZE, ...(marker !== undefined ? { marker } : {}) });
+      page = await nodes.list(
+        {},
+        { limit: walk.pageSize ?? PERIODIC_PAGE_SIZE, consistent: false, ...(marker !== undefined ? { marker } : {}) },
+      );
     } catch (err) {
       if (err instanceof NodeNotFound && marker !== undefined) return undefined; // the cursor's node is gone: the next run goes on
       throw err;

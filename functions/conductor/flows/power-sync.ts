@@ -57,7 +57,11 @@ export async function syncPowerStates(ctx: ConductorContext, options: PowerSyncO
   const result: PowerSyncRun = { checked: 0, corrected: 0, failed: 0, maintenance: 0, recovered: 0, abandoned: 0 };
   let marker = options.marker;
   do {
-    const page = await ctx.nodes.list({}, { limit: options.pageSize ?? 100, ...(marker !== undefined ? { marker } : {}) });
+    // Eventually consistent (half the read units): every change is a conditional write.
+    const page = await ctx.nodes.list(
+      {},
+      { limit: options.pageSize ?? 100, consistent: false, ...(marker !== undefined ? { marker } : {}) },
+    );
     const next = page.more ? page.nodes[page.nodes.length - 1]?.uuid : undefined;
     if (next !== undefined && options.continueAt) {
       // The next page starts now, beside this one: a run takes as long as its slowest page.

@@ -77,7 +77,7 @@ export async function failTimedOutWaits(ctx: ConductorContext, walk: PageWalk = 
       for (const candidate of nodes) {
         const since = wait.since(candidate);
         if (candidate.maintenance || since === null || now - Date.parse(since) < limit) continue;
-        if (await failWait(ctx, candidate, wait)) run.failed++;
+        if (await failWait(ctx, candidate, wait, now - limit)) run.failed++;
       }
     },
   );
@@ -90,10 +90,12 @@ function limitOf(ctx: ConductorContext, wait: Wait): number {
 }
 
 /** Fail one node that waited too long, under its lock; false if it was taken or changed meanwhile. */
-async function failWait(ctx: ConductorContext, candidate: Node, wait: Wait): Promise<boolean> {
+async function failWait(ctx: ConductorContext, candidate: Node, wait: Wait, startedBefore: number): Promise<boolean> {
   try {
     const node = await ctx.nodes.reserve(candidate.uuid, lockOwner(ctx, `periodic:${newUuid()}`));
-    if (node.provision_state !== wait.state) {
+    // Checked again on the node as locked: the page may be a moment old.
+    const since = wait.since(node);
+    if (node.provision_state !== wait.state || since === null || Date.parse(since) > startedBefore) {
       await ctx.nodes.release(node);
       return false;
     }
