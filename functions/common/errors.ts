@@ -4,29 +4,13 @@
  * (see `functions/api/http.ts`). Messages are Ironic's, with the offending value in them.
  */
 
-export class IronicError extends Error {
-  /** HTTP status the API answers with. */
-  static readonly code: number = 500;
-  /** Stable name used in logs, RPC replies and Step Functions error names. */
-  override get name(): string {
-    return this.constructor.name;
-  }
+import { Conflict, IronicError, Invalid, NotFound } from './error-base';
 
-  get code(): number {
-    return (this.constructor as typeof IronicError).code;
-  }
-
-  /** Whether this error should be shown to the client as is (4xx) or hidden behind a generic 500. */
-  get isClientError(): boolean {
-    return this.code < 500;
-  }
-}
+export * from './error-base';
+export * from './resource-errors';
 
 // --- 4xx ------------------------------------------------------------------------------------
 
-export class Invalid extends IronicError {
-  static override readonly code: number = 400;
-}
 export class InvalidParameterValue extends Invalid {}
 export class MissingParameterValue extends InvalidParameterValue {}
 /** A JSON patch operation that could not be applied; `patch` is shown as Python prints it. */
@@ -130,9 +114,6 @@ export class Unauthorized extends IronicError {
   static override readonly code: number = 401;
 }
 
-export class NotFound extends IronicError {
-  static override readonly code: number = 404;
-}
 export class NodeNotFound extends NotFound {
   constructor(node: string) {
     super(`Node ${node} could not be found.`);
@@ -168,9 +149,6 @@ export class NotAcceptable extends IronicError {
   static override readonly code: number = 406;
 }
 
-export class Conflict extends IronicError {
-  static override readonly code: number = 409;
-}
 export class NodeLocked extends Conflict {
   constructor(node: string, host: string) {
     super(`Node ${node} is locked by host ${host}, please retry after the current operation is completed.`);
@@ -231,136 +209,6 @@ export class PortgroupPhysnetInconsistent extends IronicError {
     super(
       `Port group ${portgroup} has member ports with inconsistent physical networks (${physicalNetworks}). All ports in a port group must have the same physical network.`,
     );
-  }
-}
-
-// --- other resources' conflicts and lookups (Ironic's exception.py messages) ---------------
-
-export class ChassisNotFound extends NotFound {
-  constructor(chassis: string) {
-    super(`Chassis ${chassis} could not be found.`);
-  }
-}
-export class ChassisAlreadyExists extends Conflict {
-  constructor(uuid: string) {
-    super(`A chassis with UUID ${uuid} already exists.`);
-  }
-}
-export class ChassisNotEmpty extends Invalid {
-  constructor(chassis: string) {
-    super(`Cannot complete the requested action because chassis ${chassis} contains nodes.`);
-  }
-}
-export class PortNotFound extends NotFound {
-  constructor(port: string) {
-    super(`Port ${port} could not be found.`);
-  }
-}
-export class PortAlreadyExists extends Conflict {
-  constructor(uuid: string) {
-    super(`A port with UUID ${uuid} already exists.`);
-  }
-}
-export class MACAlreadyExists extends Conflict {
-  constructor(mac: string) {
-    super(`A port with MAC address ${mac} already exists.`);
-  }
-}
-export class PortDuplicateName extends Conflict {
-  constructor(name: string) {
-    super(`A port with name ${name} already exists.`);
-  }
-}
-export class PortgroupNotFound extends NotFound {
-  constructor(portgroup: string) {
-    super(`Portgroup ${portgroup} could not be found.`);
-  }
-}
-export class PortgroupAlreadyExists extends Conflict {
-  constructor(uuid: string) {
-    super(`A portgroup with UUID ${uuid} already exists.`);
-  }
-}
-export class PortgroupDuplicateName extends Conflict {
-  constructor(name: string) {
-    super(`A portgroup with name ${name} already exists.`);
-  }
-}
-export class PortgroupMACAlreadyExists extends Conflict {
-  constructor(mac: string) {
-    super(`A portgroup with MAC address ${mac} already exists.`);
-  }
-}
-export class PortgroupNotEmpty extends Invalid {
-  constructor(portgroup: string) {
-    super(`Cannot complete the requested action because portgroup ${portgroup} contains ports.`);
-  }
-}
-export class ConductorNotFound extends NotFound {
-  constructor(conductor: string) {
-    super(`Conductor ${conductor} could not be found.`);
-  }
-}
-export class ConductorAlreadyRegistered extends IronicError {
-  constructor(conductor: string) {
-    super(`Conductor ${conductor} already registered.`);
-  }
-}
-export class DeployTemplateNotFound extends NotFound {
-  constructor(template: string) {
-    super(`Deploy template ${template} could not be found.`);
-  }
-}
-export class DeployTemplateAlreadyExists extends Conflict {
-  constructor(uuid: string) {
-    super(`A deploy template with UUID ${uuid} already exists.`);
-  }
-}
-export class DeployTemplateDuplicateName extends Conflict {
-  constructor(name: string) {
-    super(`A deploy template with name ${name} already exists.`);
-  }
-}
-export class AllocationNotFound extends NotFound {
-  constructor(allocation: string) {
-    super(`Allocation ${allocation} could not be found.`);
-  }
-}
-export class AllocationAlreadyExists extends Conflict {
-  constructor(uuid: string) {
-    super(`An allocation with UUID ${uuid} already exists.`);
-  }
-}
-export class AllocationDuplicateName extends Conflict {
-  constructor(name: string) {
-    super(`An allocation with name ${name} already exists.`);
-  }
-}
-/** Allocating or backfilling failed (Ironic's AllocationFailed, a 500 with its message). */
-export class AllocationFailed extends IronicError {
-  constructor(uuid: string, error: string) {
-    super(`Failed to process allocation ${uuid}: ${error}.`);
-  }
-}
-export class NodeHistoryNotFound extends NotFound {
-  constructor(history: string) {
-    super(`Node history record ${history} could not be found.`);
-  }
-}
-export class NodeInventoryNotFound extends NotFound {
-  constructor(node: string) {
-    super(`Node inventory record for node ${node} could not be found.`);
-  }
-}
-export class BIOSSettingNotFound extends NotFound {
-  constructor(node: string, name: string) {
-    super(`Node ${node} doesn't have a BIOS setting '${name}'`);
-  }
-}
-/** What the ramdisk sent cannot be processed (Ironic's InvalidNodeInventory). */
-export class InvalidNodeInventory extends Invalid {
-  constructor(node: string, reason: string) {
-    super(`Inventory for node ${node} is invalid: ${reason}`);
   }
 }
 
