@@ -13,6 +13,8 @@ export interface BenchContext {
 
 export interface Bench {
   readonly name: string;
+  /** Run only when named (`npm run bench -- peer`): it needs more than this checkout, or long. */
+  readonly onlyWhenNamed?: boolean;
   run(ctx: BenchContext): Promise<Record<string, unknown>>;
 }
 

@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- name…] [--out file.json]`: runs the benchmark modules (`test/bench/*.bench.ts`)
  * and prints their figures as one JSON document on stdout (progress goes to stderr). Each module
- * default-exports a Bench. Figures are measurements, not assertions: compare them over time. The
+ * default-exports a Bench; with no name, every bench but those run only when named (peer). Figures are measurements, not assertions: compare them over time. The
  * dollar figures (`cost`) are priced from what the benches counted (cost-report.ts).
  */
 import { writeFileSync } from 'node:fs';
@@ -30,7 +30,7 @@ const results: Record<string, unknown> = {
 };
 for (const file of files) {
   const bench = (await import(join(dir, file))).default as Bench;
-  if (wanted.length > 0 && !wanted.includes(bench.name)) continue;
+  if (wanted.length > 0 ? !wanted.includes(bench.name) : bench.onlyWhenNamed) continue;
   process.stderr.write(`bench ${bench.name}…\n`);
   const started = Date.now();
   results[bench.name] = await bench.run({ buildDir, log: (line) => process.stderr.write(`  ${line}\n`) });

@@ -3,20 +3,15 @@
  * port and folder) and a fresh local stack, the corpus run against both, the runs compared, and
  * report.md written. Used by the jest suite and by `npx tsx test/compat/differential/cli.ts`.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { LocalStack } from '../../../local/stack';
+import { startIronic } from '../reference/ironic';
 import { PROJECT_ROOT } from '../../../lib/bundling';
 import { type Difference, compareRuns } from './compare';
 import { CORPUS } from './corpus';
 import { type KnownDifference, explain } from './known-differences';
 import { type Recorded, runCorpus } from './runner';
-
-const run = promisify(execFile);
-const SCRIPT = join(PROJECT_ROOT, 'test/compat/reference/ironic.sh');
 
 export interface SessionResult {
   readonly steps: number;
@@ -28,19 +23,6 @@ export interface SessionResult {
   readonly explained: ReadonlyMap<KnownDifference, Difference[]>;
   readonly ironic: readonly Recorded[];
   readonly ironless: readonly Recorded[];
-}
-
-/** Start a reference Ironic on `port`; resolves with its URL and a stop function. */
-export async function startIronic(port: number): Promise<{ url: string; stop: () => Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'ironic-ref-'));
-  const { stdout } = await run('bash', [SCRIPT, 'start', dir, String(port)], { timeout: 120_000 });
-  return {
-    url: stdout.trim().split('\n').pop() as string,
-    stop: async () => {
-      await run('bash', [SCRIPT, 'stop', dir]).catch(() => undefined);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }
 
 export function summarize(ironic: readonly Recorded[], ironless: readonly Recorded[]): SessionResult {

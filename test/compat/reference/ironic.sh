@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Start a real Ironic 21.4 (Debian's ironic-api and ironic-conductor) on loopback, standalone:
-# noauth, fake-hardware, JSON-RPC, SQLite. Used by the differential compat suite and by anyone who
-# wants to see what Ironic itself answers.
+# noauth, fake-hardware, JSON-RPC, SQLite. Used by the differential compat suite, by the peer
+# benchmark (test/bench/peer.bench.ts) and by anyone who wants to see what Ironic itself answers.
 #
 #   test/compat/reference/ironic.sh start DIR PORT   # prints the endpoint when it answers
 #   test/compat/reference/ironic.sh stop DIR
 #
 # IRONIC_EXTRA_CONF, when set, is appended to ironic.conf (later values win: e.g. a [DEFAULT] section
 # enabling the direct deploy interface for the virtual agent's compat test).
+# IRONIC_DB=mariadb puts Ironic's database in a MariaDB server of its own instead (Debian's
+# mariadb-server; data and socket in DIR/mysql, no TCP port), as a production Ironic runs: the
+# peer benchmark's setting. `mariadb --socket=DIR/mysql/mysqld.sock ironic` reaches it.
 set -euo pipefail
 
 cmd=${1:?usage: ironic.sh start DIR PORT | stop DIR}
@@ -33,6 +36,36 @@ stop() {
   done
   for pid in $pids; do kill -9 "$pid" 2>/dev/null || true; done
   rm -f "$dir"/api.pid "$dir"/conductor.pid
+  if [ -f "$dir/mysql/mysqld.pid" ]; then
+    local db
+    db=$(cat "$dir/mysql/mysqld.pid")
+    kill "$db" 2>/dev/null || true
+    for _ in $(seq 1 40); do kill -0 "$db" 2>/dev/null || break; sleep 0.25; done
+    kill -9 "$db" 2>/dev/null || true
+    rm -f "$dir/mysql/mysqld.pid"
+  fi
+}
+
+# A MariaDB server of Ironic's own in DIR/mysql, on a Unix socket only; prints the connection URL.
+start_mariadb() {
+  command -v mariadbd >/dev/null || { echo "mariadbd not found: apt-get install mariadb-server" >&2; exit 2; }
+  local data="$dir/mysql"
+  local sock="$data/mysqld.sock"
+  mkdir -p "$data"
+  mariadb-install-db --no-defaults --user="$(id -un)" --datadir="$data/data" --auth-root-authentication-method=normal \
+    >"$dir/mariadb-install.log" 2>&1
+  mariadbd --no-defaults --user="$(id -un)" --datadir="$data/data" --socket="$sock" --skip-networking \
+    --pid-file="$data/mysqld.pid" --log-error="$dir/mariadb.log" --innodb-buffer-pool-size=512M \
+    --innodb-flush-log-at-trx-commit=2 --max-connections=500 >/dev/null 2>&1 &
+  for _ in $(seq 1 120); do
+    if mariadb --no-defaults --socket="$sock" -uroot -e 'CREATE DATABASE IF NOT EXISTS ironic CHARACTER SET utf8mb3' 2>/dev/null; then
+      echo "mysql+pymysql://root@localhost/ironic?unix_socket=$sock&charset=utf8"
+      return 0
+    fi
+    sleep 0.5
+  done
+  echo "MariaDB did not come up; see $dir/mariadb.log" >&2
+  exit 1
 }
 
 if [ "$cmd" = stop ]; then stop; exit 0; fi
@@ -40,6 +73,8 @@ if [ "$cmd" = stop ]; then stop; exit 0; fi
 command -v ironic-api >/dev/null || { echo "ironic-api not found: apt-get install ironic-api ironic-conductor" >&2; exit 2; }
 
 mkdir -p "$dir"
+connection="sqlite:///$dir/ironic.sqlite"
+if [ "${IRONIC_DB:-sqlite}" = mariadb ]; then connection=$(start_mariadb); fi
 rpc_port=$((port + 1000))
 cat > "$dir/ironic.conf" <<CONF
 [DEFAULT]
@@ -72,7 +107,7 @@ api_workers = 1
 [dhcp]
 dhcp_provider = none
 [database]
-connection = sqlite:///$dir/ironic.sqlite
+connection = $connection
 [conductor]
 automated_clean = true
 [oslo_concurrency]
