@@ -111,16 +111,36 @@ export class ObjectTable<T extends VersionedObject> {
     return found;
   }
 
-  protected async createObject(obj: T, checks: readonly ItemCheck[] = []): Promise<T> {
-    const now = this.now();
+  /**
+   * The item a create of `obj` writes (stamped at `now`, with a new sort id unless given), with its
+   * bookkeeping: what `createObject` puts, and what a bulk import (`ironless fleet import`) writes.
+   */
+  newItem(obj: T, now: number = this.now(), sortId: string = newSortId(now)): { item: Dict; book: Bookkeeping } {
     this.stamp(obj, 'created_at', now);
     if ('updated_at' in this.codec.cls.fields) (obj as unknown as Dict).updated_at = null;
-    const sortId = newSortId(now);
-    const guards = this.codec.guards(obj.values());
-    const book: Bookkeeping = { rev: 1, sortId, guards };
+    const book: Bookkeeping = { rev: 1, sortId, guards: this.codec.guards(obj.values()) };
+    return { item: this.encode(obj, book), book };
+  }
+
+  /** A put of a unique value's guard naming `owner`, refused when the value is taken (as a transaction writes it). */
+  guardPutFor(key: string, owner: string): TransactItem {
+    return {
+      Put: {
+        TableName: this.uniques,
+        Item: { key, owner },
+        ConditionExpression: 'attribute_not_exists(#key)',
+        ExpressionAttributeNames: { '#key': 'key' },
+      },
+    };
+  }
+
+  protected async createObject(obj: T, checks: readonly ItemCheck[] = []): Promise<T> {
+    const now = this.now();
+    const { item, book } = this.newItem(obj, now);
+    const guards = book.guards;
     const put = {
       TableName: this.tableName,
-      Item: this.encode(obj, book),
+      Item: item,
       ConditionExpression: 'attribute_not_exists(#key)',
       ExpressionAttributeNames: { '#key': this.codec.keyName },
     };
@@ -147,7 +167,7 @@ export class ObjectTable<T extends VersionedObject> {
       if (codes[0] === CONDITION_FAILED) throw this.errors.alreadyExists(obj);
       throw this.transactionError(obj, codes, guards, checks);
     }
-    obj.storeMeta = { ...book, guards };
+    obj.storeMeta = { ...book, guards: [...guards] };
     obj.resetChanges();
     return obj;
   }
@@ -296,14 +316,7 @@ export class ObjectTable<T extends VersionedObject> {
   }
 
   private guardPut(key: string, obj: T): TransactItem {
-    return {
-      Put: {
-        TableName: this.uniques,
-        Item: { key, owner: this.keyOf(obj) },
-        ConditionExpression: 'attribute_not_exists(#key)',
-        ExpressionAttributeNames: { '#key': 'key' },
-      },
-    };
+    return this.guardPutFor(key, this.keyOf(obj));
   }
 
   /** Delete a guard we own; a guard already gone is fine, one owned by another item is not touched. */

@@ -33,7 +33,8 @@ import { NETWORK_DATA_OUTLINE, NODE_DESCRIPTION_MAX_LENGTH, NODE_PATCH_SCHEMA, P
 import { validateSchema } from '../validation';
 import { fieldAllowed } from '../views/node';
 import { destroyAllocationOf } from '../allocation-ops';
-import { checkPropertyValues, conductorName, formatConductorGroup, showNode, validateExtra } from './nodes';
+import { checkPropertyValues, formatConductorGroup, validateExtra } from '../node-create';
+import { conductorName, showNode } from './nodes';
 
 /** Top-level fields a PATCH may touch (Ironic's PATCH_ALLOWED_FIELDS, 2023.2: parent_node and firmware_interface last). */
 export const PATCH_ALLOWED_FIELDS = [

@@ -1,29 +1,18 @@
 /** `/v1/nodes`: list, detail, show, create, delete (Ironic's NodesController). */
-import {
-  ClientSideError,
-  Invalid,
-  InvalidParameterValue,
-  InvalidState,
-  NodeAssociated,
-  NodeProtected,
-  NotAcceptable,
-} from '#common/errors';
-import { newUuid } from '#common/ids';
-import { AVAILABLE, DELETE_ALLOWED_STATES, ENROLL } from '#common/states';
-import { Node } from '#objects/node';
-import { argStringList, argUuid, collectArgs, pyStr, rejectUnexpected } from '../args';
+import { ClientSideError, InvalidState, NodeAssociated, NodeProtected, NotAcceptable } from '#common/errors';
+import { AVAILABLE, DELETE_ALLOWED_STATES } from '#common/states';
+import type { Node } from '#objects/node';
+import { argStringList, collectArgs, rejectUnexpected } from '../args';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
-import { checkAndUpdateInterfaces, checkConductorFor } from '../interfaces';
+import { checkConductorFor } from '../interfaces';
 import { findNode, requireChassis, resolveParentNode, whenUnlocked } from '../lookup';
 import { atLeast } from '../microversion';
-import { checkNodeName } from '../names';
+import { checkCreateBody, newNode } from '../node-create';
 import { listNextLink, readListQuery, runListQuery } from '../node-list';
 import { route } from '../route';
-import { NODE_SCHEMA } from '../schemas/node';
-import { parseBoolean, validateSchema } from '../validation';
-import { checkFieldNames, checkFieldVersions, fieldAllowed, nodeView } from '../views/node';
+import { checkFieldNames, checkFieldVersions, nodeView } from '../views/node';
 
 /** The conductor shown for every node: the conductor function serving its group. */
 export function conductorName(ctx: ApiContext): string {
@@ -79,101 +68,17 @@ export async function getNode(req: ApiRequest, ctx: ApiContext, params: { ident:
   return json(200, await showNode(req, ctx, node, fields));
 }
 
-/** Node fields a create request gives as booleans or UUIDs, converted in Ironic's order. */
-const VALIDATE_EXTRA: readonly [string, 'bool' | 'uuid'][] = [
-  ['automated_clean', 'bool'],
-  ['chassis_uuid', 'uuid'],
-  ['console_enabled', 'bool'],
-  ['instance_uuid', 'uuid'],
-  ['protected', 'bool'],
-  ['maintenance', 'bool'],
-  ['retired', 'bool'],
-  ['uuid', 'uuid'],
-];
-
-/** Ironic's NODE_VALIDATE_EXTRA: booleans parsed, UUIDs checked, in place. */
-export function validateExtra(body: Record<string, unknown>): void {
-  for (const [field, kind] of VALIDATE_EXTRA) {
-    if (!(field in body)) continue;
-    if (kind === 'bool') body[field] = parseBoolean(field, body[field]);
-    else body[field] = argUuid(field, body[field]) ?? null;
-  }
-  if (body.secure_boot !== undefined) body.secure_boot = parseBoolean('secure_boot', body.secure_boot);
-}
-
-/** Fields newer than the request's version may not be set (Ironic's reject_fields_in_newer_versions). */
-function rejectNewerFields(req: ApiRequest, body: Record<string, unknown>): void {
-  for (const [field, value] of Object.entries(body)) {
-    if (fieldAllowed(field, req.version)) continue;
-    const empty = field === 'conductor_group' ? '' : null;
-    if (field === 'name' && value === null) continue;
-    if (value !== empty && value !== undefined) throw new NotAcceptable('Request not acceptable.');
-  }
-}
-
-const INT_PROPERTIES = ['local_gb', 'cpus', 'memory_mb'];
-
-/** Python's int() of a property value, or undefined when it has none. */
-function pyInt(value: unknown): number | undefined {
-  if (typeof value === 'boolean') return Number(value);
-  if (typeof value === 'number') return Number.isFinite(value) ? Math.trunc(value) : undefined;
-  if (typeof value === 'string' && /^\s*[-+]?\d+(_\d+)*\s*$/.test(value)) return Number(value.replace(/_/g, ''));
-  return undefined;
-}
-
-/** local_gb, cpus and memory_mb must be non-negative integers (Ironic's Node._validate_property_values). */
-export function checkPropertyValues(uuid: string, properties: unknown): void {
-  if (properties === null || typeof properties !== 'object') return;
-  const bad: string[] = [];
-  for (const name of INT_PROPERTIES) {
-    const value = (properties as Record<string, unknown>)[name];
-    if (value === undefined || value === null) continue;
-    const n = pyInt(value);
-    if (n === undefined || n < 0) bad.push(`${name}=${pyStr(value)}`);
-  }
-  if (bad.length > 0) {
-    throw new InvalidParameterValue(
-      `The following properties for node ${uuid} should be non-negative integers, but provided values are: ${bad.join(', ')}`,
-    );
-  }
-}
-
-/** A conductor group may use letters, digits, "_", "-" and "." only; it is stored lower-cased. */
-export function formatConductorGroup(group: string): string {
-  if (!/^[a-zA-Z0-9_\-.]*$/.test(group)) throw new InvalidParameterValue(`Expected a conductor group but received ${group}.`);
-  return group.toLowerCase();
-}
-
 export async function createNode(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
   const parsed = parseBody(req) ?? {};
-  const body = parsed as Record<string, unknown>;
   const args = collectArgs(req);
-  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) for (const key of Object.keys(body)) args.delete(key);
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) for (const key of Object.keys(parsed)) args.delete(key);
   rejectUnexpected(args, []);
-  validateSchema('node', NODE_SCHEMA, parsed);
-  validateExtra(body);
-  rejectNewerFields(req, body);
-  const uuid = (body.uuid as string | null | undefined) || newUuid();
-  const group = (body.conductor_group as string | null | undefined) || '';
-  if (body.name !== undefined && body.name !== null) {
-    checkNodeName(body.name, req.version, (name) => `Cannot create node with invalid name '${name}'`);
-  }
-  if (body.owner) throw new Invalid('Cannot create a node as a project scoped admin with an owner other than your own project.');
+  const { body, uuid, group } = checkCreateBody(parsed, req.version);
   if (body.chassis_uuid) body.chassis_uuid = await requireChassis(ctx, body.chassis_uuid as string);
   if (body.parent_node) body.parent_node = await resolveParentNode(req, ctx, body.parent_node as string);
   const driver = body.driver as string;
   await checkConductorFor(ctx, driver, group);
-
-  const data: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(body)) if (value !== null && value !== undefined) data[field] = value;
-  delete data.owner;
-  data.uuid = uuid;
-  data.provision_state = atLeast(req.version, 11) ? ENROLL : AVAILABLE;
-  checkAndUpdateInterfaces(data);
-  checkPropertyValues(uuid, data.properties);
-  data.conductor_group = formatConductorGroup(group);
-  data.created_at = new Date().toISOString();
-  const node = await ctx.nodes.create(new Node(data));
+  const node = await ctx.nodes.create(newNode(body, uuid, group, req.version));
   ctx.log.info('Node created', { node: node.uuid, name: node.name, driver });
   return json(201, await showNode(req, ctx, node), { Location: `${req.baseUrl}/v1/nodes/${node.uuid}` });
 }

@@ -1,11 +1,21 @@
 /** What the port controllers share: the request validator, sort columns and paged listing. */
+import { Invalid } from '#common/errors';
+import { newUuid } from '#common/ids';
 import type { PortFilter } from '#db/ports';
-import type { Port } from '#objects/port';
+import type { Dict } from '#objects/fields';
+import { Port } from '#objects/port';
 import { argUuid } from '../args';
 import type { ApiContext } from '../context';
 import { type Paging, type SortSpec, columns, sortField } from '../resource-list';
 import { type ApiVersion, atLeast } from '../microversion';
-import { LOCAL_LINK_CONN_SCHEMA, PORT_NAME_VERSION, argMac, normalizeLocalLink, portSchema } from '../schemas/port';
+import {
+  LOCAL_LINK_CONN_SCHEMA,
+  LOCAL_LINK_SMART_NIC_SCHEMA,
+  PORT_NAME_VERSION,
+  argMac,
+  normalizeLocalLink,
+  portSchema,
+} from '../schemas/port';
 import { parseBoolean, validateSchema } from '../validation';
 
 export const PORT_SORT: SortSpec = {
@@ -38,6 +48,33 @@ export function validatePort(name: string, body: unknown, version: ApiVersion): 
   if ('pxe_enabled' in data) data.pxe_enabled = parseBoolean('pxe_enabled', data.pxe_enabled);
   if ('uuid' in data) data.uuid = argUuid('uuid', data.uuid) ?? null;
   return data;
+}
+
+/** The conductor's checks of a new port that need no lookup (create_port): a smart NIC's link, a set physical network. */
+export function checkNewPort(data: Record<string, unknown>): void {
+  // Ironic checks a smart NIC's link only when one is given (its schema validator passes None).
+  if (data.is_smartnic && data.local_link_connection !== null && data.local_link_connection !== undefined) {
+    try {
+      validateSchema('local_link_connection', LOCAL_LINK_SMART_NIC_SCHEMA, data.local_link_connection);
+    } catch {
+      throw new Invalid('Smart NIC port must have port_id and hostname in local_link_connection');
+    }
+  }
+  if (data.physical_network === '') throw new Invalid('A non-empty value is required when setting physical_network');
+}
+
+/**
+ * The new port a validated body describes, on `nodeUuid` (and in `portgroupUuid`): the API's
+ * create and the bulk import (`ironless fleet import`) build their ports here.
+ */
+export function newPort(data: Record<string, unknown>, nodeUuid: string, portgroupUuid?: string): Port {
+  const values: Dict = { uuid: (data.uuid as string | null | undefined) || newUuid(), node_uuid: nodeUuid };
+  for (const field of ['address', 'extra', 'local_link_connection', 'pxe_enabled', 'physical_network', 'is_smartnic', 'name']) {
+    if (data[field] !== undefined && data[field] !== null) values[field] = data[field];
+  }
+  if (portgroupUuid !== undefined) values.portgroup_uuid = portgroupUuid;
+  values.created_at = new Date().toISOString();
+  return new Port(values);
 }
 
 /**

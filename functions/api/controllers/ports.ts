@@ -6,7 +6,6 @@
  */
 import {
   Conflict,
-  Invalid,
   InvalidParameterValue,
   InvalidState,
   NotAcceptable,
@@ -15,10 +14,9 @@ import {
   withStatus,
 } from '#common/errors';
 import { httpErrors } from '#common/errors';
-import { isOsloUuidLike, newUuid } from '#common/ids';
+import { isOsloUuidLike } from '#common/ids';
 import type { PortFilter } from '#db/ports';
-import type { Dict } from '#objects/fields';
-import { Port } from '#objects/port';
+import type { Port } from '#objects/port';
 import type { Portgroup } from '#objects/portgroup';
 import { type RawArg, argBoolean, argInteger, argString, argStringList, argUuid, collectArgs, rejectUnexpected } from '../args';
 import { parseBody } from '../body';
@@ -30,11 +28,9 @@ import { checkListParent, checkPortgroupPath, findPort, findPortgroup, nodeOfBod
 import { checkAllowSpecifyFields, checkInvalidSortKey, collectionNext, readPaging, returnFields } from '../resource-list';
 import { route } from '../route';
 import { argMac } from '../schemas/port';
-import { validateSchema } from '../validation';
 import { PORT_LIST_FIELDS, checkPortFieldVersions, portView } from '../views/port';
-import { LOCAL_LINK_SMART_NIC_SCHEMA } from '../schemas/port';
 import { argUuidOrName } from './portgroups';
-import { listPortPage, portSort, validatePort } from './port-common';
+import { checkNewPort, listPortPage, newPort, portSort, validatePort } from './port-common';
 import { checkNodeUnlocked, rejectArgs } from './resource-common';
 
 interface Parents {
@@ -195,27 +191,13 @@ async function createPort(req: ApiRequest, ctx: ApiContext, parents: Parents): P
     if (portgroup.node_uuid !== node.uuid)
       throw new InvalidParameterValue('Port can not be added to a portgroup belonging to a different node.');
   }
-  // Ironic checks a smart NIC's link only when one is given (its schema validator passes None).
-  if (data.is_smartnic && data.local_link_connection !== null && data.local_link_connection !== undefined) {
-    try {
-      validateSchema('local_link_connection', LOCAL_LINK_SMART_NIC_SCHEMA, data.local_link_connection);
-    } catch {
-      throw new Invalid('Smart NIC port must have port_id and hostname in local_link_connection');
-    }
-  }
-  if (data.physical_network === '') throw new Invalid('A non-empty value is required when setting physical_network');
+  checkNewPort(data);
   if (portgroup && data.pxe_enabled && !portgroup.standalone_ports_supported) {
     throw new Conflict(
       `Port group ${portgroup.uuid} doesn't support standalone ports. This port cannot be created as a member of that portgroup as the port's 'pxe_enabled' field was set to True.`,
     );
   }
-  const values: Dict = { uuid: (data.uuid as string | null | undefined) || newUuid(), node_uuid: node.uuid };
-  for (const field of ['address', 'extra', 'local_link_connection', 'pxe_enabled', 'physical_network', 'is_smartnic', 'name']) {
-    if (data[field] !== undefined && data[field] !== null) values[field] = data[field];
-  }
-  if (portgroup) values.portgroup_uuid = portgroup.uuid;
-  values.created_at = new Date().toISOString();
-  const port = new Port(values);
+  const port = newPort(data, node.uuid, portgroup?.uuid);
   checkNodeUnlocked(node);
   if (portgroup) await checkPhysnet(ctx, port, portgroup);
   const created = await ctx.stores.ports.create(port);
