@@ -29,6 +29,8 @@ export interface Target {
   /** For the user: what the command works on. */
   readonly description: string;
   readonly ctx: DbsyncContext;
+  /** Physical table names (for stores: `ironless fleet import`). */
+  readonly tables: Record<TableName, string>;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,7 @@ export async function resolveTarget(options: TargetOptions): Promise<Target> {
     const documents = createDocumentClient(client);
     return {
       description,
+      tables,
       ctx: { client: documents, tables: versionedTables(tables), release, segments: options.segments },
       close: async () => {
         documents.destroy();

@@ -1,12 +1,14 @@
 /**
  * `ironless fleet create`: start virtual machines with Redfish BMCs on this machine and enroll them
- * in an API as redfish nodes; serve the BMCs in the foreground until Ctrl-C.
+ * in an API as redfish nodes; serve the BMCs in the foreground until Ctrl-C. `ironless fleet
+ * import` (fleet-import.ts) enrolls a real fleet's nodes from a file.
  */
 import Table from 'cli-table3';
 import type { Command } from 'commander';
 import { agentGuestFactory } from '../../local/fleet/agent/factory';
 import { type EnrolledNode, enrollFleet } from '../../local/fleet/enroll';
 import { Fleet } from '../../local/fleet/fleet';
+import { registerFleetImport } from './fleet-import';
 import { port, positiveInteger } from './options';
 
 interface CreateOptions {
@@ -45,7 +47,8 @@ export function nodeTable(nodes: readonly EnrolledNode[], bmcUrl: string): strin
 }
 
 export function registerFleet(program: Command): void {
-  const fleet = program.command('fleet').description('virtual machines with Redfish BMCs, for trying Ironless without hardware');
+  const fleet = program.command('fleet').description('virtual machines with Redfish BMCs for trying Ironless, and importing a real fleet');
+  registerFleetImport(fleet);
   fleet
     .command('create')
     .description('start N virtual machines, enroll them as redfish nodes, and serve their BMCs until Ctrl-C')

@@ -10,6 +10,17 @@ export function newSortId(now: number = Date.now()): string {
   return `${now.toString(36).padStart(10, '0')}${randomBytes(5).toString('hex')}`;
 }
 
+/**
+ * `count` sort ids of objects created together at `now`, in order: one random start, counted up,
+ * so a bulk import (`ironless fleet import`) lists its objects in the order it was given them.
+ */
+export function sortIdSequence(now: number, count: number): string[] {
+  const span = 2 ** 40;
+  const start = Math.floor((randomBytes(5).readUIntBE(0, 5) / span) * (span - count));
+  const time = now.toString(36).padStart(10, '0');
+  return Array.from({ length: count }, (_, i) => `${time}${(start + i).toString(16).padStart(10, '0')}`);
+}
+
 /** The creation time (epoch ms) a sort id starts with. */
 export function sortIdTime(id: string): number {
   return parseInt(id.slice(0, 10), 36);

@@ -2,7 +2,7 @@
  * A DocumentClient stand-in for unit tests of the stores' write paths: items in memory, keyed by
  * table and key attribute, with the condition expressions the stores write (attribute_exists,
  * attribute_not_exists, =, <, AND, OR, parentheses), for GetItem, PutItem, DeleteItem and
- * TransactWriteItems. Faults fail chosen requests as the document client fails them:
+ * TransactWriteItems and BatchWriteItem (`unprocessedBatches` leaves puts unprocessed). Faults fail chosen requests as the document client fails them:
  * - `before`: refused, nothing applied (a throttled request): DatabaseUnavailable;
  * - `lost`: not applied, but no answer (a timeout): DatabaseUnavailable of unknown outcome;
  * - `after`: applied, then the answer lost (a 5xx after the write): DatabaseUnavailable of unknown outcome;
@@ -46,6 +46,9 @@ export class MemoryDynamo {
       send: (command: Command<unknown, unknown>) => this.send(command.operation, command.input as Dict),
     } as unknown as DocumentClient;
   }
+
+  /** BatchWriteItem requests still to answer with their last put unprocessed (as DynamoDB does when throttling). */
+  unprocessedBatches = 0;
 
   fail(rule: FaultRule): void {
     this.faults.push({ ...rule, times: rule.times ?? 1 });
@@ -141,6 +144,23 @@ export class MemoryDynamo {
           if (kind === 'Delete') this.table(String(part.TableName)).delete(this.keyValue(part));
         }
         return {};
+      }
+      case 'BatchWriteItem': {
+        const unprocessed: Record<string, Dict[]> = {};
+        for (const [table, requests] of Object.entries(input.RequestItems as Record<string, Dict[]>)) {
+          const held = this.unprocessedBatches > 0 && requests.length > 0 ? 1 : 0;
+          if (held > 0) {
+            this.unprocessedBatches--;
+            unprocessed[table] = requests.slice(-held);
+          }
+          for (const request of requests.slice(0, requests.length - held)) {
+            const put = request.PutRequest as { Item: Dict } | undefined;
+            if (put) this.put(table, put.Item);
+            const del = request.DeleteRequest as { Key: Dict } | undefined;
+            if (del) this.table(table).delete(String(del.Key[this.keyOf(table)]));
+          }
+        }
+        return Object.keys(unprocessed).length > 0 ? { UnprocessedItems: unprocessed } : {};
       }
       default:
         throw new Error(`MemoryDynamo: ${operation} is not supported`);
