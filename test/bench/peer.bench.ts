@@ -17,8 +17,10 @@
  * Both sides without periodic power sync (the local stack runs with no schedules; Ironic with
  * `sync_power_state_interval = 0`); Ironic's API with a worker per core, its default.
  */
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { startIronic } from '../compat/reference/ironic';
+import { IRONIC_SCRIPT, startIronic } from '../compat/reference/ironic';
 import { LocalStack } from '../../local/stack';
 import type { Bench, BenchContext } from './bench';
 import { measure, waitForProvisionState } from './bench';
@@ -42,6 +44,30 @@ const SIZES: PeerSizes = {
 
 const load = () => loadavg().map((n) => Number(n.toFixed(1)));
 
+/**
+ * What to undo if the bench is interrupted (Ctrl-C, SIGTERM): Ironic, its MariaDB and DynamoDB Local
+ * are processes of their own, which would outlive it. Returns a function that forgets `undo`.
+ */
+const undos = new Set<() => void>();
+function onInterrupt(undo: () => void): () => void {
+  if (undos.size === 0) process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
+  undos.add(undo);
+  return () => {
+    undos.delete(undo);
+    if (undos.size === 0) process.off('SIGINT', interrupted).off('SIGTERM', interrupted);
+  };
+}
+function interrupted(): void {
+  for (const undo of undos) {
+    try {
+      undo();
+    } catch (err) {
+      process.stderr.write(`${String(err)}\n`);
+    }
+  }
+  process.exit(130);
+}
+
 interface OpenSide {
   readonly side: PeerSide;
   close(): Promise<void>;
@@ -49,6 +75,8 @@ interface OpenSide {
 
 async function openIronless({ buildDir }: BenchContext): Promise<OpenSide> {
   const stack = await new LocalStack({ port: 0, inMemory: true, buildDir, schedules: false }).start();
+  const dynamoDbPid = stack.dynamoDbPid;
+  const forget = onInterrupt(() => dynamoDbPid !== undefined && process.kill(dynamoDbPid));
   const api = new ApiClient(stack.url, SIZES.concurrency * 2);
   const side: PeerSide = {
     name: 'ironless',
@@ -65,6 +93,7 @@ async function openIronless({ buildDir }: BenchContext): Promise<OpenSide> {
   return {
     side,
     async close() {
+      forget();
       api.close();
       await stack.stop();
     },
@@ -78,6 +107,10 @@ async function openIronic({ log }: BenchContext): Promise<OpenSide> {
   const ref = await startIronic(port, {
     mariadb: true,
     extraConf: `[api]\napi_workers = ${cpus().length}\n[conductor]\nsync_power_state_interval = 0\n`,
+  });
+  const forget = onInterrupt(() => {
+    execFileSync('bash', [IRONIC_SCRIPT, 'stop', ref.dir]);
+    rmSync(ref.dir, { recursive: true, force: true });
   });
   const api = new ApiClient(ref.url, SIZES.concurrency * 2);
   const db = new MariaDbSession(ref.mariadbSocket!, 'ironic');
@@ -122,6 +155,7 @@ async function openIronic({ log }: BenchContext): Promise<OpenSide> {
   return {
     side,
     async close() {
+      forget();
       db.close();
       api.close();
       await ref.stop();
