@@ -50,6 +50,7 @@ export const CONTROLLERS: readonly LazyRoutes[] = [
   lazyRoutes(['nodes/:/history/*'], async () => (await import('./controllers/node-history')).NODE_HISTORY_ROUTES),
   lazyRoutes(['nodes/:/inventory'], async () => (await import('./controllers/node-inventory')).NODE_INVENTORY_ROUTES),
   lazyRoutes(['nodes/:/bios/*'], async () => (await import('./controllers/node-bios')).NODE_BIOS_ROUTES),
+  lazyRoutes(['nodes/:/firmware'], async () => (await import('./controllers/node-firmware')).NODE_FIRMWARE_ROUTES),
   lazyRoutes(['nodes/:/children'], async () => (await import('./controllers/node-children')).NODE_CHILDREN_ROUTES),
   lazyRoutes(['continue_inspection'], async () => (await import('./controllers/continue-inspection')).CONTINUE_INSPECTION_ROUTES),
   lazyRoutes(['lookup', 'heartbeat/:'], async () => (await import('./controllers/ramdisk')).RAMDISK_ROUTES),

@@ -72,6 +72,7 @@ export const RELEASE_MAPPING: ReleaseMappings = {
   // RPC 1.3: console, indicators and vendor passthru.
   // VolumeConnector and VolumeTarget (API 1.32's volume resources), each in a table of its own.
   // BIOSSetting: a node's BIOS settings as its bios interface caches them, in their own table.
+  // FirmwareComponent: a node's firmware versions as its firmware interface caches them, in their own table.
   master: {
     api: '1.88',
     rpc: '1.3',
@@ -88,6 +89,7 @@ export const RELEASE_MAPPING: ReleaseMappings = {
       VolumeConnector: ['1.0'],
       VolumeTarget: ['1.0'],
       BIOSSetting: ['1.0'],
+      FirmwareComponent: ['1.0'],
     },
   },
 };

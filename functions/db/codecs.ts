@@ -5,6 +5,7 @@
 import type { VersionedObject } from '#objects/base';
 import { ALLOCATION_CODEC } from './allocations';
 import { BIOS_SETTING_CODEC } from './bios-settings';
+import { FIRMWARE_COMPONENT_CODEC } from './firmware-components';
 import { CHASSIS_CODEC } from './chassis';
 import { CONDUCTOR_CODEC } from './conductors';
 import { DEPLOY_TEMPLATE_CODEC } from './deploy-templates';
@@ -33,6 +34,7 @@ export const TABLE_CODECS: Readonly<Record<ObjectTableName, ObjectCodec<Versione
   volume_connectors: VOLUME_CONNECTOR_CODEC as unknown as ObjectCodec<VersionedObject>,
   volume_targets: VOLUME_TARGET_CODEC as unknown as ObjectCodec<VersionedObject>,
   bios_settings: BIOS_SETTING_CODEC as unknown as ObjectCodec<VersionedObject>,
+  firmware_components: FIRMWARE_COMPONENT_CODEC as unknown as ObjectCodec<VersionedObject>,
 };
 
 /** A table of versioned objects as dbsync sees it: its physical name and codec. */

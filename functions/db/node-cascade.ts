@@ -10,7 +10,7 @@
  * have; the node goes last, with what is left. Whatever fails midway, no dependent outlives its
  * node, and no guard its item: the node remains, with fewer dependents, and a repeated delete
  * finishes the job. History records own no guards and are deleted last, in batches, then the
- * inventory (one item keyed by the node's UUID) and the BIOS settings (the node's partition).
+ * inventory (one item keyed by the node's UUID) the BIOS settings and the firmware components (each the node's partition).
  *
  * Dependents are found through the `byNode` indexes, which are eventually consistent: a port
  * added in the same instant as the delete can outlive the node (Ironic's foreign key has no

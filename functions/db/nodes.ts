@@ -33,6 +33,7 @@ import { cascadeTransactions, dependentsOf } from './node-cascade';
 import { DynamoNodeHistoryStore } from './node-history';
 import { DynamoNodeInventoryStore } from './node-inventory';
 import { DynamoBiosSettingStore } from './bios-settings';
+import { DynamoFirmwareComponentStore } from './firmware-components';
 import type { TableName } from './schema';
 import { type ItemCheck, ObjectTable, type StoreContext, type TransactItem, type WriteCondition } from './table';
 
@@ -168,7 +169,7 @@ export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
     return this.write(node, book, this.writeCondition(meta, now), checks);
   }
 
-  /** Destroy a node with its ports, portgroups, allocations, history, inventory and BIOS settings (see `node-cascade.ts`). */
+  /** Destroy a node with its ports, portgroups, allocations, history, inventory, BIOS settings and firmware components (see `node-cascade.ts`). */
   async destroy(node: Node): Promise<void> {
     const meta = this.metaOf(node);
     const dependents = await dependentsOf(this.client, this.tables, node.uuid);
@@ -199,6 +200,7 @@ export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
     await new DynamoNodeHistoryStore(others).prune(node.uuid, 0);
     await new DynamoNodeInventoryStore(others).destroy(node.uuid);
     await new DynamoBiosSettingStore(others).destroyAll(node.uuid);
+    await new DynamoFirmwareComponentStore(others).destroyAll(node.uuid);
   }
 
   async reserve(uuid: string, owner: LockOwner, options: ReserveOptions = {}): Promise<Node> {

@@ -156,6 +156,18 @@ export const TABLES = {
     indexes: [],
   },
   /**
+   * A node's firmware components (Ironic's firmware_information table): one item per component,
+   * keyed like the BIOS settings by the node's UUID and the component's name. New after release
+   * 2026.3, which neither reads nor writes it.
+   */
+  firmware_components: {
+    envVar: 'FIRMWARE_COMPONENTS_TABLE',
+    partitionKey: 'node_uuid',
+    sortKey: 'component',
+    object: 'FirmwareComponent',
+    indexes: [],
+  },
+  /**
    * Guards for unique values (node names and instance uuids, port and portgroup addresses and
    * names, template and allocation names, volume connector ids and target boot indexes): one item per value, `{key, owner}`, written in the
    * same transaction as the item that owns it, with attribute_not_exists.

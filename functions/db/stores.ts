@@ -4,6 +4,7 @@
  */
 import { type AllocationStore, DynamoAllocationStore } from './allocations';
 import { type BiosSettingStore, DynamoBiosSettingStore } from './bios-settings';
+import { DynamoFirmwareComponentStore, type FirmwareComponentStore } from './firmware-components';
 import { type ChassisStore, DynamoChassisStore } from './chassis';
 import { type ConductorStore, DynamoConductorStore } from './conductors';
 import { type DeployTemplateStore, DynamoDeployTemplateStore } from './deploy-templates';
@@ -29,6 +30,7 @@ export interface Stores {
   readonly volumeConnectors: VolumeConnectorStore;
   readonly volumeTargets: VolumeTargetStore;
   readonly biosSettings: BiosSettingStore;
+  readonly firmwareComponents: FirmwareComponentStore;
 }
 
 export function createStores(ctx: StoreContext): Stores {
@@ -45,5 +47,6 @@ export function createStores(ctx: StoreContext): Stores {
     volumeConnectors: new DynamoVolumeConnectorStore(ctx),
     volumeTargets: new DynamoVolumeTargetStore(ctx),
     biosSettings: new DynamoBiosSettingStore(ctx),
+    firmwareComponents: new DynamoFirmwareComponentStore(ctx),
   };
 }

@@ -9,6 +9,7 @@ import { BIOSSetting } from './bios-setting';
 import { Chassis } from './chassis';
 import { Conductor } from './conductor';
 import { DeployTemplate } from './deploy-template';
+import { FirmwareComponent } from './firmware-component';
 import { Node } from './node';
 import { NodeHistory } from './node-history';
 import { NodeInventory } from './node-inventory';
@@ -30,6 +31,7 @@ export const OBJECT_CLASSES = {
   VolumeConnector,
   VolumeTarget,
   BIOSSetting,
+  FirmwareComponent,
 } as const satisfies Record<string, ObjectClass>;
 
 export type ObjectName = keyof typeof OBJECT_CLASSES;

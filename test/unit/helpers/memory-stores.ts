@@ -14,6 +14,13 @@ import type { NodeInventoryStore } from '../../../functions/db/node-inventory';
 import type { PortFilter, PortStore } from '../../../functions/db/ports';
 import type { Page, PageOf } from '../../../functions/db/query';
 import { BIOSSetting } from '../../../functions/objects/bios-setting';
+import type { FirmwareComponent } from '../../../functions/objects/firmware-component';
+import {
+  type FirmwareComponentReading,
+  type FirmwareComponentStore,
+  type FirmwareSyncResult,
+  applyReading,
+} from '../../../functions/db/firmware-components';
 import { Conductor } from '../../../functions/objects/conductor';
 import type { NodeHistory } from '../../../functions/objects/node-history';
 import type { NodeInventory } from '../../../functions/objects/node-inventory';
@@ -229,6 +236,36 @@ export class MemoryBiosSettingStore implements BiosSettingStore {
     }
     for (const name of old.keys()) if (!next.has(name)) result.deleted.push(name);
     this.items.set(nodeUuid, next);
+    return result;
+  }
+
+  async destroyAll(nodeUuid: string): Promise<void> {
+    this.items.delete(nodeUuid);
+  }
+}
+
+/** Firmware components in memory, by node then component (sync as the DynamoDB store, through the same applyReading). */
+export class MemoryFirmwareComponentStore implements FirmwareComponentStore {
+  readonly items = new Map<string, Map<string, FirmwareComponent>>();
+
+  async list(nodeUuid: string): Promise<FirmwareComponent[]> {
+    return [...(this.items.get(nodeUuid)?.values() ?? [])].sort((a, b) => (a.component < b.component ? -1 : 1));
+  }
+
+  async sync(nodeUuid: string, readings: readonly FirmwareComponentReading[]): Promise<FirmwareSyncResult> {
+    const stored = this.items.get(nodeUuid) ?? new Map<string, FirmwareComponent>();
+    const result: FirmwareSyncResult = { created: [], updated: [], unchanged: [] };
+    for (const read of readings) {
+      const old = stored.get(read.component);
+      const next = applyReading(nodeUuid, old, read, new Date().toISOString());
+      if (next === undefined) {
+        result.unchanged.push(read.component);
+        continue;
+      }
+      (old === undefined ? result.created : result.updated).push(read.component);
+      stored.set(read.component, next);
+    }
+    this.items.set(nodeUuid, stored);
     return result;
   }
 

@@ -22,6 +22,7 @@ const RECORDED: Record<string, string> = {
   VolumeConnector: '1.0-6f88bad10336d5e0cda23178f58510cf',
   VolumeTarget: '1.0-041bd852dbbfb9edd0db4fefa6132e62',
   BIOSSetting: '1.0-ad03104da6d6a335c8a4a7f5bc6af663',
+  FirmwareComponent: '1.0-6a6a53a1d168bf09cf6a02f09ca3494c',
 };
 
 describe('object fingerprints', () => {

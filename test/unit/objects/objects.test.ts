@@ -61,6 +61,7 @@ const IRONIC_FIELDS: Record<string, string[]> = {
     'unique',
     'upper_bound',
   ],
+  FirmwareComponent: ['node_uuid', 'component', 'initial_version', 'current_version', 'last_version_flashed'],
 };
 
 /** A value of each kind of field, to fill an object. */
