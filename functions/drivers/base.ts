@@ -7,6 +7,7 @@
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { BiosSettingValues } from '#objects/bios-setting';
+import type { FirmwareComponentReading } from '#objects/firmware-component';
 import type { InterfaceType, Node } from '#objects/node';
 import type { Port } from '#objects/port';
 import type { Portgroup } from '#objects/portgroup';
@@ -24,6 +25,14 @@ export interface Task {
   readonly persist?: () => Promise<void>;
   /** The node's cached BIOS settings, which the bios interface replaces; given where bios work runs (steps, verify, cleaning). */
   readonly biosSettings?: NodeBiosSettings;
+  /** The node's cached firmware components, which the firmware interface records; given where firmware work runs. */
+  readonly firmwareComponents?: NodeFirmwareComponents;
+}
+
+/** The node's cached firmware components as the firmware interface records them (the conductor gives the store). */
+export interface NodeFirmwareComponents {
+  /** Record the versions read from the hardware (Ironic's sync_firmware_components, then create/save). */
+  record(readings: readonly FirmwareComponentReading[]): Promise<void>;
 }
 
 /** The node's cached BIOS settings as the bios interface writes them (the conductor gives the store). */
@@ -109,6 +118,12 @@ export interface HardwareInterface {
 export interface BiosInterface extends HardwareInterface {
   /** Read the settings from the hardware and store them (`task.biosSettings`); UnsupportedDriverExtension when it has none. */
   cacheBiosSettings(task: Task): Promise<void>;
+}
+
+/** Firmware (Ironic's FirmwareInterface); a `no-firmware` one refuses with UnsupportedDriverExtension. */
+export interface FirmwareInterface extends HardwareInterface {
+  /** Read the components' versions from the hardware and record them (`task.firmwareComponents`); UnsupportedDriverExtension when it has none. */
+  cacheFirmwareComponents(task: Task): Promise<void>;
 }
 
 /** RAID configuration (Ironic's RAIDInterface); a `no-raid` one refuses with UnsupportedDriverExtension. */
@@ -324,7 +339,8 @@ export type AnyInterface =
   | InspectInterface
   | NetworkInterface
   | RaidInterface
-  | BiosInterface;
+  | BiosInterface
+  | FirmwareInterface;
 
 export interface HardwareType {
   readonly name: string;
@@ -344,4 +360,5 @@ export interface Driver {
   readonly network: NetworkInterface;
   readonly raid: RaidInterface;
   readonly bios: BiosInterface;
+  readonly firmware: FirmwareInterface;
 }

@@ -25,6 +25,7 @@ import { fakeConsole } from './console';
 import { fakeIndicators } from './indicators';
 import { FAKE_VENDOR_PASSTHRU, type VendorInterface } from './vendor';
 import { fakeBios } from './bios';
+import { fakeFirmware } from './firmware';
 import { noBios, noConsole, noFirmware, noInspect, noRaid, noRescue, noVendor, noopNetwork, noopStorage } from './noop';
 
 const done = { wait: false } as const;
@@ -164,7 +165,7 @@ export const FAKE_INTERFACES = {
   boot: [fakeBoot],
   console: [fakeConsole, noConsole],
   deploy: [fakeDeploy, directDeploy],
-  firmware: [passive('fake'), noFirmware],
+  firmware: [fakeFirmware, noFirmware],
   inspect: [fakeInspect, agentInspect, noInspect],
   management: [fakeManagement],
   network: [noopNetwork, flatNetwork],

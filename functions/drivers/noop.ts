@@ -6,7 +6,7 @@
  */
 import { UnsupportedDriverExtension } from '#common/errors';
 import type { InterfaceType } from '#objects/node';
-import type { BiosInterface, HardwareInterface, InspectInterface, NetworkInterface, RaidInterface, Task } from './base';
+import type { BiosInterface, FirmwareInterface, HardwareInterface, InspectInterface, NetworkInterface, RaidInterface, Task } from './base';
 
 function fail(type: InterfaceType, task: Task): never {
   throw new UnsupportedDriverExtension(task.node.driver, type);
@@ -38,7 +38,12 @@ export const noBios: BiosInterface = {
   },
 };
 export const noConsole = unsupported('console', 'no-console');
-export const noFirmware = unsupported('firmware', 'no-firmware');
+export const noFirmware: FirmwareInterface = {
+  ...unsupported('firmware', 'no-firmware'),
+  async cacheFirmwareComponents(task) {
+    fail('firmware', task);
+  },
+};
 /** Ironic's NoRAID: refuses configurations too (an empty target needs no validation, so it may be set). */
 export const noRaid: RaidInterface = {
   ...unsupported('raid', 'no-raid'),

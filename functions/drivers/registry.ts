@@ -7,6 +7,7 @@ import { type InterfaceType, NODE_INTERFACES, type Node } from '#objects/node';
 import type {
   AnyInterface,
   BiosInterface,
+  FirmwareInterface,
   BootInterface,
   DeployInterface,
   Driver,
@@ -102,6 +103,7 @@ export function loadDriver(node: Node): Driver {
     network: interfaces.network as NetworkInterface,
     raid: interfaces.raid as RaidInterface,
     bios: interfaces.bios as BiosInterface,
+    firmware: interfaces.firmware as FirmwareInterface,
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * The step lists of a provision request, as Ironic declares them (api/controllers/v1/node.py):
- * 21.4's _CLEAN_STEPS_SCHEMA and _DEPLOY_STEPS_SCHEMA, and for servicing (2023.2) its _STEPS_SCHEMA.
+ * _CLEAN_STEPS_SCHEMA and _DEPLOY_STEPS_SCHEMA, and for servicing (2023.2) its _STEPS_SCHEMA.
  * A step list that does not fit is refused with jsonschema's whole error, which prints the
  * failing part of the schema, so these are Ironic's schemas word for word, descriptions included.
  */
@@ -25,14 +25,19 @@ function stepsSchema(title: string, interfaces: readonly string[]): JsonSchema {
   };
 }
 
-/** Ironic 21.4's CLEANING_INTERFACE_PRIORITY: the interfaces a clean step may name. */
-export const CLEAN_STEPS_SCHEMA = stepsSchema('Clean steps schema', ['power', 'management', 'deploy', 'bios', 'raid']);
+/**
+ * Ironic 2023.2's CLEANING_INTERFACE_PRIORITY, in its order: the interfaces a clean or service step
+ * may name, vendor (fake-hardware's log_passthrough) and firmware (its `update`) among them since
+ * 2023.2 (21.4 named power, management, deploy, bios and raid only).
+ */
+const STEP_INTERFACES = ['vendor', 'power', 'management', 'firmware', 'deploy', 'bios', 'raid'] as const;
+
+export const CLEAN_STEPS_SCHEMA = stepsSchema('Clean steps schema', STEP_INTERFACES);
 
 /**
- * Ironic 2023.2's servicing: its CLEANING_INTERFACE_PRIORITY, with vendor (fake-hardware's
- * log_passthrough) and firmware. Its child-node keys (execute_on_child_nodes,
+ * Ironic 2023.2's servicing. Its child-node keys (execute_on_child_nodes,
  * limit_child_node_execution) are not taken: Ironless does not run steps on child nodes.
  */
-export const SERVICE_STEPS_SCHEMA = stepsSchema('Steps schema', ['vendor', 'power', 'management', 'firmware', 'deploy', 'bios', 'raid']);
+export const SERVICE_STEPS_SCHEMA = stepsSchema('Steps schema', STEP_INTERFACES);
 
 export const DEPLOY_STEPS_SCHEMA: JsonSchema = { title: 'Deploy steps schema', type: 'array', items: DEPLOY_STEP_SCHEMA };

@@ -12,6 +12,7 @@ import { type MessageArgs, claimForMessage } from '../claim';
 import { shouldRetry } from '../attempt';
 import { rethrowRefusal } from '#drivers/guard';
 import { cacheBiosSettings } from '../bios';
+import { cacheFirmwareComponents } from '../firmware';
 
 class VerifyError extends Error {}
 
@@ -47,7 +48,7 @@ interface Action {
 
 const ACTIONS: Readonly<Record<string, Action>> = {
   manage: {
-    // Ironic's do_node_verify: power credentials, then cache vendor, BIOS settings, boot mode and secure boot.
+    // Ironic's do_node_verify: power credentials, then cache vendor, BIOS settings, firmware components, boot mode and secure boot.
     state: st.VERIFYING,
     async run(task, ctx) {
       const driver = loadDriver(task.node);
@@ -64,6 +65,7 @@ const ACTIONS: Readonly<Record<string, Action>> = {
         throw new VerifyError(`Failed to get power state for node ${task.node.uuid}. Error: ${(err as Error).message}`);
       }
       await cacheBiosSettings(ctx, task);
+      await cacheFirmwareComponents(ctx, task);
       await cacheManagementFacts(task);
     },
     error: (_node, err) => err.message,

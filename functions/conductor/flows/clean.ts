@@ -8,6 +8,7 @@ import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext } from '../context';
 import { cacheBiosSettings } from '../bios';
+import { cacheFirmwareComponents } from '../firmware';
 import { failFlow } from './failure';
 import { startSteps } from './run-steps';
 import { driverSteps, setSteps } from './steps';
@@ -28,7 +29,10 @@ export async function startAutomatedClean(ctx: ConductorContext, node: Node, own
     return;
   }
   if (!enabled) ctx.log.info('Automated cleaning is disabled, node is available', { node: node.uuid });
-  // Ironic's do_node_clean caches the BIOS settings before any clean step runs.
-  else await cacheBiosSettings(ctx, { node, log: ctx.log });
+  else {
+    // Ironic's do_node_clean caches the BIOS settings and firmware components before any clean step runs.
+    await cacheBiosSettings(ctx, { node, log: ctx.log });
+    await cacheFirmwareComponents(ctx, { node, log: ctx.log });
+  }
   await startSteps(ctx, node, 'clean', owner, messageId, { bootAgent });
 }

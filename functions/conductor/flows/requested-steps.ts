@@ -12,6 +12,7 @@ import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext, FlowName } from '../context';
 import { cacheBiosSettings } from '../bios';
+import { cacheFirmwareComponents } from '../firmware';
 import { failFlow } from './failure';
 import { isReservedStep, reservedStep } from './reserved';
 import { startSteps } from './run-steps';
@@ -120,6 +121,8 @@ export async function startUserSteps(
     return;
   }
   if (flow === 'clean') await cacheBiosSettings(ctx, { node, log: ctx.log });
+  // Ironic's do_node_clean and do_node_service refresh the firmware components before any step runs.
+  await cacheFirmwareComponents(ctx, { node, log: ctx.log });
   setSteps(node, flow, bootAgent ? [] : steps);
   node.driver_internal_info = {
     ...node.driver_internal_info,

@@ -13,6 +13,7 @@ import type { LockOwner } from '#db/nodes';
 import { lockOwner } from '../lock';
 import { guarded } from '../attempt';
 import { biosSettingsPort } from '../bios';
+import { firmwareComponentsPort } from '../firmware';
 import { failFlow } from './failure';
 import { EXECUTION_KEYS, FLOWS } from './flow-kinds';
 import { isReservedStep, runReservedStep } from './reserved';
@@ -207,6 +208,7 @@ export async function runStep(
     node,
     log: ctx.log,
     biosSettings: biosSettingsPort(ctx, node.uuid),
+    firmwareComponents: firmwareComponentsPort(ctx, node.uuid),
     persist: async () => void (await ctx.nodes.save(node)),
   };
   const outcome = await impl.execute(task, input.step.args);

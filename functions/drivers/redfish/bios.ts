@@ -15,14 +15,13 @@
  */
 import { RedfishError, UnsupportedDriverExtension } from '#common/errors';
 import { pyRepr } from '#common/pyrepr';
-import { POWER_ON } from '#common/states';
 import type { BiosSettingValues } from '#objects/bios-setting';
-import { wipeAgentToken } from '../agent/inband';
 import type { BiosInterface, BootInterface, PowerInterface, StepDefinition, Task } from '../base';
 import { APPLY_CONFIGURATION_ARGSINFO, biosSettingsOf, parseBiosSettings, settingValue } from '../bios';
 import type { Resource } from './client';
 import type { RedfishConfig } from './config';
 import { parseDriverInfo } from './driver-info';
+import { rebootToFinishStep } from './finish-step';
 import { type RedfishSystem, getSystem, isRedfishFailure } from './system';
 
 const done = { wait: false } as const;
@@ -108,14 +107,7 @@ export function createRedfishBios(config: RedfishConfig, power: PowerInterface, 
   }
 
   /** Ironic's reboot_to_finish_step: back into the ramdisk when the flow booted it, else a plain reboot. */
-  async function rebootToFinish(task: Task): Promise<void> {
-    if (task.node.driver_internal_info.steps_boot_agent === true) {
-      if (wipeAgentToken(task.node)) await task.persist?.();
-      await boot.prepareRamdisk(task, {});
-    }
-    await power.reboot(task);
-    task.node.power_state = POWER_ON;
-  }
+  const rebootToFinish = (task: Task) => rebootToFinishStep(task, power, boot);
 
   async function biosOrFail(task: Task, system: RedfishSystem): Promise<{ path: string; doc: Resource }> {
     const bios = await readBios(system);

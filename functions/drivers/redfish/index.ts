@@ -10,6 +10,7 @@ import { noBios, noConsole, noFirmware, noInspect, noRaid, noRescue, noVendor, n
 import { agentRaid } from '../agent/raid';
 import { agentInspect } from '../inspector/index';
 import { createRedfishBios } from './bios';
+import { createRedfishFirmware } from './firmware';
 import { createRedfishVirtualMediaBoot } from './boot';
 import { type RedfishConfig, loadRedfishConfig } from './config';
 import { createRedfishGraphicalConsole } from './console';
@@ -29,6 +30,7 @@ export function createRedfishInterfaces(config: RedfishConfig) {
     boot,
     inspect: createRedfishInspect(config),
     bios: createRedfishBios(config, power, boot),
+    firmware: createRedfishFirmware(config, power, boot),
   };
 }
 
@@ -45,7 +47,8 @@ export function redfishImplementations(config: RedfishConfig = loadRedfishConfig
     // no-console stays the default, as with Ironic's default enabled_console_interfaces.
     console: [noConsole, redfish.console],
     deploy: [directDeploy, fakeDeploy],
-    firmware: [noFirmware],
+    // no-firmware stays the default, as with Ironic's default enabled_firmware_interfaces (['no-firmware']).
+    firmware: [noFirmware, redfish.firmware],
     inspect: [redfish.inspect, agentInspect, noInspect],
     management: [redfish.management],
     network: [noopNetwork, flatNetwork],

@@ -29,7 +29,8 @@ export const PROVISION: Step[] = [
   clean('clean with an empty step list', { clean_steps: [] }),
   clean('clean with steps that are not a list', { clean_steps: 'bios.factory_reset' }),
   clean('clean with a step without its name', { clean_steps: [{ interface: 'bios' }] }),
-  clean('clean with an unknown interface', { clean_steps: [{ interface: 'vendor', step: 'x' }] }),
+  // 'boot' names no clean step interface in 21.4 or since (vendor and firmware do since 2023.2).
+  clean('clean with an unknown interface', { clean_steps: [{ interface: 'boot', step: 'x' }] }),
   clean('clean with an unknown step key', { clean_steps: [{ interface: 'bios', step: 'factory_reset', priority: 5 }] }),
   clean(
     'clean with disable_ramdisk at 1.69',

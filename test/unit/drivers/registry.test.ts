@@ -12,7 +12,7 @@ describe('the redfish hardware type', () => {
       boot: ['redfish-virtual-media'],
       console: ['no-console', 'redfish-graphical'],
       deploy: ['direct', 'fake'],
-      firmware: ['no-firmware'],
+      firmware: ['no-firmware', 'redfish'],
       inspect: ['redfish', 'agent', 'no-inspect'],
       management: ['redfish'],
       network: ['noop', 'flat'],
