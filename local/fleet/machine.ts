@@ -69,6 +69,7 @@ export interface MachineSpec {
  * `unauthorized`: reject every credential with 401. `powerStuck`: accept resets and do nothing.
  * `consoleUnavailable`: no graphical console (see `redfish-console.ts`).
  * `biosIgnoresSettings`: the firmware drops pending BIOS settings at power on (see `bios.ts`).
+ * `firmwareUpdateFails`: firmware updates end in a failed Task, changing nothing (see `firmware.ts`).
  */
 export interface Faults {
   readonly down?: 'reset' | 'hang';
@@ -81,6 +82,7 @@ export interface Faults {
   /** The BMC's graphical console is off (GraphicalConsole.ServiceEnabled false) and its page answers 503. */
   readonly consoleUnavailable?: boolean;
   readonly biosIgnoresSettings?: boolean;
+  readonly firmwareUpdateFails?: boolean;
 }
 
 /**

@@ -12,6 +12,8 @@ export interface RedfishRequest {
 export interface RedfishReply {
   readonly status: number;
   readonly body?: unknown;
+  /** Headers besides Content-Type and OData-Version (a 202's `Location`). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** A Redfish error document (DSP0266 §9.6), which sushy reads for its messages. */

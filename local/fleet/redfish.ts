@@ -10,6 +10,7 @@ import { BOOT_TARGETS, MachineRequestError, type MediaSlot, RESET_TYPES, type Re
 export { ROOT, type RedfishReply, type RedfishRequest, redfishError } from './redfish-common';
 import { ROOT, type RedfishReply, type RedfishRequest, redfishError } from './redfish-common';
 import { biosResource, registriesResource } from './bios';
+import { firmwareOf, settleFirmware, taskServiceResource, updateServiceResource } from './firmware';
 
 type Doc = Record<string, unknown>;
 
@@ -46,6 +47,8 @@ function serviceRoot(): Doc {
     Managers: ref(`${ROOT}/Managers`),
     Chassis: ref(`${ROOT}/Chassis`),
     Registries: ref(`${ROOT}/Registries`),
+    UpdateService: ref(`${ROOT}/UpdateService`),
+    TaskService: ref(`${ROOT}/TaskService`),
   };
 }
 
@@ -62,6 +65,7 @@ function system(m: VirtualMachine): Doc {
     Manufacturer: 'Ironless',
     Model: 'Virtual Machine',
     SerialNumber: m.uuid.slice(0, 8).toUpperCase(),
+    BiosVersion: firmwareOf(m).bios,
     PowerState: m.powerState,
     ...ledField(m.leds.system),
     Status: { State: 'Enabled', Health: 'OK' },
@@ -259,7 +263,7 @@ function managerResource(m: VirtualMachine, req: RedfishRequest, rest: string[])
         Id: m.id,
         Name: `BMC of ${m.id}`,
         ManagerType: 'BMC',
-        FirmwareVersion: '1.0.0',
+        FirmwareVersion: firmwareOf(m).bmc,
         Status: { State: 'Enabled', Health: 'OK' },
         VirtualMedia: ref(`${path}/VirtualMedia`),
         ...managerConsoleFields(ROOT, m),
@@ -334,6 +338,8 @@ export function routeRedfish(machines: ReadonlyMap<string, VirtualMachine>, req:
   const [kind, id, ...rest] = segments.slice(2);
   if (kind === undefined) return req.method === 'GET' ? { status: 200, body: serviceRoot() } : notAllowed(req.method, req.path);
   if (kind === 'Registries') return registriesResource(req, id === undefined ? [] : [id, ...rest]);
+  if (kind === 'UpdateService') return updateServiceResource(machines, req, id === undefined ? [] : [id, ...rest]);
+  if (kind === 'TaskService') return taskServiceResource(machines, req, id === undefined ? [] : [id, ...rest]);
   const types: Record<string, string> = { Systems: 'ComputerSystem', Managers: 'Manager', Chassis: 'Chassis' };
   if (!(kind in types)) return notFound(req.path);
   if (id === undefined) {
@@ -349,6 +355,8 @@ export function routeRedfish(machines: ReadonlyMap<string, VirtualMachine>, req:
   }
   const machine = machines.get(id);
   if (machine === undefined) return notFound(req.path);
+  // An update whose time has come shows in the versions before anything reads them.
+  settleFirmware(machines, machine);
   try {
     if (kind === 'Systems') return systemResource(machine, req, rest);
     if (kind === 'Managers') return managerResource(machine, req, rest);

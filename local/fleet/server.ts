@@ -12,6 +12,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { parseAgentFaults } from './agent/faults';
+import { firmwareOf } from './firmware';
 import type { Faults, VirtualMachine } from './machine';
 import { machineIdOf, redfishError, type RedfishReply, routeRedfish } from './redfish';
 
@@ -45,6 +46,7 @@ export function parseFaults(value: unknown): Faults | string {
     'powerStuck',
     'consoleUnavailable',
     'biosIgnoresSettings',
+    'firmwareUpdateFails',
   ];
   const unknown = Object.keys(f).filter((k) => !known.includes(k));
   if (unknown.length > 0) return `unknown fault(s): ${unknown.join(', ')}; known: ${known.join(', ')}`;
@@ -60,7 +62,7 @@ export function parseFaults(value: unknown): Faults | string {
   if (f.errorMethods !== undefined && !(Array.isArray(f.errorMethods) && f.errorMethods.every((m) => typeof m === 'string'))) {
     return 'errorMethods must be a list of HTTP methods';
   }
-  for (const flag of ['unauthorized', 'powerStuck', 'consoleUnavailable', 'biosIgnoresSettings']) {
+  for (const flag of ['unauthorized', 'powerStuck', 'consoleUnavailable', 'biosIgnoresSettings', 'firmwareUpdateFails']) {
     if (f[flag] !== undefined && typeof f[flag] !== 'boolean') return `${flag} must be true or false`;
   }
   return f as Faults;
@@ -78,6 +80,7 @@ export function describeMachine(m: VirtualMachine) {
     media: structuredClone(m.media),
     faults: { ...m.faults },
     leds: { ...m.leds },
+    firmware: (({ bios, bmc, stagedBios }) => ({ bios, bmc, staged_bios: stagedBios ?? null }))(firmwareOf(m)),
     console_views: m.consoleViews,
     agent_faults: { ...m.agentFaults },
     disk: m.disk ? (({ content: _c, ...rest }) => rest)(m.disk) : null,
@@ -215,12 +218,12 @@ export class FleetServer {
 
   private reply(res: ServerResponse, reply: RedfishReply): void {
     if (reply.body === undefined) {
-      res.writeHead(reply.status, { 'OData-Version': '4.0' });
+      res.writeHead(reply.status, { ...reply.headers, 'OData-Version': '4.0' });
       res.end();
       return;
     }
     const json = JSON.stringify(reply.body);
-    res.writeHead(reply.status, { 'Content-Type': 'application/json', 'OData-Version': '4.0' });
+    res.writeHead(reply.status, { ...reply.headers, 'Content-Type': 'application/json', 'OData-Version': '4.0' });
     res.end(json);
   }
 

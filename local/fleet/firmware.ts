@@ -1,0 +1,296 @@
+/**
+ * The firmware of the virtual machines, as their Redfish BMCs show it: each system's
+ * `BiosVersion` and its manager's `FirmwareVersion`, the `UpdateService` with its
+ * `FirmwareInventory` (one BIOS and one BMC item per machine) and the `SimpleUpdate` action, and
+ * the `TaskService` whose Tasks follow each update.
+ *
+ * SimpleUpdate takes an `ImageURI` whose file name says what it holds: `bios-<version>.<ext>` or
+ * `bmc-<version>.<ext>` (e.g. `http://images/bmc-1.2.0.bin`); anything else is refused with 400.
+ * `Targets` names the machine (its system or manager); it may be left out when the fleet has one
+ * machine. The action answers 202 with a Task (and its URI in `Location`) that runs for
+ * `UPDATE_DURATION_MS`, then completes: a BMC image is then running, a BIOS image is staged and runs
+ * from the machine's next power on (as real BIOS updates, which need the host reset). With the
+ * machine's `firmwareUpdateFails` fault the Task ends in Exception with a Critical message and no
+ * version changes.
+ */
+import type { VirtualMachine } from './machine';
+import { ROOT, type RedfishReply, type RedfishRequest, redfishError } from './redfish-common';
+
+/** How long an update's Task runs before it completes (simulated flashing). */
+export const UPDATE_DURATION_MS = 500;
+/** The versions every machine starts with. */
+export const INITIAL_FIRMWARE = { bios: '1.0.0', bmc: '1.0.0' } as const;
+
+type Component = 'bios' | 'bmc';
+type Doc = Record<string, unknown>;
+
+/** One machine's firmware: what runs, and a BIOS image waiting for the next power on. */
+export class MachineFirmware {
+  bios: string = INITIAL_FIRMWARE.bios;
+  bmc: string = INITIAL_FIRMWARE.bmc;
+  stagedBios: string | undefined;
+
+  constructor(machine: VirtualMachine) {
+    machine.on('powerOn', () => {
+      if (this.stagedBios !== undefined) this.bios = this.stagedBios;
+      this.stagedBios = undefined;
+    });
+  }
+}
+
+const machineFirmware = new WeakMap<VirtualMachine, MachineFirmware>();
+
+/** The machine's firmware, at its initial versions the first time anything asks. */
+export function firmwareOf(machine: VirtualMachine): MachineFirmware {
+  let firmware = machineFirmware.get(machine);
+  if (firmware === undefined) {
+    firmware = new MachineFirmware(machine);
+    machineFirmware.set(machine, firmware);
+  }
+  return firmware;
+}
+
+interface UpdateTask {
+  readonly id: string;
+  readonly machine: VirtualMachine;
+  readonly component: Component;
+  readonly version: string;
+  readonly image: string;
+  readonly startedAt: number;
+  state: 'Running' | 'Completed' | 'Exception';
+  message: string;
+  endedAt?: number;
+}
+
+/** The Tasks of one fleet (keyed by its machines), so fleets in one process keep theirs apart. */
+const fleetTasks = new WeakMap<ReadonlyMap<string, VirtualMachine>, Map<string, UpdateTask>>();
+let nextTaskId = 1;
+const MAX_TASKS = 1000;
+
+function tasksOf(machines: ReadonlyMap<string, VirtualMachine>): Map<string, UpdateTask> {
+  let tasks = fleetTasks.get(machines);
+  if (tasks === undefined) {
+    tasks = new Map();
+    fleetTasks.set(machines, tasks);
+  }
+  return tasks;
+}
+
+/** Finish a Task whose time has come: flash (or stage) the image, unless the machine's fault fails it. */
+function settle(task: UpdateTask, now = Date.now()): void {
+  if (task.state !== 'Running' || now - task.startedAt < UPDATE_DURATION_MS) return;
+  task.endedAt = now;
+  if (task.machine.faults.firmwareUpdateFails) {
+    task.state = 'Exception';
+    task.message = `The ${task.component.toUpperCase()} firmware image ${task.image} failed verification and was not applied (injected fault).`;
+    return;
+  }
+  const firmware = firmwareOf(task.machine);
+  if (task.component === 'bmc') {
+    firmware.bmc = task.version;
+    task.message = `BMC firmware ${task.version} is running.`;
+  } else {
+    firmware.stagedBios = task.version;
+    task.message = `BIOS firmware ${task.version} is staged and will be applied at the next system reset.`;
+  }
+  task.state = 'Completed';
+}
+
+/** Settle the fleet's Tasks for a machine, before anything shows its versions. */
+export function settleFirmware(machines: ReadonlyMap<string, VirtualMachine>, machine?: VirtualMachine): void {
+  for (const task of tasksOf(machines).values()) if (machine === undefined || task.machine === machine) settle(task);
+}
+
+const ref = (path: string) => ({ '@odata.id': path });
+const notFound = (req: RedfishRequest) =>
+  redfishError(404, 'Base.1.8.ResourceMissingAtURI', `The resource at the URI ${req.path} was not found.`);
+const notAllowed = (req: RedfishRequest) =>
+  redfishError(405, 'Base.1.8.OperationNotAllowed', `${req.method} is not allowed on ${req.path}.`);
+
+function inventoryItem(machine: VirtualMachine, component: Component): Doc {
+  const firmware = firmwareOf(machine);
+  const id = `${machine.id}-${component.toUpperCase()}`;
+  return {
+    '@odata.type': '#SoftwareInventory.v1_3_0.SoftwareInventory',
+    '@odata.id': `${ROOT}/UpdateService/FirmwareInventory/${id}`,
+    Id: id,
+    Name: `${component === 'bios' ? 'BIOS' : 'BMC'} of ${machine.id}`,
+    Version: firmware[component],
+    Updateable: true,
+    Status: { State: 'Enabled', Health: 'OK' },
+    RelatedItem: [ref(component === 'bios' ? `${ROOT}/Systems/${machine.id}` : `${ROOT}/Managers/${machine.id}`)],
+  };
+}
+
+function taskDoc(task: UpdateTask): Doc {
+  return {
+    '@odata.type': '#Task.v1_4_3.Task',
+    '@odata.id': `${ROOT}/TaskService/Tasks/${task.id}`,
+    Id: task.id,
+    Name: `Firmware update of ${task.machine.id}`,
+    TaskState: task.state,
+    TaskStatus: task.state === 'Exception' ? 'Critical' : 'OK',
+    PercentComplete: task.state === 'Running' ? Math.min(99, Math.floor(((Date.now() - task.startedAt) / UPDATE_DURATION_MS) * 100)) : 100,
+    StartTime: new Date(task.startedAt).toISOString(),
+    ...(task.endedAt === undefined ? {} : { EndTime: new Date(task.endedAt).toISOString() }),
+    Messages: [
+      {
+        MessageId: task.state === 'Exception' ? 'Update.1.0.ApplyFailed' : 'Update.1.0.UpdateInProgress',
+        Message: task.message,
+        Severity: task.state === 'Exception' ? 'Critical' : 'OK',
+      },
+    ],
+  };
+}
+
+/** The machine a SimpleUpdate is for: its `Targets`, or the only machine. */
+function targetMachine(machines: ReadonlyMap<string, VirtualMachine>, targets: unknown): VirtualMachine | RedfishReply {
+  if (targets === undefined) {
+    if (machines.size === 1) return [...machines.values()][0] as VirtualMachine;
+    return redfishError(
+      400,
+      'Base.1.8.ActionParameterMissing',
+      'The action SimpleUpdate requires the parameter Targets: this BMC manages several systems.',
+    );
+  }
+  const first = Array.isArray(targets) ? targets[0] : undefined;
+  const match = typeof first === 'string' ? /^\/redfish\/v1\/(?:Systems|Managers)\/([^/]+)$/.exec(first.replace(/\/+$/, '')) : null;
+  const machine = match ? machines.get(decodeURIComponent(match[1] as string)) : undefined;
+  if (machine === undefined) {
+    return redfishError(
+      400,
+      'Base.1.8.ActionParameterValueFormatError',
+      `The value ${JSON.stringify(targets)} for the parameter Targets names no system of this BMC.`,
+    );
+  }
+  return machine;
+}
+
+/** What an image holds, from its file name (`bios-2.0.0.bin`). */
+function imageOf(uri: string): { component: Component; version: string } | undefined {
+  let name: string;
+  try {
+    name = new URL(uri).pathname.split('/').pop() ?? '';
+  } catch {
+    return undefined;
+  }
+  const match = /^(bios|bmc)[-_]v?(\d[\w.+-]*?)\.[A-Za-z0-9]+$/i.exec(name);
+  return match ? { component: (match[1] as string).toLowerCase() as Component, version: match[2] as string } : undefined;
+}
+
+function simpleUpdate(machines: ReadonlyMap<string, VirtualMachine>, req: RedfishRequest): RedfishReply {
+  const body = (req.body ?? {}) as Doc;
+  if (typeof body.ImageURI !== 'string' || body.ImageURI === '') {
+    return redfishError(
+      400,
+      'Base.1.8.ActionParameterMissing',
+      'The action SimpleUpdate requires the parameter ImageURI to be present in the request body.',
+    );
+  }
+  const image = imageOf(body.ImageURI);
+  if (image === undefined) {
+    return redfishError(
+      400,
+      'Base.1.8.ActionParameterValueFormatError',
+      `The value ${body.ImageURI} for the parameter ImageURI is not a firmware image of this BMC: name it bios-<version>.bin or bmc-<version>.bin.`,
+    );
+  }
+  const machine = targetMachine(machines, body.Targets);
+  if (!('id' in machine)) return machine;
+  const task: UpdateTask = {
+    id: String(nextTaskId++),
+    machine,
+    ...image,
+    image: body.ImageURI,
+    startedAt: Date.now(),
+    state: 'Running',
+    message: `Flashing ${image.component.toUpperCase()} firmware ${image.version}.`,
+  };
+  const tasks = tasksOf(machines);
+  tasks.set(task.id, task);
+  // Keep the latest Tasks only, as a BMC does (the oldest go first).
+  for (const old of tasks.keys()) if (tasks.size > MAX_TASKS) tasks.delete(old);
+  const doc = taskDoc(task);
+  return { status: 202, body: doc, headers: { Location: doc['@odata.id'] as string } };
+}
+
+/** `/redfish/v1/UpdateService[/…]`; `rest` is the path after `UpdateService`. */
+export function updateServiceResource(
+  machines: ReadonlyMap<string, VirtualMachine>,
+  req: RedfishRequest,
+  rest: readonly string[],
+): RedfishReply {
+  const path = `${ROOT}/UpdateService`;
+  const [sub, item, ...more] = rest;
+  if (sub === undefined) {
+    if (req.method !== 'GET') return notAllowed(req);
+    return {
+      status: 200,
+      body: {
+        '@odata.type': '#UpdateService.v1_8_0.UpdateService',
+        '@odata.id': path,
+        Id: 'UpdateService',
+        Name: 'Update Service',
+        ServiceEnabled: true,
+        FirmwareInventory: ref(`${path}/FirmwareInventory`),
+        Actions: { '#UpdateService.SimpleUpdate': { target: `${path}/Actions/UpdateService.SimpleUpdate` } },
+      },
+    };
+  }
+  if (sub === 'Actions' && item === 'UpdateService.SimpleUpdate' && more.length === 0) {
+    return req.method === 'POST' ? simpleUpdate(machines, req) : notAllowed(req);
+  }
+  if (sub !== 'FirmwareInventory' || more.length > 0) return notFound(req);
+  if (req.method !== 'GET') return notAllowed(req);
+  settleFirmware(machines);
+  const items = [...machines.values()].flatMap((m) => [inventoryItem(m, 'bios'), inventoryItem(m, 'bmc')]);
+  if (item === undefined) {
+    return {
+      status: 200,
+      body: {
+        '@odata.type': '#SoftwareInventoryCollection.SoftwareInventoryCollection',
+        '@odata.id': `${path}/FirmwareInventory`,
+        Name: 'Firmware Inventory Collection',
+        'Members@odata.count': items.length,
+        Members: items.map((i) => ref(i['@odata.id'] as string)),
+      },
+    };
+  }
+  const found = items.find((i) => i.Id === item);
+  return found ? { status: 200, body: found } : notFound(req);
+}
+
+/** `/redfish/v1/TaskService[/Tasks[/<id>]]`. */
+export function taskServiceResource(
+  machines: ReadonlyMap<string, VirtualMachine>,
+  req: RedfishRequest,
+  rest: readonly string[],
+): RedfishReply {
+  if (req.method !== 'GET') return notAllowed(req);
+  const path = `${ROOT}/TaskService`;
+  const [sub, id, ...more] = rest;
+  const tasks = tasksOf(machines);
+  if (sub === undefined) {
+    return {
+      status: 200,
+      body: { '@odata.type': '#TaskService.v1_1_4.TaskService', '@odata.id': path, Id: 'TaskService', Tasks: ref(`${path}/Tasks`) },
+    };
+  }
+  if (sub !== 'Tasks' || more.length > 0) return notFound(req);
+  if (id === undefined) {
+    return {
+      status: 200,
+      body: {
+        '@odata.type': '#TaskCollection.TaskCollection',
+        '@odata.id': `${path}/Tasks`,
+        Name: 'Task Collection',
+        'Members@odata.count': tasks.size,
+        Members: [...tasks.keys()].map((t) => ref(`${path}/Tasks/${t}`)),
+      },
+    };
+  }
+  const task = tasks.get(id);
+  if (task === undefined) return notFound(req);
+  settle(task);
+  return { status: 200, body: taskDoc(task) };
+}

@@ -1,0 +1,165 @@
+/**
+ * Firmware components on the local stack, with nothing faked but the hardware: redfish nodes of a
+ * two-machine fleet (`no-firmware` by default, as Ironic's default configuration; set to
+ * `redfish`) have their BIOS and BMC versions cached when they are verified, shown by `/v1/nodes/{node}/firmware` from 1.86; a manual
+ * clean's `update` step flashes through the BMC's UpdateService (SimpleUpdate naming the node's
+ * system, the Task polled, a reboot for the BIOS) and ends with the new versions shown; a failing
+ * Task fails the step with Ironic's message and changes nothing; bad requests are refused before
+ * anything changes. The components go with their node.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type FleetStack, startFleetStack } from './helpers/fleet';
+import { ApiClient, faultOf } from './helpers/stack';
+
+let fleet: FleetStack;
+let api: ApiClient;
+let db: DynamoDBDocumentClient;
+
+beforeAll(async () => {
+  fleet = await startFleetStack({ count: 2, prefix: 'fw', image: Buffer.from('a whole-disk image\n') });
+  api = new ApiClient(fleet.stack.url, '1.86');
+  db = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: fleet.stack.endpoints.dynamodb,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
+    }),
+  );
+}, 120_000);
+
+afterAll(async () => {
+  db?.destroy();
+  await fleet?.stop();
+});
+
+type Component = Record<string, unknown>;
+const componentsOf = async (node: string) => (await api.get(`/v1/nodes/${node}/firmware`)).body.firmware as Component[];
+const versionsOf = async (node: string) =>
+  Object.fromEntries((await componentsOf(node)).map((c) => [c.component, [c.initial_version, c.current_version, c.last_version_flashed]]));
+const imageUrl = (file: string) => `${fleet.stack.fleet!.url}/images/${file}`;
+
+async function clean(uuid: string, steps: Record<string, unknown>[]) {
+  await api.provision(uuid, 'clean', { clean_steps: steps });
+  return api.settle(uuid, ['manageable', 'clean failed'], 150_000);
+}
+
+async function recover(uuid: string) {
+  expect((await api.request('DELETE', `/v1/nodes/${uuid}/maintenance`)).status).toBe(202);
+  await api.provision(uuid, 'manage');
+  await api.settle(uuid, ['manageable'], 60_000);
+}
+
+it('caches the versions at cleaning, flashes BIOS and BMC through the UpdateService and shows the new versions', async () => {
+  const uuid = (await api.get('/v1/nodes/fw-0')).body.uuid as string;
+  const other = (await api.get('/v1/nodes/fw-1')).body.uuid as string;
+  expect((await api.get(`/v1/nodes/${uuid}`)).body.firmware_interface).toBe('no-firmware');
+  // Verifying a node without firmware support caches nothing (and fails nothing).
+  await api.provision(other, 'manage');
+  await api.settle(other, ['manageable'], 60_000);
+  expect(await componentsOf(other)).toEqual([]);
+  const set = await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'replace', path: '/firmware_interface', value: 'redfish' }]);
+  expect([set.status, set.body.firmware_interface]).toEqual([200, 'redfish']);
+  expect(await componentsOf(uuid)).toEqual([]);
+  await api.provision(uuid, 'manage');
+  await api.settle(uuid, ['manageable'], 60_000);
+  // Verification cached the versions.
+  expect(await versionsOf(uuid)).toEqual({ bios: ['1.0.0', '1.0.0', null], bmc: ['1.0.0', '1.0.0', null] });
+
+  // Errors first: nothing may change.
+  const old = await new ApiClient(fleet.stack.url, '1.85').get(`/v1/nodes/${uuid}/firmware`);
+  // As webob's HTTPNotFound that Ironic's api_version check raises: code, title and the description.
+  expect([old.status, JSON.parse(String((old.body as { error_message: string }).error_message))]).toEqual([
+    404,
+    { code: 404, title: 'Not Found', description: 'The API version does not allow node firmware' },
+  ]);
+  const missing = await api.get('/v1/nodes/no-such-node/firmware');
+  expect([missing.status, faultOf(missing).faultstring]).toEqual([404, 'Node no-such-node could not be found.']);
+  const vendor = await api.get(`/v1/nodes/${uuid}/firmware?fields=component,vendor`);
+  expect([vendor.status, faultOf(vendor).faultstring]).toEqual([
+    400,
+    'Fields vendor are not allowed in this API version. They require at least API version 1.114.',
+  ]);
+  const notDict = await api.request('PUT', `/v1/nodes/${uuid}/states/provision`, {
+    target: 'clean',
+    clean_steps: [{ interface: 'firmware', step: 'update', args: [{ component: 'bios', url: imageUrl('bios-2.0.0.bin') }] }],
+  });
+  expect([notDict.status, faultOf(notDict).faultstring]).toEqual([
+    400,
+    expect.stringMatching(/^Invalid clean_steps: \[\{'component': 'bios'/),
+  ]);
+  expect((await api.get(`/v1/nodes/${uuid}`)).body).toMatchObject({ provision_state: 'manageable', last_error: null });
+
+  // An invalid setting fails the step before the BMC is asked.
+  const machine = fleet.stack.fleet!.machine('fw-0');
+  const invalid = await clean(uuid, [
+    { interface: 'firmware', step: 'update', args: { settings: [{ component: 'cpld', url: imageUrl('cpld-2.bin') }] } },
+  ]);
+  expect(invalid.provision_state).toBe('clean failed');
+  expect(invalid.last_error).toContain("Invalid firmware update [{'component': 'cpld',");
+  expect(invalid.last_error).toContain("Errors: 'cpld' is not valid under any of the given schemas");
+  expect(await versionsOf(uuid)).toEqual({ bios: ['1.0.0', '1.0.0', null], bmc: ['1.0.0', '1.0.0', null] });
+  await recover(uuid);
+
+  // The update: the BMC's Task completes, the BIOS needs the reboot the step makes, then the cache refreshes.
+  const resets = machine.resets.length;
+  const updated = await clean(uuid, [
+    {
+      interface: 'firmware',
+      step: 'update',
+      args: {
+        settings: [
+          { component: 'bios', url: imageUrl('bios-2.1.0.bin') },
+          { component: 'bmc', url: imageUrl('bmc-1.5.0.bin') },
+        ],
+      },
+    },
+  ]);
+  expect(updated).toMatchObject({ provision_state: 'manageable', last_error: null });
+  expect(machine.resets.length).toBeGreaterThan(resets);
+  expect(await versionsOf(uuid)).toEqual({ bios: ['1.0.0', '2.1.0', '2.1.0'], bmc: ['1.0.0', '1.5.0', '1.5.0'] });
+  const bios = (await componentsOf(uuid)).find((c) => c.component === 'bios');
+  expect(Object.keys(bios ?? {}).sort()).toEqual(
+    ['component', 'created_at', 'current_version', 'initial_version', 'last_version_flashed', 'updated_at'].sort(),
+  );
+  expect(bios?.updated_at).toEqual(expect.stringMatching(/\+00:00$/));
+  // SimpleUpdate named fw-0's system: the other machine kept its firmware.
+  expect(fleet.stack.fleet!.machine('fw-1').powerState).toBeDefined();
+  const inventory = await fetch(`${fleet.stack.fleet!.url}/fleet/v1/machines/fw-1`).then(
+    (r) => r.json() as Promise<Record<string, unknown>>,
+  );
+  expect(inventory.firmware).toEqual({ bios: '1.0.0', bmc: '1.0.0', staged_bios: null });
+  expect(await componentsOf(other)).toEqual([]);
+
+  // fields picks; detail=True alone shows only the timestamps, as Ironic's does.
+  const picked = (await api.get(`/v1/nodes/fw-0/firmware?fields=component,current_version`)).body.firmware as Component[];
+  expect(Object.keys(picked[0] ?? {}).sort()).toEqual(['component', 'created_at', 'current_version', 'updated_at']);
+  const detail = (await api.get(`/v1/nodes/fw-0/firmware?detail=True`)).body.firmware as Component[];
+  expect(Object.keys(detail[0] ?? {}).sort()).toEqual(['created_at', 'updated_at']);
+
+  // A BMC whose update Task fails: the step fails with Ironic's message, the versions stay.
+  machine.setFaults({ firmwareUpdateFails: true });
+  const failed = await clean(uuid, [
+    { interface: 'firmware', step: 'update', args: { settings: [{ component: 'bmc', url: imageUrl('bmc-9.0.0.bin') }] } },
+  ]);
+  machine.clearFaults();
+  expect(failed.provision_state).toBe('clean failed');
+  expect(failed.last_error).toContain(`Firmware update failed for node ${uuid}, firmware ${imageUrl('bmc-9.0.0.bin')}. Error: `);
+  expect(failed.last_error).toContain('(injected fault)');
+  expect((await versionsOf(uuid)).bmc).toEqual(['1.0.0', '1.5.0', '1.5.0']);
+  await recover(uuid);
+
+  // The components go with their node.
+  const stored = () =>
+    db.send(
+      new QueryCommand({
+        TableName: fleet.stack.tables.firmware_components,
+        KeyConditionExpression: 'node_uuid = :n',
+        ExpressionAttributeValues: { ':n': uuid },
+        ConsistentRead: true,
+      }),
+    );
+  expect((await stored()).Items?.length).toBe(2);
+  expect((await api.request('DELETE', `/v1/nodes/${uuid}`)).status).toBe(204);
+  expect((await stored()).Items).toEqual([]);
+}, 600_000);

@@ -1,0 +1,89 @@
+/**
+ * The virtual BMC's firmware, without HTTP: versions on the system and manager, the UpdateService's
+ * FirmwareInventory, SimpleUpdate making a Task that completes after the simulated flashing (a BMC
+ * image runs at once, a BIOS image from the next power on), Targets naming the machine among
+ * several, refusals, and the firmwareUpdateFails fault.
+ */
+import { defaultSpec } from '../../../local/fleet/fleet';
+import { UPDATE_DURATION_MS } from '../../../local/fleet/firmware';
+import { VirtualMachine } from '../../../local/fleet/machine';
+import { routeRedfish } from '../../../local/fleet/redfish';
+import { parseFaults } from '../../../local/fleet/server';
+
+function setup(count = 1) {
+  const list = Array.from({ length: count }, (_, i) => new VirtualMachine(defaultSpec('fw', i, {})));
+  const machines = new Map(list.map((m) => [m.id, m]));
+  const send = (method: string, path: string, body?: unknown) => routeRedfish(machines, { method, path, body });
+  const body = (method: string, path: string, data?: unknown) => send(method, path, data).body as Record<string, unknown>;
+  return { list, send, body };
+}
+
+const SIMPLE_UPDATE = '/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate';
+const later = () => new Promise((resolve) => setTimeout(resolve, UPDATE_DURATION_MS + 20));
+
+describe('the firmware of a virtual BMC', () => {
+  it('shows its versions on the system, the manager and the FirmwareInventory', () => {
+    const { body } = setup();
+    expect(body('GET', '/redfish/v1')).toMatchObject({ UpdateService: { '@odata.id': '/redfish/v1/UpdateService' } });
+    expect(body('GET', '/redfish/v1/Systems/fw-0').BiosVersion).toBe('1.0.0');
+    expect(body('GET', '/redfish/v1/Managers/fw-0').FirmwareVersion).toBe('1.0.0');
+    expect(body('GET', '/redfish/v1/UpdateService/FirmwareInventory').Members).toEqual([
+      { '@odata.id': '/redfish/v1/UpdateService/FirmwareInventory/fw-0-BIOS' },
+      { '@odata.id': '/redfish/v1/UpdateService/FirmwareInventory/fw-0-BMC' },
+    ]);
+    expect(body('GET', '/redfish/v1/UpdateService/FirmwareInventory/fw-0-BMC')).toMatchObject({ Version: '1.0.0', Updateable: true });
+  });
+
+  it('flashes a BMC image when its Task completes, and stages a BIOS image until the next power on', async () => {
+    const { list, send, body } = setup();
+    const bmc = send('POST', SIMPLE_UPDATE, { ImageURI: 'http://images/bmc-1.5.0.bin' });
+    expect(bmc.status).toBe(202);
+    const taskPath = (bmc.body as { '@odata.id': string })['@odata.id'];
+    expect(bmc.headers).toEqual({ Location: taskPath });
+    expect(body('GET', taskPath)).toMatchObject({ TaskState: 'Running' });
+    const bios = send('POST', SIMPLE_UPDATE, { ImageURI: 'http://images/bios-2.0.0.bin' }).body as { '@odata.id': string };
+    await later();
+    expect(body('GET', taskPath)).toMatchObject({ TaskState: 'Completed', TaskStatus: 'OK', PercentComplete: 100 });
+    expect(body('GET', bios['@odata.id'])).toMatchObject({ TaskState: 'Completed', TaskStatus: 'OK' });
+    expect(body('GET', '/redfish/v1/Managers/fw-0').FirmwareVersion).toBe('1.5.0');
+    expect(body('GET', '/redfish/v1/Systems/fw-0').BiosVersion).toBe('1.0.0');
+    const machine = list[0] as VirtualMachine;
+    machine.reset('ForceRestart');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(body('GET', '/redfish/v1/Systems/fw-0').BiosVersion).toBe('2.0.0');
+    expect(body('GET', '/redfish/v1/UpdateService/FirmwareInventory/fw-0-BIOS').Version).toBe('2.0.0');
+  });
+
+  it('updates the machine Targets names when it has several, and refuses an update that names none', async () => {
+    const { send, body } = setup(2);
+    const missing = send('POST', SIMPLE_UPDATE, { ImageURI: 'http://images/bmc-2.0.bin' });
+    expect([missing.status, JSON.stringify(missing.body)]).toEqual([400, expect.stringContaining('ActionParameterMissing')]);
+    expect(send('POST', SIMPLE_UPDATE, { ImageURI: 'http://images/bmc-2.0.bin', Targets: ['/redfish/v1/Systems/fw-1'] }).status).toBe(202);
+    await later();
+    expect(body('GET', '/redfish/v1/Managers/fw-1').FirmwareVersion).toBe('2.0');
+    expect(body('GET', '/redfish/v1/Managers/fw-0').FirmwareVersion).toBe('1.0.0');
+    expect(send('POST', SIMPLE_UPDATE, { ImageURI: 'http://images/bmc-2.0.bin', Targets: ['/redfish/v1/Systems/nope'] }).status).toBe(400);
+  });
+
+  it('refuses an image whose name says nothing it holds', () => {
+    const { send } = setup();
+    const reply = send('POST', SIMPLE_UPDATE, { ImageURI: 'http://images/firmware.bin' });
+    expect(reply.status).toBe(400);
+    expect(JSON.stringify(reply.body)).toContain('name it bios-<version>.bin or bmc-<version>.bin');
+    expect(send('GET', '/redfish/v1/TaskService/Tasks').body).toMatchObject({ 'Members@odata.count': 0 });
+  });
+
+  it('fails the Task and changes nothing with the firmwareUpdateFails fault', async () => {
+    const { list, send, body } = setup();
+    expect(parseFaults({ firmwareUpdateFails: 'yes' })).toBe('firmwareUpdateFails must be true or false');
+    (list[0] as VirtualMachine).setFaults({ firmwareUpdateFails: true });
+    const task = send('POST', SIMPLE_UPDATE, { ImageURI: 'http://images/bmc-9.0.bin' }).body as { '@odata.id': string };
+    await later();
+    expect(body('GET', task['@odata.id'])).toMatchObject({
+      TaskState: 'Exception',
+      TaskStatus: 'Critical',
+      Messages: [expect.objectContaining({ Severity: 'Critical', Message: expect.stringContaining('(injected fault)') })],
+    });
+    expect(body('GET', '/redfish/v1/Managers/fw-0').FirmwareVersion).toBe('1.0.0');
+  });
+});
