@@ -47,5 +47,5 @@ export async function beginAndCast<M extends RpcMethod>(
       .catch((undo: unknown) => ctx.log.error('Could not undo the change', { node: node.uuid, error: String(undo) }));
     throw err;
   }
-  ctx.log.info('Cast to the conductor', { node: node.uuid, method, message: messageId });
+  ctx.log.info('Cast to the conductor', { node: node.uuid, method, message_id: messageId });
 }

@@ -118,3 +118,10 @@ export function pyPformat(value: unknown, width = 80): string {
   format(value, 0, 0);
   return out.join('');
 }
+
+/** Python's truth value of a JSON value (empty strings, lists and objects are false). */
+export function pyTruthy(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > 0;
+  if (value !== null && typeof value === 'object') return Object.keys(value).length > 0;
+  return Boolean(value);
+}

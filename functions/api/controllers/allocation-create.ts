@@ -113,7 +113,7 @@ async function castAllocation(req: ApiRequest, ctx: ApiContext, allocation: Allo
       .catch((undo: unknown) => ctx.log.error('Could not remove the allocation', { allocation: allocation.uuid, error: String(undo) }));
     throw err;
   }
-  ctx.log.info('Allocation created', { allocation: allocation.uuid, message: message.message_id });
+  ctx.log.info('Allocation created', { allocation: allocation.uuid, message_id: message.message_id });
 }
 
 /**

@@ -4,19 +4,19 @@
  * maintenance also clears the reason and the fault, as Ironic's update_node does. One
  * conditional write: a node locked or changed meanwhile is a 409.
  */
-import {} from '#common/errors';
-import { argString, collectArgs, rejectUnexpected } from '../args';
-import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, noContent } from '../http';
 import { checkConductorFor } from '../interfaces';
 import { findNode, whenUnlocked } from '../lookup';
+import { arg, defineArgs } from '../request';
 import { route } from '../route';
 
+/** A reason may come as a query parameter or a body key; leaving maintenance takes nothing. */
+const SetMaintenance = defineArgs({ reason: arg.string() });
+const ClearMaintenance = defineArgs({});
+
 async function setMaintenance(req: ApiRequest, ctx: ApiContext, ident: string, on: boolean): Promise<ApiResponse> {
-  const args = collectArgs(req, parseBody(req));
-  rejectUnexpected(args, on ? ['reason'] : []);
-  const reason = on ? argString('reason', args.get('reason')) : undefined;
+  const { reason } = on ? SetMaintenance.read(req) : { reason: undefined, ...ClearMaintenance.read(req) };
   const found = await findNode(req, ctx, ident);
   await checkConductorFor(ctx, found.driver, found.conductor_group, found.uuid);
   const node = await whenUnlocked(ctx, found);

@@ -1,20 +1,13 @@
 /** `PUT /v1/nodes/{node}/states/power` (Ironic's NodeStatesController.power). */
-import {
-  ClientSideError,
-  Invalid,
-  InvalidParameterValue,
-  InvalidStateRequested,
-  MissingParameterValue,
-  NotAcceptable,
-} from '#common/errors';
+import { Invalid, InvalidStateRequested, NotAcceptable } from '#common/errors';
 import * as st from '#common/states';
-import { parseBody } from '../body';
 import { beginAndCast } from '../begin';
 import { checkConductorFor } from '../interfaces';
 import type { ApiContext } from '../context';
 import type { ApiRequest, ApiResponse } from '../http';
 import { findNode, whenUnlocked } from '../lookup';
 import { atLeast } from '../microversion';
+import { arg, defineBody } from '../request';
 import { route } from '../route';
 
 const TARGETS = [st.POWER_ON, st.POWER_OFF, st.REBOOT, st.SOFT_REBOOT, st.SOFT_POWER_OFF];
@@ -24,29 +17,16 @@ function targetState(action: string): string {
   return action === st.SOFT_POWER_OFF ? st.POWER_OFF : action === st.REBOOT || action === st.SOFT_REBOOT ? st.POWER_ON : action;
 }
 
-function readBody(req: ApiRequest): { target: string; timeout: number | undefined } {
-  const body = parseBody(req);
-  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body))
-    throw new MissingParameterValue('Missing mandatory parameter: target');
-  const record = body as Record<string, unknown>;
-  const unexpected = Object.keys(record).filter((k) => k !== 'target' && k !== 'timeout');
-  if (unexpected.length > 0) throw new ClientSideError(`Unexpected arguments: ${unexpected.join(', ')}`);
-  if (record.target === undefined) throw new MissingParameterValue('Missing mandatory parameter: target');
-  if (typeof record.target !== 'string') throw new InvalidParameterValue(`Expected string for target: ${String(record.target)}`);
-  let timeout: number | undefined;
-  if (record.timeout !== undefined && record.timeout !== null) {
-    const raw = record.timeout;
-    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : Number.NaN;
-    if (!Number.isInteger(n)) throw new InvalidParameterValue(`Expected an integer for timeout: ${String(raw)}`);
-    timeout = n;
-  }
-  return { target: record.target, timeout };
-}
+/** The body of `PUT /states/power`: a target, and a timeout in seconds from 1.27. */
+const PowerRequest = defineBody({
+  target: arg.string().required(),
+  timeout: arg.integer().since(27),
+});
 
 export async function setPowerState(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  const { target, timeout } = readBody(req);
+  const { target, timeout } = PowerRequest.read(req);
   let node = await findNode(req, ctx, params.ident);
-  if ((target === st.SOFT_REBOOT || target === st.SOFT_POWER_OFF || timeout !== undefined) && !atLeast(req.version, 27)) {
+  if ((target === st.SOFT_REBOOT || target === st.SOFT_POWER_OFF) && !atLeast(req.version, 27)) {
     throw new NotAcceptable('Request not acceptable.');
   }
   if (timeout !== undefined && timeout < 1) throw new Invalid('timeout has to be positive integer');

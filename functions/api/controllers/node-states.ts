@@ -13,7 +13,6 @@ import {
   ClientSideError,
   InvalidParameterValue,
   InvalidStateRequested,
-  MissingParameterValue,
   NodeInMaintenance,
   NodeIsRetired,
   NotAcceptable,
@@ -23,14 +22,13 @@ import {
 import * as st from '#common/states';
 import type { Node } from '#objects/node';
 import type { RpcMethod, RpcMethods } from '#rpc/messages';
-import { parseBody } from '../body';
 import { beginAndCast } from '../begin';
 import { checkConductorFor } from '../interfaces';
 import { checkInBandInspection } from '../inspection';
 import { CLEAN_STEPS_SCHEMA, DEPLOY_STEPS_SCHEMA, SERVICE_STEPS_SCHEMA } from '../schemas/steps';
-import { type JsonSchema, parseBoolean, schemaErrorText } from '../validation';
-import { pyRepr, pyStr } from '../pyrepr';
-import { pyTruthy } from '../views/node';
+import { type JsonSchema, schemaErrorText } from '../validation';
+import { pyTruthy } from '../pyrepr';
+import { arg, defineBody } from '../request';
 import { route } from '../route';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
@@ -54,8 +52,6 @@ const VERB_VERSIONS: Readonly<Record<string, number>> = {
   service: 87,
 };
 
-const PROVISION_ARGS = ['target', 'configdrive', 'clean_steps', 'deploy_steps', 'rescue_password', 'disable_ramdisk', 'service_steps'];
-
 export async function getStates(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   const node = await findNode(req, ctx, params.ident);
   const body: Record<string, unknown> = {
@@ -78,49 +74,24 @@ export async function getStates(req: ApiRequest, ctx: ApiContext, params: { iden
   return json(200, body);
 }
 
-interface ProvisionBody {
-  target: string;
-  configdrive?: unknown;
-  clean_steps?: unknown;
-  deploy_steps?: unknown;
-  rescue_password?: unknown;
-  disable_ramdisk?: unknown;
-  service_steps?: unknown;
-}
+/** Ironic lets an empty step list through where its checks read `if steps and …`. */
+const hasSteps = (steps: unknown): boolean => Array.isArray(steps) && steps.length > 0;
 
-function readProvisionBody(req: ApiRequest): ProvisionBody {
-  const body = parseBody(req);
-  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new MissingParameterValue('Missing mandatory parameter: target');
-  }
-  const record = body as Record<string, unknown>;
-  const unexpected = Object.keys(record).filter((key) => !PROVISION_ARGS.includes(key));
-  if (unexpected.length > 0) throw new ClientSideError(`Unexpected arguments: ${unexpected.join(', ')}`);
-  if (record.target === undefined) throw new MissingParameterValue('Missing mandatory parameter: target');
-  if (typeof record.target !== 'string') throw new InvalidParameterValue(`Expected string for target: ${pyStr(record.target)}`);
-  for (const name of ['clean_steps', 'deploy_steps', 'service_steps'] as const) {
-    const value = record[name];
-    // Ironic's args.types(type(None), list), which prints the value with str().
-    if (value !== undefined && value !== null && !Array.isArray(value))
-      throw new InvalidParameterValue(`Expected types <class 'NoneType'>, <class 'list'> for ${name}: ${pyStr(value)}`);
-  }
-  const configdrive = record.configdrive;
-  if (
-    configdrive !== undefined &&
-    configdrive !== null &&
-    typeof configdrive !== 'string' &&
-    (typeof configdrive !== 'object' || Array.isArray(configdrive))
-  ) {
-    throw new InvalidParameterValue(
-      `Expected types <class 'NoneType'>, <class 'dict'>, <class 'str'> for configdrive: ${pyRepr(configdrive)}`,
-    );
-  }
-  if (record.rescue_password !== undefined && typeof record.rescue_password !== 'string') {
-    throw new InvalidParameterValue(`Expected string for rescue_password: ${pyStr(record.rescue_password)}`);
-  }
-  if (record.disable_ramdisk !== undefined) record.disable_ramdisk = parseBoolean('disable_ramdisk', record.disable_ramdisk);
-  return record as unknown as ProvisionBody;
-}
+/** The body of `PUT /states/provision` (Ironic's NodeStatesController.provision arguments). */
+const ProvisionRequest = defineBody({
+  target: arg.string().required(),
+  configdrive: arg.types<ConfigDrive>(['NoneType', 'dict', 'str'], 'repr'),
+  clean_steps: arg.types<unknown[] | null>(['NoneType', 'list']),
+  deploy_steps: arg
+    .types<unknown[] | null>(['NoneType', 'list'])
+    .since(69, (steps) =>
+      hasSteps(steps) ? new NotAcceptable('Request not acceptable. The minimal required API version should be 1.69') : undefined,
+    ),
+  rescue_password: arg.string(),
+  disable_ramdisk: arg.boolean().since(70, () => new NotAcceptable('disable_ramdisk is not acceptable in this API version')),
+  service_steps: arg.types<unknown[] | null>(['NoneType', 'list']),
+});
+type ConfigDrive = string | Record<string, unknown> | null;
 
 const CONFIGDRIVE_SCHEMA = {
   anyOf: [
@@ -139,16 +110,6 @@ const CONFIGDRIVE_SCHEMA = {
 };
 /** base64's letters, and the whitespace common in base64 values. */
 const BASE64_TEXT = /^[A-Za-z0-9+/=\n\r\t ]*$/;
-
-/**
- * Ironic 2023.2's check_allow_clean_disable_ramdisk: disable_ramdisk (API 1.70) is for manual
- * cleaning only. (Servicing takes it from API 1.108, above what Ironless serves.)
- */
-function checkDisableRamdisk(version: ApiVersion, target: string, disableRamdisk: unknown): void {
-  if (disableRamdisk === undefined || disableRamdisk === null) return;
-  if (!atLeast(version, 70)) throw new NotAcceptable('disable_ramdisk is not acceptable in this API version');
-  if (target !== 'clean') throw new ClientSideError('disable_ramdisk is supported only with manual cleaning');
-}
 
 /** Ironic's check_allow_configdrive: where a configdrive may be given, and in which forms. */
 function checkConfigdrive(version: ApiVersion, target: string, configdrive: unknown): void {
@@ -171,7 +132,7 @@ function checkConfigdrive(version: ApiVersion, target: string, configdrive: unkn
 }
 
 export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  const body = readProvisionBody(req);
+  const body = ProvisionRequest.read(req);
   let node = await findNode(req, ctx, params.ident);
   const target = body.target;
   const minimum = VERB_VERSIONS[target];
@@ -187,11 +148,14 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
     if (!st.isAllowed(node.provision_state, event)) throw new InvalidStateRequested(target, node.uuid, node.provision_state);
   }
   checkConfigdrive(req.version, target, body.configdrive);
-  checkDisableRamdisk(req.version, target, body.disable_ramdisk);
+  // disable_ramdisk (1.70) is for manual cleaning only (servicing takes it from 1.108).
+  if (body.disable_ramdisk !== undefined && target !== 'clean') {
+    throw new ClientSideError('disable_ramdisk is supported only with manual cleaning');
+  }
   if (body.clean_steps !== undefined && body.clean_steps !== null && event !== 'clean') {
     throw new ClientSideError('"clean_steps" is only valid when setting target provision state to clean');
   }
-  const deploySteps = checkDeploySteps(req, target, body.deploy_steps);
+  const deploySteps = checkDeploySteps(target, body.deploy_steps);
   if (body.rescue_password !== undefined && event !== 'rescue') {
     throw new ClientSideError('"rescue_password" is only valid when setting target provision state to rescue');
   }
@@ -348,9 +312,8 @@ function checkStepsSchema(kind: 'clean' | 'deploy' | 'service', schema: JsonSche
 }
 
 /** deploy_steps (1.69, deploy/rebuild only), Ironic's check_allow_deploy_steps and schema. */
-function checkDeploySteps(req: ApiRequest, target: string, steps: unknown): RpcMethods['do_node_deploy']['deploy_steps'] {
-  if (steps === undefined || steps === null || (Array.isArray(steps) && steps.length === 0)) return undefined;
-  if (!atLeast(req.version, 69)) throw new NotAcceptable('Request not acceptable. The minimal required API version should be 1.69');
+function checkDeploySteps(target: string, steps: unknown): RpcMethods['do_node_deploy']['deploy_steps'] {
+  if (!hasSteps(steps)) return undefined;
   if (target !== st.ACTIVE && target !== 'rebuild' && target !== 'deploy') {
     throw new ClientSideError(`"deploy_steps" is only valid when setting target provision state to ${st.ACTIVE} or rebuild`);
   }
@@ -360,7 +323,7 @@ function checkDeploySteps(req: ApiRequest, target: string, steps: unknown): RpcM
 
 /** clean_steps: required for `clean`, Ironic's schema (interfaces that have clean steps). */
 function checkCleanSteps(steps: unknown): RpcMethods['do_node_clean']['clean_steps'] {
-  if (steps === undefined || steps === null || (Array.isArray(steps) && steps.length === 0)) {
+  if (!hasSteps(steps)) {
     throw new ClientSideError('"clean_steps" is required when setting target provision state to clean');
   }
   checkStepsSchema('clean', CLEAN_STEPS_SCHEMA, steps);
@@ -369,7 +332,7 @@ function checkCleanSteps(steps: unknown): RpcMethods['do_node_clean']['clean_ste
 
 /** service_steps: required for `service` (1.87), Ironic's _check_service_steps. */
 function checkServiceSteps(steps: unknown): RpcMethods['do_node_service']['service_steps'] {
-  if (steps === undefined || steps === null || (Array.isArray(steps) && steps.length === 0)) {
+  if (!hasSteps(steps)) {
     throw new ClientSideError('"service_steps" is required when setting target provision state to service');
   }
   checkStepsSchema('service', SERVICE_STEPS_SCHEMA, steps);

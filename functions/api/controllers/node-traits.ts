@@ -16,7 +16,7 @@ import { atLeast } from '../microversion';
 import { route } from '../route';
 import { TRAITS_BODY_SCHEMA, TRAIT_SCHEMA } from '../schemas/node';
 import { validateSchema } from '../validation';
-import { pyTruthy } from '../views/node';
+import { pyTruthy } from '../pyrepr';
 
 /** Ironic's limit of traits per node. */
 export const MAX_TRAITS_PER_NODE = 50;

@@ -5,7 +5,7 @@
 import type { DeployTemplate } from '#objects/deploy-template';
 import { checkInvalidFields, selectFields } from '../resource-list';
 import { selfAndBookmark } from './links';
-import { pyTruthy } from './node';
+import { pyTruthy } from '../pyrepr';
 import { maskPasswords } from './sanitize';
 import { isoTime } from './time';
 

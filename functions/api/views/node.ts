@@ -5,6 +5,7 @@
 import { AVAILABLE, INSPECTING, INSPECTWAIT } from '#common/states';
 import { Invalid, NotAcceptable } from '#common/errors';
 import type { Node } from '#objects/node';
+import { pyTruthy } from '../pyrepr';
 import { type ApiVersion, atLeast } from '../microversion';
 import { type Link, selfAndBookmark } from './links';
 import { maskPasswords, MASK } from './sanitize';
@@ -175,12 +176,6 @@ export interface NodeViewOptions {
   readonly conductor?: string | null;
 }
 
-/** Python's truth value of a JSON value (empty strings, lists and objects are false). */
-export function pyTruthy(value: unknown): boolean {
-  if (Array.isArray(value)) return value.length > 0;
-  if (value !== null && typeof value === 'object') return Object.keys(value).length > 0;
-  return Boolean(value);
-}
 
 /**
  * `driver_internal_info` keys no API reply shows: the agent's token, the Step Functions task token

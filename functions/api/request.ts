@@ -1,0 +1,207 @@
+/**
+ * The request layer: each endpoint declares the arguments it accepts — where they come from (query,
+ * JSON body, or both as pecan passes them), their types, which are required, from which microversion
+ * each is accepted and the JSON schema a structured one must match — and its controller receives
+ * them typed and validated, refused otherwise with Ironic's error and message before anything is
+ * read or written. Ironic does the same with `ironic.common.args.validate` on each controller method
+ * (and, in master, per-version JSON schemas on the request); the messages here are its messages.
+ *
+ *   const PowerRequest = defineBody({
+ *     target: arg.string().required(),
+ *     timeout: arg.integer().since(27),
+ *   });
+ *   const { target, timeout } = PowerRequest.read(req); // { target: string; timeout?: number }
+ */
+import { ClientSideError, type IronicError, InvalidParameterValue, MissingParameterValue, NotAcceptable } from '#common/errors';
+import { canonicalUuid } from '#common/ids';
+import { argBoolean, argInteger, argString, argStringList, argUuid, collectArgs, type RawArg } from './args';
+import { parseBody } from './body';
+import type { ApiRequest } from './http';
+import { type ApiVersion, atLeast } from './microversion';
+import { pyRepr, pyStr } from './pyrepr';
+import { type JsonSchema, schemaErrorText } from './validation';
+
+/** Python's type names, as Ironic's `args.types` prints them in its message. */
+const PY_TYPES = {
+  NoneType: (v: unknown) => v === null,
+  str: (v: unknown) => typeof v === 'string',
+  int: (v: unknown) => typeof v === 'number' && Number.isInteger(v),
+  bool: (v: unknown) => typeof v === 'boolean',
+  list: (v: unknown) => Array.isArray(v),
+  dict: (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v),
+} as const;
+type PyType = keyof typeof PY_TYPES;
+
+/** An argument's declaration. Immutable: each modifier returns a new declaration. */
+export class Arg<T, Required extends boolean = false> {
+  private constructor(
+    private readonly parseValue: (name: string, raw: RawArg) => T | undefined,
+    private readonly options: {
+      /** What the type is called in Ironic's message (`Expected <label> for <name>`). */
+      readonly label?: string;
+      readonly required?: boolean;
+      readonly since?: number;
+      readonly belowVersion?: (value: T) => IronicError | undefined;
+    } = {},
+  ) {}
+
+  static of<T>(parse: (name: string, raw: RawArg) => T | undefined, label?: string): Arg<T> {
+    return new Arg(parse, { label });
+  }
+
+  /** Absent → Ironic's MissingParameterValue. */
+  required(): Arg<T, true> {
+    return new Arg(this.parseValue, { ...this.options, required: true }) as unknown as Arg<T, true>;
+  }
+
+  /**
+   * Accepted from API 1.`minor`. Below it the request is refused with `error(value)` — by default
+   * Ironic's NotAcceptable — unless `error` returns undefined for that value (Ironic lets an empty
+   * value through where its check reads `if value and not allowed`).
+   */
+  since(
+    minor: number,
+    error: (value: T) => IronicError | undefined = () => new NotAcceptable('Request not acceptable.'),
+  ): Arg<T, Required> {
+    return new Arg(this.parseValue, { ...this.options, since: minor, belowVersion: error }) as Arg<T, Required>;
+  }
+
+  /** Then check the parsed value against a JSON schema; `message` wraps jsonschema's error text. */
+  matching(schema: JsonSchema, message: (detail: string) => IronicError): Arg<T, Required> {
+    const parse = this.parseValue;
+    return new Arg((name, raw) => {
+      const value = parse(name, raw);
+      const invalid = value === null || value === undefined ? undefined : schemaErrorText(schema, value);
+      if (invalid !== undefined) throw message(invalid);
+      return value;
+    }, this.options) as Arg<T, Required>;
+  }
+
+  /** Then transform the parsed value (e.g. canonical spelling). */
+  map<U>(fn: (value: T) => U): Arg<U, Required> {
+    const parse = this.parseValue;
+    return new Arg((name, raw) => {
+      const value = parse(name, raw);
+      return value === undefined ? undefined : fn(value);
+    }, this.options as never) as unknown as Arg<U, Required>;
+  }
+
+  /** @internal */
+  read(name: string, raw: RawArg, version: ApiVersion): T | undefined {
+    if (raw === undefined) {
+      if (this.options.required) throw new MissingParameterValue(`Missing mandatory parameter: ${name}`);
+      return undefined;
+    }
+    const value = this.parseValue(name, raw);
+    if (value === undefined) {
+      // null reads as absent, except where the argument is required: Ironic then names the type.
+      if (this.options.required) throw new InvalidParameterValue(`Expected ${this.options.label ?? 'a value'} for ${name}: None`);
+      return undefined;
+    }
+    const { since, belowVersion } = this.options;
+    if (since !== undefined && !atLeast(version, since)) {
+      const error = belowVersion?.(value);
+      if (error !== undefined) throw error;
+    }
+    return value;
+  }
+}
+
+/** The argument types of Ironic's `ironic.common.args`, with its messages. */
+export const arg = {
+  string: () => Arg.of(argString, 'string'),
+  integer: () => Arg.of(argInteger, 'an integer'),
+  boolean: () => Arg.of(argBoolean, 'a boolean'),
+  uuid: () =>
+    Arg.of((name, raw) => {
+      const uuid = argUuid(name, raw);
+      return uuid === undefined ? undefined : canonicalUuid(uuid);
+    }, 'UUID'),
+  /** A comma-separated list, lower-cased, without blanks or duplicates. */
+  stringList: () => Arg.of(argStringList, 'string'),
+  /** Any JSON value. */
+  any: () => Arg.of((_name, raw) => raw),
+  /**
+   * One of the Python types named (Ironic's `args.types`); `repr` prints the value with repr()
+   * instead of str() in the message, as Ironic does for dict-accepting arguments.
+   */
+  types: <V = unknown>(kinds: readonly PyType[], print: 'str' | 'repr' = 'str') =>
+    Arg.of((name, raw): V => {
+      if (kinds.some((kind) => PY_TYPES[kind](raw))) return raw as V;
+      const names = kinds.map((kind) => `<class '${kind}'>`).join(', ');
+      throw new InvalidParameterValue(`Expected types ${names} for ${name}: ${print === 'repr' ? pyRepr(raw) : pyStr(raw)}`);
+    }),
+};
+
+// Any declaration: `Arg<T>` is invariant in T (T is both read and produced), so `unknown` won't do.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Spec = Readonly<Record<string, Arg<any, boolean>>>;
+
+/** Whether a declaration is `.required()`. */
+type IsRequired<A> = A extends Arg<infer _T, infer R> ? R : never;
+type ValueOf<A> = A extends Arg<infer T, boolean> ? T : never;
+
+/** The typed arguments of a declaration: required ones always present, the others optional. */
+export type Args<S extends Spec> = {
+  [K in keyof S as IsRequired<S[K]> extends true ? K : never]: ValueOf<S[K]>;
+} & {
+  [K in keyof S as IsRequired<S[K]> extends true ? never : K]?: ValueOf<S[K]>;
+};
+
+export interface RequestDecl<S extends Spec> {
+  /** The request's arguments, validated; throws Ironic's error for the first one that is not valid. */
+  read(req: ApiRequest): Args<S>;
+  /** The names it accepts. */
+  readonly names: readonly string[];
+}
+
+interface DeclOptions {
+  /** Names not declared: Ironic's message, by default an InvalidParameterValue (args.validate). */
+  readonly unexpected?: (names: readonly string[]) => IronicError;
+}
+
+function declare<S extends Spec>(spec: S, source: (req: ApiRequest) => Map<string, RawArg>, options: DeclOptions): RequestDecl<S> {
+  const names = Object.keys(spec);
+  const unexpected = options.unexpected ?? ((extra) => new InvalidParameterValue(`Unexpected arguments: ${extra.join(', ')}`));
+  return {
+    names,
+    read(req) {
+      const raw = source(req);
+      const extra = [...raw.keys()].filter((name) => !names.includes(name));
+      if (extra.length > 0) throw unexpected(extra);
+      const out: Record<string, unknown> = {};
+      for (const name of names) {
+        const value = spec[name]!.read(name, raw.get(name), req.version);
+        if (value !== undefined) out[name] = value;
+      }
+      return out as Args<S>;
+    },
+  };
+}
+
+/** Arguments from the query string only (a repeated parameter is a list). */
+export function defineQuery<S extends Spec>(spec: S, options: DeclOptions = {}): RequestDecl<S> {
+  return declare(spec, (req) => collectArgs(req), options);
+}
+
+/** Arguments as pecan passes them to a handler without a body argument: query parameters and a JSON object body's keys. */
+export function defineArgs<S extends Spec>(spec: S, options: DeclOptions = {}): RequestDecl<S> {
+  return declare(spec, (req) => collectArgs(req, parseBody(req)), options);
+}
+
+/**
+ * Arguments from a JSON object body (pecan's body keyword arguments). A body that is no object is
+ * read as an empty one, so a required argument is reported missing, as Ironic reports it. Extra
+ * body keys are a ClientSideError, pecan's TypeError for unexpected keyword arguments.
+ */
+export function defineBody<S extends Spec>(spec: S, options: DeclOptions = {}): RequestDecl<S> {
+  return declare(
+    spec,
+    (req) => {
+      const body = parseBody(req);
+      const record = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+      return new Map(Object.entries(record));
+    },
+    { unexpected: (extra) => new ClientSideError(`Unexpected arguments: ${extra.join(', ')}`), ...options },
+  );
+}
