@@ -176,7 +176,6 @@ export interface NodeViewOptions {
   readonly conductor?: string | null;
 }
 
-
 /**
  * `driver_internal_info` keys no API reply shows: the agent's token, the Step Functions task token
  * (which completes a waiting step) and the lock token of the execution running the node's steps.
