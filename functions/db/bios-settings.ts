@@ -10,7 +10,8 @@
  * Costs: list 1 query (a page per 1 MB); get 1 read; sync 1 query and 1 write per changed
  * setting (batches of 25); destroy 1 query and 1 write per setting.
  */
-import { BatchWriteCommand, GetCommand, QueryCommand } from './dynamo';
+import { batchWriteAll, queryPartition } from './batch';
+import { GetCommand } from './dynamo';
 import { BIOSSettingNotFound } from '#common/errors';
 import { BIOS_REGISTRY_FIELDS, BIOSSetting, type BiosSettingValues } from '#objects/bios-setting';
 import type { Dict } from '#objects/fields';
@@ -68,23 +69,7 @@ export class DynamoBiosSettingStore implements BiosSettingStore {
   }
 
   async list(nodeUuid: string): Promise<BIOSSetting[]> {
-    const out: BIOSSetting[] = [];
-    let start: Dict | undefined;
-    do {
-      const result = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: '#n = :n',
-          ExpressionAttributeNames: { '#n': 'node_uuid' },
-          ExpressionAttributeValues: { ':n': nodeUuid },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of result.Items ?? []) out.push(this.decode(item));
-      start = result.LastEvaluatedKey;
-    } while (start !== undefined);
-    return out;
+    return (await queryPartition(this.client, this.tableName, 'node_uuid', nodeUuid)).map((item) => this.decode(item));
   }
 
   async get(nodeUuid: string, name: string): Promise<BIOSSetting> {
@@ -139,13 +124,7 @@ export class DynamoBiosSettingStore implements BiosSettingStore {
   }
 
   private async batchWrite(requests: readonly Dict[]): Promise<void> {
-    for (let i = 0; i < requests.length; i += 25) {
-      let pending: Dict[] | undefined = requests.slice(i, i + 25);
-      while (pending !== undefined && pending.length > 0) {
-        const result = await this.client.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }));
-        pending = result.UnprocessedItems?.[this.tableName] as Dict[] | undefined;
-      }
-    }
+    await batchWriteAll(this.client, this.tableName, requests);
   }
 }
 

@@ -13,7 +13,7 @@
  * Costs: list 1 query; sync 1 query and 1 write per created or changed component (batches of 25);
  * destroyAll 1 query and 1 write per component.
  */
-import { BatchWriteCommand, QueryCommand } from './dynamo';
+import { batchWriteAll, queryPartition } from './batch';
 import { FirmwareComponent, type FirmwareComponentReading } from '#objects/firmware-component';
 import type { Dict } from '#objects/fields';
 import type { ReleaseSelection } from '#common/releases';
@@ -95,23 +95,9 @@ export class DynamoFirmwareComponentStore implements FirmwareComponentStore {
   }
 
   async list(nodeUuid: string): Promise<FirmwareComponent[]> {
-    const out: FirmwareComponent[] = [];
-    let start: Dict | undefined;
-    do {
-      const result = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: '#n = :n',
-          ExpressionAttributeNames: { '#n': 'node_uuid' },
-          ExpressionAttributeValues: { ':n': nodeUuid },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of result.Items ?? []) out.push(decodeItem(FIRMWARE_COMPONENT_CODEC, item));
-      start = result.LastEvaluatedKey;
-    } while (start !== undefined);
-    return out;
+    return (await queryPartition(this.client, this.tableName, 'node_uuid', nodeUuid)).map((item) =>
+      decodeItem(FIRMWARE_COMPONENT_CODEC, item),
+    );
   }
 
   async sync(nodeUuid: string, readings: readonly FirmwareComponentReading[]): Promise<FirmwareSyncResult> {
@@ -142,12 +128,6 @@ export class DynamoFirmwareComponentStore implements FirmwareComponentStore {
   }
 
   private async batchWrite(requests: readonly Dict[]): Promise<void> {
-    for (let i = 0; i < requests.length; i += 25) {
-      let pending: Dict[] | undefined = requests.slice(i, i + 25);
-      while (pending !== undefined && pending.length > 0) {
-        const result = await this.client.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }));
-        pending = result.UnprocessedItems?.[this.tableName] as Dict[] | undefined;
-      }
-    }
+    await batchWriteAll(this.client, this.tableName, requests);
   }
 }

@@ -2,7 +2,8 @@
  * The node history store (API 1.78): a node's events in the order they happened, and their
  * removal with the node or when pruned.
  */
-import { BatchWriteCommand, QueryCommand } from './dynamo';
+import { batchWriteAll } from './batch';
+import { QueryCommand } from './dynamo';
 import { Conflict, NodeHistoryNotFound } from '#common/errors';
 import type { Dict } from '#objects/fields';
 import { NodeHistory } from '#objects/node-history';
@@ -124,12 +125,10 @@ export class DynamoNodeHistoryStore extends ObjectTable<NodeHistory> implements 
   }
 
   async deleteMany(uuids: readonly string[]): Promise<void> {
-    for (let i = 0; i < uuids.length; i += 25) {
-      let requests: Dict[] | undefined = uuids.slice(i, i + 25).map((uuid) => ({ DeleteRequest: { Key: { uuid } } }));
-      while (requests !== undefined && requests.length > 0) {
-        const result = await this.client.send(new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }));
-        requests = result.UnprocessedItems?.[this.tableName] as Dict[] | undefined;
-      }
-    }
+    await batchWriteAll(
+      this.client,
+      this.tableName,
+      uuids.map((uuid) => ({ DeleteRequest: { Key: { uuid } } })),
+    );
   }
 }
