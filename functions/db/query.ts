@@ -61,6 +61,7 @@ export interface ListSpec<T extends VersionedObject> {
 }
 
 const BATCH_GET_MAX = 100;
+/** Keys per Query page: keys-only items are small, so a page stays far below Query's 1 MB. */
 const QUERY_PAGE_MAX = 1000;
 
 interface KeyRef {
@@ -92,14 +93,27 @@ async function listInCreationOrder<T extends VersionedObject>(spec: ListSpec<T>,
     if (!Item) throw spec.markerNotFound(spec.page.marker);
     start = String(Item._id);
   }
-  const streams = sources.map((source) => indexKeys(spec, source, start, descending, Math.min(limit + 1, QUERY_PAGE_MAX)));
+  const streams = sources.map((source) => indexKeys(spec, source, start, descending, Math.min(limit, QUERY_PAGE_MAX) + 1));
   const keys = merge(streams, descending);
+  if (!spec.matches) {
+    // Every key is a row of the page: take the page's keys (and one more, to know whether there
+    // is a next page), then read the items in parallel BatchGets rather than one after another.
+    const refs: KeyRef[] = [];
+    while (refs.length <= limit) {
+      const next = await keys.next();
+      if (next.done) break;
+      refs.push(next.value);
+    }
+    const page = refs.slice(0, limit).map((k) => k.key);
+    return { items: await batchGet(spec, page, spec.page.consistent ?? true), more: refs.length > limit };
+  }
+  // A filter the index cannot apply: read a BatchGet's worth of keys at a time until the page is full.
+  const matches = spec.matches;
   const out: T[] = [];
   for (;;) {
     const chunk: KeyRef[] = [];
-    const size = spec.matches ? BATCH_GET_MAX : Math.min(BATCH_GET_MAX, limit - out.length);
     let exhausted = false;
-    while (chunk.length < size) {
+    while (chunk.length < BATCH_GET_MAX) {
       const next = await keys.next();
       if (next.done) {
         exhausted = true;
@@ -112,7 +126,7 @@ async function listInCreationOrder<T extends VersionedObject>(spec: ListSpec<T>,
       chunk.map((k) => k.key),
       spec.page.consistent ?? true,
     )) {
-      if (!spec.matches || spec.matches(obj)) out.push(obj);
+      if (matches(obj)) out.push(obj);
     }
     if (out.length > limit) return { items: out.slice(0, limit), more: true };
     if (exhausted) return { items: out, more: false };
