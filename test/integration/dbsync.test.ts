@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { RELEASE_MAPPING } from '../../functions/common/releases';
 import { DeleteCommand, GetCommand, PutCommand } from '../../functions/db/dynamo';
 import { createDocumentClient } from '../../functions/db/client';
 import { PROJECT_ROOT } from '../../lib/bundling';
@@ -96,7 +97,8 @@ describe('ironless dbsync on a local stack', () => {
     const version = await dbsync('version', '--json');
     expect(version.code).toBe(0);
     const report = JSON.parse(version.stdout);
-    expect(report.data).toMatchObject({ release: 'master', pinned: false, api: '1.88', rpc: '1.2' });
+    const { api, rpc } = RELEASE_MAPPING.master!;
+    expect(report.data).toMatchObject({ release: 'master', pinned: false, api, rpc });
     expect(report.data.objects.find((o: { object: string }) => o.object === 'Node')).toMatchObject({
       table: stack!.tables.nodes,
       writes: '1.1',
