@@ -140,11 +140,17 @@ export class VersionRuntime {
         this.next(env);
       }
     });
+    // A runtime whose init failed posts the error, then throws: its 'error' event can overtake the
+    // message, so an environment not yet ready waits a moment for the init error to say why.
+    const exited = (error: ErrorPayload) => {
+      if (env.ready) this.fail(env, error);
+      else setTimeout(() => this.fail(env, error), 50);
+    };
     worker.on('error', (err) =>
-      this.fail(env, { errorType: 'Runtime.ExitError', errorMessage: `Runtime exited with error: ${err.message}`, trace: [] }),
+      exited({ errorType: 'Runtime.ExitError', errorMessage: `Runtime exited with error: ${err.message}`, trace: [] }),
     );
     worker.on('exit', (code) =>
-      this.fail(env, { errorType: 'Runtime.ExitError', errorMessage: `Runtime exited with error: exit status ${code}`, trace: [] }),
+      exited({ errorType: 'Runtime.ExitError', errorMessage: `Runtime exited with error: exit status ${code}`, trace: [] }),
     );
   }
 
