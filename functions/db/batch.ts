@@ -7,9 +7,13 @@
  * as DatabaseUnavailable, the error every caller already handles as "retry later".
  */
 import { DatabaseUnavailable } from '#common/errors';
+import type { ReleaseSelection } from '#common/releases';
+import type { VersionedObject } from '#objects/base';
+import type { Dict } from '#objects/fields';
 import { BatchWriteCommand, type DocumentClient, QueryCommand } from './dynamo';
-
-type Dict = Record<string, unknown>;
+import { type ObjectCodec, decodeItem } from './items';
+import type { TableName } from './schema';
+import type { StoreContext } from './table';
 
 /** BatchWriteItem's limit of requests per call. */
 export const BATCH_WRITE_LIMIT = 25;
@@ -68,4 +72,40 @@ export async function queryPartition(client: DocumentClient, table: string, keyN
     start = result.LastEvaluatedKey as Dict | undefined;
   } while (start !== undefined);
   return out;
+}
+
+/**
+ * A table of a node's child items, partitioned by `node_uuid` (BIOS settings, firmware
+ * components): the node's items are one Query, written in batches by the conductor holding the
+ * node's lock.
+ */
+export abstract class NodePartitionTable<T extends VersionedObject> {
+  protected readonly client: DocumentClient;
+  protected readonly tableName: string;
+  protected readonly release: ReleaseSelection;
+  protected readonly now: () => number;
+
+  protected constructor(
+    ctx: StoreContext,
+    table: TableName,
+    private readonly codec: ObjectCodec<T>,
+  ) {
+    this.client = ctx.client;
+    this.tableName = ctx.tables[table];
+    this.release = ctx.release;
+    this.now = ctx.now ?? Date.now;
+  }
+
+  /** The node's items, in sort key order. */
+  async list(nodeUuid: string): Promise<T[]> {
+    return (await queryPartition(this.client, this.tableName, 'node_uuid', nodeUuid)).map((item) => this.decode(item));
+  }
+
+  protected decode(item: Dict): T {
+    return decodeItem(this.codec, item);
+  }
+
+  protected async batchWrite(requests: readonly Dict[]): Promise<void> {
+    await batchWriteAll(this.client, this.tableName, requests);
+  }
 }

@@ -10,14 +10,12 @@
  * Costs: list 1 query (a page per 1 MB); get 1 read; sync 1 query and 1 write per changed
  * setting (batches of 25); destroy 1 query and 1 write per setting.
  */
-import { batchWriteAll, queryPartition } from './batch';
+import { NodePartitionTable } from './batch';
 import { GetCommand } from './dynamo';
 import { BIOSSettingNotFound } from '#common/errors';
 import { BIOS_REGISTRY_FIELDS, BIOSSetting, type BiosSettingValues } from '#objects/bios-setting';
 import type { Dict } from '#objects/fields';
-import type { ReleaseSelection } from '#common/releases';
-import type { DocumentClient } from './dynamo';
-import { type Bookkeeping, type ObjectCodec, decodeItem, encodeItem } from './items';
+import { type Bookkeeping, type ObjectCodec, encodeItem } from './items';
 import { newSortId } from './keys';
 import type { StoreContext } from './table';
 
@@ -55,21 +53,9 @@ export function settingChanged(stored: BIOSSetting, read: BiosSettingValues): bo
   return BIOS_REGISTRY_FIELDS.some((field) => JSON.stringify(stored[field] ?? null) !== JSON.stringify(read[field] ?? null));
 }
 
-export class DynamoBiosSettingStore implements BiosSettingStore {
-  private readonly client: DocumentClient;
-  private readonly tableName: string;
-  private readonly release: ReleaseSelection;
-  private readonly now: () => number;
-
+export class DynamoBiosSettingStore extends NodePartitionTable<BIOSSetting> implements BiosSettingStore {
   constructor(ctx: StoreContext) {
-    this.client = ctx.client;
-    this.tableName = ctx.tables.bios_settings;
-    this.release = ctx.release;
-    this.now = ctx.now ?? Date.now;
-  }
-
-  async list(nodeUuid: string): Promise<BIOSSetting[]> {
-    return (await queryPartition(this.client, this.tableName, 'node_uuid', nodeUuid)).map((item) => this.decode(item));
+    super(ctx, 'bios_settings', BIOS_SETTING_CODEC);
   }
 
   async get(nodeUuid: string, name: string): Promise<BIOSSetting> {
@@ -117,14 +103,6 @@ export class DynamoBiosSettingStore implements BiosSettingStore {
 
   private encode(setting: BIOSSetting, book: Bookkeeping): Dict {
     return encodeItem(BIOS_SETTING_CODEC, setting, this.release.objectVersion(BIOSSetting.objName), book);
-  }
-
-  private decode(item: Dict): BIOSSetting {
-    return decodeItem(BIOS_SETTING_CODEC, item);
-  }
-
-  private async batchWrite(requests: readonly Dict[]): Promise<void> {
-    await batchWriteAll(this.client, this.tableName, requests);
   }
 }
 

@@ -13,12 +13,10 @@
  * Costs: list 1 query; sync 1 query and 1 write per created or changed component (batches of 25);
  * destroyAll 1 query and 1 write per component.
  */
-import { batchWriteAll, queryPartition } from './batch';
+import { NodePartitionTable } from './batch';
 import { FirmwareComponent, type FirmwareComponentReading } from '#objects/firmware-component';
 import type { Dict } from '#objects/fields';
-import type { ReleaseSelection } from '#common/releases';
-import type { DocumentClient } from './dynamo';
-import { type ObjectCodec, decodeItem, encodeItem } from './items';
+import { type ObjectCodec, encodeItem } from './items';
 import { newSortId } from './keys';
 import type { StoreContext } from './table';
 
@@ -81,23 +79,9 @@ export function applyReading(
   return next;
 }
 
-export class DynamoFirmwareComponentStore implements FirmwareComponentStore {
-  private readonly client: DocumentClient;
-  private readonly tableName: string;
-  private readonly release: ReleaseSelection;
-  private readonly now: () => number;
-
+export class DynamoFirmwareComponentStore extends NodePartitionTable<FirmwareComponent> implements FirmwareComponentStore {
   constructor(ctx: StoreContext) {
-    this.client = ctx.client;
-    this.tableName = ctx.tables.firmware_components;
-    this.release = ctx.release;
-    this.now = ctx.now ?? Date.now;
-  }
-
-  async list(nodeUuid: string): Promise<FirmwareComponent[]> {
-    return (await queryPartition(this.client, this.tableName, 'node_uuid', nodeUuid)).map((item) =>
-      decodeItem(FIRMWARE_COMPONENT_CODEC, item),
-    );
+    super(ctx, 'firmware_components', FIRMWARE_COMPONENT_CODEC);
   }
 
   async sync(nodeUuid: string, readings: readonly FirmwareComponentReading[]): Promise<FirmwareSyncResult> {
@@ -125,9 +109,5 @@ export class DynamoFirmwareComponentStore implements FirmwareComponentStore {
   async destroyAll(nodeUuid: string): Promise<void> {
     const names = (await this.list(nodeUuid)).map((c) => c.component);
     await this.batchWrite(names.map((component) => ({ DeleteRequest: { Key: { node_uuid: nodeUuid, component } } })));
-  }
-
-  private async batchWrite(requests: readonly Dict[]): Promise<void> {
-    await batchWriteAll(this.client, this.tableName, requests);
   }
 }
