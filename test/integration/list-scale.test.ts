@@ -6,7 +6,6 @@
  * answers is checked on the nodes of the most selective index the request names, and reads what
  * that partition holds up to the page, no more.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { createDocumentClient } from '../../functions/db/client';
 import { createStores, type Stores } from '../../functions/db/stores';
@@ -17,7 +16,7 @@ import type { NodeFilter } from '../../functions/db/node-filters';
 import { Node } from '../../functions/objects/node';
 import { selectRelease } from '../../functions/common/releases';
 import { makeNode } from '../unit/helpers/builders';
-import { LOCAL_CREDENTIALS, type TestDynamo, startDynamo } from './helpers/dynamo';
+import { type TestDynamo, countingClient, startDynamo } from './helpers/dynamo';
 import { batchWrite } from './helpers/seed';
 
 const FLEET = 10_000;
@@ -29,22 +28,14 @@ const associated = (i: number) => i % 10 === 1; // 1,000 nodes, active
 
 let db: TestDynamo;
 let stores: Stores;
-let read = 0;
+/** Returns the items read since the last call, and starts counting again. */
+let resetRead: () => number;
 
 beforeAll(async () => {
   db = await startDynamo();
-  const raw = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 10 });
-  raw.middlewareStack.add(
-    (next) => async (args) => {
-      const result = await next(args);
-      const out = result.output as { ScannedCount?: number; Responses?: Record<string, unknown[]>; Item?: unknown };
-      if (typeof out.ScannedCount === 'number') read += out.ScannedCount;
-      else if (out.Responses !== undefined && !Array.isArray(out.Responses)) read += Object.values(out.Responses).flat().length;
-      else if (out.Item !== undefined) read += 1;
-      return result;
-    },
-    { step: 'initialize', name: 'countItemsRead' },
-  );
+  const counter = countingClient(db);
+  const raw = counter.raw;
+  resetRead = counter.reset;
   const tables = await db.freshTables();
   stores = createStores({ client: createDocumentClient(raw), tables, release: selectRelease('') });
   const now = Date.now();
@@ -68,9 +59,9 @@ afterAll(async () => db?.stop());
 
 /** List one page and count the items DynamoDB read for it. */
 async function page(filter: NodeFilter, limit: number, marker?: string) {
-  read = 0;
+  resetRead();
   const result = await stores.nodes.list(filter, { limit, ...(marker ? { marker } : {}) });
-  return { ...result, read };
+  return { ...result, read: resetRead() };
 }
 
 /** A page's keys (plus one) and its items, and the marker's position when given. */

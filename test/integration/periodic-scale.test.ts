@@ -4,7 +4,6 @@
  * Query or Scan, items returned by a BatchGet or a Get) and hands the rest on; following the
  * cursors it hands on, the chain still checks every node.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { failStuckNodes } from '../../functions/conductor/flows/stuck';
 import { failTimedOutWaits } from '../../functions/conductor/flows/timeouts';
@@ -20,7 +19,7 @@ import { NODE_HISTORY_CODEC } from '../../functions/db/node-history';
 import { NodeHistory } from '../../functions/objects/node-history';
 import { selectRelease } from '../../functions/common/releases';
 import { makeConductorContext } from '../unit/helpers/builders';
-import { LOCAL_CREDENTIALS, type TestDynamo, startDynamo } from './helpers/dynamo';
+import { type TestDynamo, countingClient, startDynamo } from './helpers/dynamo';
 import { batchWrite, nodeItems } from './helpers/seed';
 
 const FLEET = 10_000;
@@ -35,24 +34,15 @@ const LONG_HISTORY = 40;
 
 let db: TestDynamo;
 let ctx: ConductorContext;
-/** Items read since the counter was last reset. */
-let read = 0;
+/** Returns the items read since the last call, and starts counting again. */
+let resetRead: () => number;
 
 beforeAll(async () => {
   db = await startDynamo();
   console.log('dynamo up');
-  const raw = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 10 });
-  raw.middlewareStack.add(
-    (next) => async (args) => {
-      const result = await next(args);
-      const out = result.output as { ScannedCount?: number; Responses?: Record<string, unknown[]>; Item?: unknown };
-      if (typeof out.ScannedCount === 'number') read += out.ScannedCount;
-      else if (out.Responses !== undefined && !Array.isArray(out.Responses)) read += Object.values(out.Responses).flat().length;
-      else if (out.Item !== undefined) read += 1;
-      return result;
-    },
-    { step: 'initialize', name: 'countItemsRead' },
-  );
+  const counter = countingClient(db);
+  const raw = counter.raw;
+  resetRead = counter.reset;
   const tables = await db.freshTables();
   const stores = createStores({ client: createDocumentClient(raw), tables, release: selectRelease('') });
   const base = makeConductorContext({ callbackTimeoutSeconds: 60 });
@@ -101,11 +91,11 @@ async function chain<R>(invoke: (cursor: string | undefined, continueAt: (c: str
   const cursors: (string | undefined)[] = [undefined];
   while (cursors.length > 0) {
     const cursor = cursors.shift();
-    read = 0;
+    resetRead();
     const result = await invoke(cursor, async (next) => {
       cursors.push(next);
     });
-    runs.push({ result, read });
+    runs.push({ result, read: resetRead() });
   }
   return runs;
 }

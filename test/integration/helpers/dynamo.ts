@@ -42,3 +42,32 @@ export async function startDynamo(): Promise<TestDynamo> {
     },
   };
 }
+
+/**
+ * An SDK client for DynamoDB Local that counts the items each request reads, as DynamoDB counts
+ * them: items a Query or Scan evaluates, items a BatchGet returns, the item of a Get. `reset()`
+ * returns the count so far and starts again.
+ */
+export function countingClient(db: TestDynamo): { raw: DynamoDBClient; reset: () => number } {
+  let read = 0;
+  const raw = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 10 });
+  raw.middlewareStack.add(
+    (next) => async (args) => {
+      const result = await next(args);
+      const out = result.output as { ScannedCount?: number; Responses?: Record<string, unknown[]>; Item?: unknown };
+      if (typeof out.ScannedCount === 'number') read += out.ScannedCount;
+      else if (out.Responses !== undefined && !Array.isArray(out.Responses)) read += Object.values(out.Responses).flat().length;
+      else if (out.Item !== undefined) read += 1;
+      return result;
+    },
+    { step: 'initialize', name: 'countItemsRead' },
+  );
+  return {
+    raw,
+    reset: () => {
+      const was = read;
+      read = 0;
+      return was;
+    },
+  };
+}
