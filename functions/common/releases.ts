@@ -73,8 +73,10 @@ export const RELEASE_MAPPING: ReleaseMappings = {
   // VolumeConnector and VolumeTarget (API 1.32's volume resources), each in a table of its own.
   // BIOSSetting: a node's BIOS settings as its bios interface caches them, in their own table.
   // FirmwareComponent: a node's firmware versions as its firmware interface caches them, in their own table.
+  // API 1.89–1.115 (Ironic master, 2026.2 "Hibiscus"): virtual media, runbooks, inspection rules, the
+  // port and portgroup fields, node disable_power_off, instance_name, health; see the README.
   master: {
-    api: '1.88',
+    api: '1.115',
     rpc: '1.3',
     objects: {
       Node: ['1.1', '1.0'],

@@ -139,7 +139,7 @@ const existing = fc.constantFrom('fuzz-0', 'fuzz-1', 'fuzz-2');
 const version = fc.oneof(
   { arbitrary: fc.constantFrom('1.82', 'latest', '1.1', '1.5', '1.37', '1.45', '1.50', '1.65'), weight: 8 },
   { arbitrary: fc.constant(undefined), weight: 2 },
-  { arbitrary: fc.constantFrom('1.89', '2.0', '1.0', '0.9', 'LATEST', ' 1.82 ', '1.', '.1', '1.82.0'), weight: 1 },
+  { arbitrary: fc.constantFrom('1.116', '2.0', '1.0', '0.9', 'LATEST', ' 1.82 ', '1.', '.1', '1.82.0'), weight: 1 },
   { arbitrary: fc.tuple(fc.integer({ min: -3, max: 1e6 }), fc.integer({ min: -3, max: 1e9 })).map(([a, b]) => `${a}.${b}`), weight: 1 },
   { arbitrary: fc.string({ maxLength: 10 }).map((s) => s.replace(/[^\x20-\x7e]/g, '')), weight: 1 },
 );

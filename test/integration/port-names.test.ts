@@ -35,9 +35,9 @@ describe('port names (API 1.88)', () => {
 
   it('advertises 1.88 in GET / and GET /v1', async () => {
     const root = await api.get('/');
-    expect(root.body.default_version).toMatchObject({ min_version: '1.1', version: '1.88' });
+    expect(root.body.default_version).toMatchObject({ min_version: '1.1', version: '1.115' });
     const v1 = await api.get('/v1');
-    expect(v1.headers.get('x-openstack-ironic-api-maximum-version')).toBe('1.88');
+    expect(v1.headers.get('x-openstack-ironic-api-maximum-version')).toBe('1.115');
   });
 
   it('creates a port with a name, shows it, and refuses a duplicate with 409', async () => {

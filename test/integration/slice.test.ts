@@ -131,7 +131,7 @@ describe('bad input on the slice gets Ironic’s status and body, and changes no
       description:
         'Version 1.999 was requested but the minor version is not supported by this service. The supported version range is: [1.1, 1.88].',
     });
-    expect(reply.headers.get('x-openstack-ironic-api-maximum-version')).toBe('1.88');
+    expect(reply.headers.get('x-openstack-ironic-api-maximum-version')).toBe('1.115');
   });
 
   it('a schema violation names the offending property the way Ironic does', async () => {
