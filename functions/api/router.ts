@@ -56,6 +56,7 @@ export const CONTROLLERS: readonly LazyRoutes[] = [
   lazyRoutes(['lookup', 'heartbeat/:'], async () => (await import('./controllers/ramdisk')).RAMDISK_ROUTES),
   lazyRoutes(['nodes/:/states/console'], async () => (await import('./controllers/node-console')).NODE_CONSOLE_ROUTES),
   lazyRoutes(['nodes/:/management/indicators/*'], async () => (await import('./controllers/node-indicators')).NODE_INDICATOR_ROUTES),
+  lazyRoutes(['nodes/:/vmedia'], async () => (await import('./controllers/node-vmedia')).NODE_VMEDIA_ROUTES),
   lazyRoutes(['events'], async () => (await import('./controllers/events')).EVENT_ROUTES),
   lazyRoutes(
     ['nodes/:/vendor_passthru/*', 'drivers/:/vendor_passthru/*'],

@@ -75,9 +75,10 @@ export const RELEASE_MAPPING: ReleaseMappings = {
   // FirmwareComponent: a node's firmware versions as its firmware interface caches them, in their own table.
   // API 1.89–1.115 (Ironic master, 2026.2 "Hibiscus"): virtual media, runbooks, inspection rules, the
   // port and portgroup fields, node disable_power_off, instance_name, health; see the README.
+  // RPC 1.4: virtual media (attach, detach, get).
   master: {
     api: '1.115',
-    rpc: '1.3',
+    rpc: '1.4',
     objects: {
       Node: ['1.1', '1.0'],
       Port: ['1.0'],

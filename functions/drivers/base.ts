@@ -215,6 +215,21 @@ export interface ManagementInterface extends HardwareInterface {
   getSupportedIndicators?(task: Task, component?: string): Promise<Record<string, Record<string, IndicatorInfo>>>;
   getIndicatorState?(task: Task, component: string, indicator: string): Promise<string>;
   setIndicatorState?(task: Task, component: string, indicator: string, state: string): Promise<void>;
+  /** Virtual media devices (see `VMEDIA_DEVICES`); absent: UnsupportedDriverExtension, as Ironic's base class. */
+  getVirtualMedia?(task: Task): Promise<VirtualMediaInfo[]>;
+  attachVirtualMedia?(task: Task, deviceType: string, imageUrl: string): Promise<void>;
+  /** No `deviceTypes`: every device. */
+  detachVirtualMedia?(task: Task, deviceTypes?: readonly string[]): Promise<void>;
+}
+
+/** Device types that make sense for virtual media (Ironic's `boot_devices.VMEDIA_DEVICES`), in its order. */
+export const VMEDIA_DEVICES = ['disk', 'cdrom', 'floppy'] as const;
+
+/** One virtual media device of a node. */
+export interface VirtualMediaInfo {
+  readonly media_types: string[];
+  readonly inserted: boolean;
+  readonly image: string | null;
 }
 
 /** Booting the deploy/rescue ramdisk and the instance (Ironic's BootInterface). */

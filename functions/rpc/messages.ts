@@ -25,7 +25,10 @@
 //      (get_supported_indicators, get_indicator_state, set_indicator_state calls) and vendor
 //      passthru (vendor_passthru, driver_vendor_passthru calls). A 2026.3 conductor knows none of
 //      them: an API capped below 1.3 answers these endpoints 503 (its client refuses to send).
-export const RPC_API_VERSION = '1.3';
+// 1.4: Virtual media (API 1.89/1.93): attach_virtual_media, detach_virtual_media,
+//      get_virtual_media (calls). A conductor of 1.3 knows none of them: an API capped below 1.4
+//      answers these endpoints 503 (its client refuses to send).
+export const RPC_API_VERSION = '1.4';
 
 export interface RequestContext {
   /** The request id of the API call that caused this message (Ironic's `openstack-request-id`). */
@@ -108,6 +111,11 @@ export interface RpcMethods {
   /** Calls: a vendor passthru method of a node's vendor interface, or of a hardware type's default one. */
   vendor_passthru: { node_id: string; method: string; http_method: string; info: Record<string, unknown> };
   driver_vendor_passthru: { driver_name: string; method: string; http_method: string; info: Record<string, unknown> };
+  /** Calls: virtual media through the management interface; device types are Ironic's `VMEDIA_DEVICES`. */
+  attach_virtual_media: { node_id: string; device_type: string; image_url: string; image_download_source: string };
+  /** No `device_types`: every device. */
+  detach_virtual_media: { node_id: string; device_types?: string[] };
+  get_virtual_media: { node_id: string };
 }
 
 /** What a vendor passthru call answers (Ironic's `{return, async, attach}`). */
@@ -133,6 +141,9 @@ export interface RpcResults {
   set_indicator_state: null;
   vendor_passthru: PassthruResult;
   driver_vendor_passthru: PassthruResult;
+  attach_virtual_media: null;
+  detach_virtual_media: null;
+  get_virtual_media: { media_types: string[]; inserted: boolean; image: string | null }[];
 }
 
 export type RpcMethod = keyof RpcMethods;
@@ -153,6 +164,9 @@ export const CALL_METHODS: ReadonlySet<RpcMethod> = new Set<RpcMethod>([
   'set_indicator_state',
   'vendor_passthru',
   'driver_vendor_passthru',
+  'attach_virtual_media',
+  'detach_virtual_media',
+  'get_virtual_media',
 ]);
 
 /** The version of the RPC API that introduced each method. */
@@ -183,6 +197,9 @@ export const METHOD_VERSIONS: Readonly<Record<RpcMethod, string>> = {
   set_indicator_state: '1.3',
   vendor_passthru: '1.3',
   driver_vendor_passthru: '1.3',
+  attach_virtual_media: '1.4',
+  detach_virtual_media: '1.4',
+  get_virtual_media: '1.4',
 };
 
 /**

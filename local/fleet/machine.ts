@@ -70,6 +70,7 @@ export interface MachineSpec {
  * `consoleUnavailable`: no graphical console (see `redfish-console.ts`).
  * `biosIgnoresSettings`: the firmware drops pending BIOS settings at power on (see `bios.ts`).
  * `firmwareUpdateFails`: firmware updates end in a failed Task, changing nothing (see `firmware.ts`).
+ * `mediaUnreachable`: the BMC cannot fetch images, so InsertMedia is refused (400) and nothing is inserted.
  */
 export interface Faults {
   readonly down?: 'reset' | 'hang';
@@ -83,6 +84,7 @@ export interface Faults {
   readonly consoleUnavailable?: boolean;
   readonly biosIgnoresSettings?: boolean;
   readonly firmwareUpdateFails?: boolean;
+  readonly mediaUnreachable?: boolean;
 }
 
 /**
@@ -307,6 +309,8 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
   insertMedia(slot: MediaSlot, image: unknown, writeProtected: unknown = true): void {
     if (typeof image !== 'string' || image === '')
       throw new MachineRequestError(400, 'Base.1.8.ActionParameterMissing', 'InsertMedia needs an Image');
+    if (this.faults.mediaUnreachable)
+      throw new MachineRequestError(400, 'Base.1.8.ResourceAtUriUnauthorized', `The image ${image} could not be fetched by the BMC`);
     this.media[slot] = { inserted: true, image, writeProtected: writeProtected !== false };
   }
 

@@ -47,6 +47,7 @@ export function parseFaults(value: unknown): Faults | string {
     'consoleUnavailable',
     'biosIgnoresSettings',
     'firmwareUpdateFails',
+    'mediaUnreachable',
   ];
   const unknown = Object.keys(f).filter((k) => !known.includes(k));
   if (unknown.length > 0) return `unknown fault(s): ${unknown.join(', ')}; known: ${known.join(', ')}`;
@@ -62,7 +63,14 @@ export function parseFaults(value: unknown): Faults | string {
   if (f.errorMethods !== undefined && !(Array.isArray(f.errorMethods) && f.errorMethods.every((m) => typeof m === 'string'))) {
     return 'errorMethods must be a list of HTTP methods';
   }
-  for (const flag of ['unauthorized', 'powerStuck', 'consoleUnavailable', 'biosIgnoresSettings', 'firmwareUpdateFails']) {
+  for (const flag of [
+    'unauthorized',
+    'powerStuck',
+    'consoleUnavailable',
+    'biosIgnoresSettings',
+    'firmwareUpdateFails',
+    'mediaUnreachable',
+  ]) {
     if (f[flag] !== undefined && typeof f[flag] !== 'boolean') return `${flag} must be true or false`;
   }
   return f as Faults;

@@ -36,6 +36,7 @@ import { doNodeService, doUnhold } from '../flows/service';
 import { getConsoleInformation, setConsoleMode } from '../flows/console';
 import { getIndicatorState, getSupportedIndicators, setIndicatorState } from '../flows/indicators';
 import { driverVendorPassthru, vendorPassthru } from '../flows/vendor';
+import { attachVirtualMedia, detachVirtualMedia, getVirtualMedia } from '../flows/vmedia';
 import { validateDriverInterfaces } from '../flows/validate';
 import { vifAttach, vifDetach, vifList } from '../flows/vifs';
 
@@ -128,6 +129,12 @@ export async function handleCall(ctx: ConductorContext, message: RpcMessage): Pr
         return { result: await vendorPassthru(ctx, message.args as RpcMethods['vendor_passthru']) };
       case 'driver_vendor_passthru':
         return { result: await driverVendorPassthru(ctx, message.args as RpcMethods['driver_vendor_passthru']) };
+      case 'get_virtual_media':
+        return { result: await getVirtualMedia(ctx, message.args as RpcMethods['get_virtual_media']) };
+      case 'attach_virtual_media':
+        return { result: await attachVirtualMedia(ctx, message.args as RpcMethods['attach_virtual_media']) };
+      case 'detach_virtual_media':
+        return { result: await detachVirtualMedia(ctx, message.args as RpcMethods['detach_virtual_media']) };
       default:
         throw new UnsupportedMessage(`RPC method "${message.method}" cannot be called`);
     }

@@ -23,17 +23,15 @@ import {
 } from '#common/states';
 import type { Node } from '#objects/node';
 import { BOOT_DEVICES, type BootInterface, type PowerInterface, type Task } from '../base';
-import type { Resource } from './client';
 import type { RedfishConfig } from './config';
 import { parseDriverInfo } from './driver-info';
 import { checkUrlHost } from '../hosts';
 import { setBootDevice } from './management';
 import { powerStateOf } from './power';
 import { type RedfishSystem, getSystem, isRedfishFailure, redfishFailure } from './system';
+import { CD, ejectMedia, mediaTypes } from './vmedia';
 
 /** Redfish MediaTypes. */
-const CD = 'CD';
-const DVD = 'DVD';
 const USB = 'USBStick';
 const FLOPPY = 'Floppy';
 
@@ -80,22 +78,6 @@ function bootOption(node: Node): string {
   }
   const option = (capabilities as Record<string, unknown> | undefined)?.boot_option;
   return typeof option === 'string' ? option : 'local';
-}
-
-function mediaTypes(media: Resource): string[] {
-  return Array.isArray(media.MediaTypes) ? media.MediaTypes.map(String) : [];
-}
-
-/** Eject every device of this type; a DVD drive counts as a CD drive (Cisco UCS has only those). */
-async function ejectMedia(task: Task, system: RedfishSystem, type: string): Promise<void> {
-  for (const media of await system.virtualMedia()) {
-    const types = mediaTypes(media);
-    if (!types.includes(type) && !(type === CD && types.includes(DVD))) continue;
-    if (media.Inserted === true) {
-      await system.ejectMedia(media);
-      task.log.info('Ejected boot media', { node: task.node.uuid, device: media.Id ?? media.Name });
-    }
-  }
 }
 
 /** Insert the image into the first free device of this type (or find it already there). */

@@ -18,6 +18,7 @@ import { createRedfishIndicators } from './indicators';
 import { createRedfishInspect } from './inspect';
 import { createRedfishManagement } from './management';
 import { createRedfishPower } from './power';
+import { createRedfishVirtualMedia } from './vmedia';
 
 /** The Redfish implementations, built with one configuration (tests pass short timeouts). */
 export function createRedfishInterfaces(config: RedfishConfig) {
@@ -25,7 +26,7 @@ export function createRedfishInterfaces(config: RedfishConfig) {
   const boot = createRedfishVirtualMediaBoot(config, power);
   return {
     power,
-    management: { ...createRedfishManagement(config), ...createRedfishIndicators(config) },
+    management: { ...createRedfishManagement(config), ...createRedfishIndicators(config), ...createRedfishVirtualMedia(config) },
     console: createRedfishGraphicalConsole(config),
     boot,
     inspect: createRedfishInspect(config),

@@ -114,6 +114,27 @@ describe('Redfish resources', () => {
     expect(routeRedfish(machines, { method: 'DELETE', path: '/redfish/v1/Systems/t-0', body: undefined }).status).toBe(405);
   });
 
+  it('refuses InsertMedia with mediaUnreachable, inserting nothing, and inserts again once cleared', () => {
+    const vm = machine();
+    const vms = new Map([[vm.id, vm]]);
+    const insert = () =>
+      routeRedfish(vms, {
+        method: 'POST',
+        path: '/redfish/v1/Managers/t-0/VirtualMedia/Cd/Actions/VirtualMedia.InsertMedia',
+        body: { Image: 'http://images/x.iso', Inserted: true },
+      });
+    vm.setFaults({ mediaUnreachable: true });
+    expect(insert()).toMatchObject({
+      status: 400,
+      body: { error: { '@Message.ExtendedInfo': [{ Message: 'The image http://images/x.iso could not be fetched by the BMC' }] } },
+    });
+    expect(vm.media.Cd).toMatchObject({ inserted: false, image: null });
+    vm.clearFaults();
+    expect(insert().status).toBe(204);
+    expect(vm.media.Cd).toMatchObject({ inserted: true, image: 'http://images/x.iso' });
+    expect(parseFaults({ mediaUnreachable: 'yes' })).toBe('mediaUnreachable must be true or false');
+  });
+
   it('names the machine a path belongs to', () => {
     expect(machineIdOf('/redfish/v1/Managers/t-0/VirtualMedia/Cd')).toBe('t-0');
     expect(machineIdOf('/redfish/v1/Systems')).toBeUndefined();
