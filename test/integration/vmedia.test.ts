@@ -72,6 +72,9 @@ describe('virtual media on a redfish node', () => {
       ],
     ]);
 
+    // An empty list names no device: nothing is ejected (Ironic passes [] on to the driver).
+    expect((await api.request('DELETE', `/v1/nodes/${uuid}/vmedia?device_types=`)).status).toBe(204);
+    expect(media(machine)).toEqual([true, ISO, true, 'https://images.example.com/disk.img']);
     expect((await api.request('DELETE', `/v1/nodes/${uuid}/vmedia?device_types=disk`)).status).toBe(204);
     expect(media(machine)).toEqual([true, ISO, false, null]);
     // Attaching again replaces what the CD holds.

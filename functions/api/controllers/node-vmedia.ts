@@ -83,10 +83,10 @@ export async function detachVmedia(req: ApiRequest, ctx: ApiContext, params: { i
     throw new Invalid(`Invalid device type(s) ${invalid.join(', ')} (valid are ${VMEDIA_DEVICES.join(', ')})`);
   }
   const node = await findNode(req, ctx, params.ident);
-  // An empty list is Ironic's "no device types": every device.
+  // Without device_types every device is ejected; an empty list (`?device_types=`) ejects none, as in Ironic.
   const message = ctx.rpc.message(
     'detach_virtual_media',
-    deviceTypes && deviceTypes.length > 0 ? { node_id: node.uuid, device_types: deviceTypes } : { node_id: node.uuid },
+    deviceTypes === undefined ? { node_id: node.uuid } : { node_id: node.uuid, device_types: deviceTypes },
     { request_id: req.requestId },
   );
   await ctx.rpc.call(message);

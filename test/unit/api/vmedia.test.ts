@@ -90,11 +90,16 @@ describe('the vmedia resource', () => {
     expect(sent).toEqual([]);
   });
 
-  it('detaches every device, or the device types named (comma-separated), refusing unknown ones', async () => {
+  it('detaches every device, or the device types named (comma-separated; none for an empty list), refusing unknown ones', async () => {
     const { ctx, sent } = stubContext();
     await detachVmedia(request('DELETE', 89), ctx, params);
     await detachVmedia(request('DELETE', 89, undefined, { device_types: ['CDROM, floppy,cdrom'] }), ctx, params);
-    expect(sent.map((m) => m.args)).toEqual([{ node_id: NODE.uuid }, { node_id: NODE.uuid, device_types: ['cdrom', 'floppy'] }]);
+    await detachVmedia(request('DELETE', 89, undefined, { device_types: [''] }), ctx, params);
+    expect(sent.map((m) => m.args)).toEqual([
+      { node_id: NODE.uuid },
+      { node_id: NODE.uuid, device_types: ['cdrom', 'floppy'] },
+      { node_id: NODE.uuid, device_types: [] },
+    ]);
     expect(await refusal(detachVmedia(request('DELETE', 89, undefined, { device_types: ['cdrom,usb,dvd'] }), ctx, params))).toEqual([
       400,
       'Invalid device type(s) usb, dvd (valid are disk, cdrom, floppy)',
