@@ -97,7 +97,14 @@ function toRequest(event: APIGatewayProxyEvent): ApiRequest {
 }
 
 function toResult(req: ApiRequest, res: ApiResponse): APIGatewayProxyResult {
-  const headers: Record<string, string> = { 'Openstack-Request-Id': req.requestId, ...(res.headers ?? {}) };
+  // Every reply carries the request id twice, as Ironic's (oslo.middleware's) request id middleware
+  // sends it since API 1.107: the generic X-OpenStack-Request-Id and Ironic's own header. Like
+  // Ironic's, the middleware is not versioned: the header is in replies at every version.
+  const headers: Record<string, string> = {
+    'Openstack-Request-Id': req.requestId,
+    'X-Openstack-Request-Id': req.requestId,
+    ...(res.headers ?? {}),
+  };
   if (res.body === undefined) return { statusCode: res.status, headers, body: '' };
   headers['Content-Type'] = 'application/json';
   return { statusCode: res.status, headers, body: req.method === 'HEAD' ? '' : JSON.stringify(res.body) };

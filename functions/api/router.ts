@@ -12,7 +12,16 @@ import type { ApiContext } from './context';
 import { getRoot, getV1 } from './controllers/root';
 import { type ApiRequest, type ApiResponse, errorBody, json } from './http';
 import { type LazyRoutes, type Route, lazyRoutes, loadRoutesFor } from './route';
-import { MAX_VERSION_HEADER, MIN_VERSION, MIN_VERSION_HEADER, VERSION_HEADER, negotiate, versionString } from './microversion';
+import {
+  MAX_VERSION_HEADER,
+  MIN_VERSION,
+  MIN_VERSION_HEADER,
+  VERSION_HEADER,
+  negotiate,
+  parseVersion,
+  requestedVersion,
+  versionString,
+} from './microversion';
 
 /**
  * Every controller module of the v1 API, loaded when a request first needs it (a cold start loads
@@ -77,14 +86,31 @@ function match(route: Route, segments: readonly string[]): Record<string, string
   return params;
 }
 
+/** API 1.91: a final ".json" is part of the name, no longer a content-type extension. */
+const LITERAL_JSON_SUFFIX = 91;
+
+/**
+ * Whether a final ".json" is taken off the path, as Ironic's JsonExtensionMiddleware does: only
+ * for a request that names a version below 1.91 (the middleware reads the header as given, so a
+ * request without one keeps its ".json"). A service pinned to a release older than 1.91 takes it
+ * off whatever the version, as that release's pecan did (`guess_content_type_from_ext`).
+ */
+function stripsJsonSuffix(req: ApiRequest, ctx: ApiContext): boolean {
+  if (ctx.maxVersion.minor < LITERAL_JSON_SUFFIX) return true;
+  const asked = requestedVersion(req.headers);
+  const minor = asked === undefined ? undefined : parseVersion(asked)?.minor;
+  return minor !== undefined && minor > 0 && minor < LITERAL_JSON_SUFFIX;
+}
+
 /**
  * Split a path into decoded segments, adding the `v1` prefix Ironic lets clients leave out. A
- * final ".json" is taken off, as pecan takes a content-type extension off (`req.jsonSuffix`).
+ * final ".json" is taken off where Ironic takes it off (`stripsJsonSuffix`), and noted
+ * (`req.jsonSuffix`): a resource not found without it is then looked up with it.
  */
-function segmentsOf(req: ApiRequest): string[] | undefined {
+function segmentsOf(req: ApiRequest, ctx: ApiContext): string[] | undefined {
   const raw = req.path.split('/').filter((s) => s !== '');
   const last = raw[raw.length - 1];
-  if (last !== undefined && last.length > 5 && last.endsWith('.json')) {
+  if (last !== undefined && last.length > 5 && last.endsWith('.json') && stripsJsonSuffix(req, ctx)) {
     raw[raw.length - 1] = last.slice(0, -5);
     req.jsonSuffix = true;
   }
@@ -104,7 +130,7 @@ export async function dispatch(req: ApiRequest, ctx: ApiContext): Promise<ApiRes
     return withVersionHeaders(await getRoot(req, ctx), ctx, MIN_VERSION);
   }
   if (req.path.startsWith('/ironless/')) return ironless(req, ctx);
-  const segments = segmentsOf(req);
+  const segments = segmentsOf(req, ctx);
   if (segments === undefined) throw httpErrors.notFound();
   if (segments.length === 1) {
     req.version = negotiateOrRefuse(req, ctx);

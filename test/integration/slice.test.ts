@@ -3,7 +3,7 @@
  * alias → Step Functions → DynamoDB, with fake-hardware.
  */
 import type { LocalStack } from '../../local/stack';
-import { ApiClient, faultOf, startStack } from './helpers/stack';
+import { ApiClient, faultOf, type Json, startStack } from './helpers/stack';
 
 let stack: LocalStack;
 let api: ApiClient;
@@ -129,9 +129,43 @@ describe('bad input on the slice gets Ironic’s status and body, and changes no
       code: 406,
       title: 'Not Acceptable',
       description:
-        'Version 1.999 was requested but the minor version is not supported by this service. The supported version range is: [1.1, 1.88].',
+        'Version 1.999 was requested but the minor version is not supported by this service. The supported version range is: [1.1, 1.115].',
     });
     expect(reply.headers.get('x-openstack-ironic-api-maximum-version')).toBe('1.115');
+  });
+
+  it('every reply carries the request id as X-OpenStack-Request-Id and OpenStack-Request-Id (1.107), at any version', async () => {
+    for (const reply of [
+      await api.get('/'),
+      await api.get('/v1/nodes'),
+      await api.get('/v1/nodes/no-such-node'),
+      await api.get('/v1/nodes', { 'X-OpenStack-Ironic-API-Version': '1.1' }),
+    ]) {
+      const id = reply.headers.get('x-openstack-request-id');
+      expect(id).toMatch(/^req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      expect(reply.headers.get('openstack-request-id')).toBe(id);
+    }
+  });
+
+  it('takes a final ".json" off a path below 1.91 only; from 1.91, and without a version, it is part of the name', async () => {
+    const plain = await api.request('POST', '/v1/nodes', { driver: 'fake-hardware', name: 'jsonish' });
+    const suffixed = await api.request('POST', '/v1/nodes', { driver: 'fake-hardware', name: 'both.json' });
+    const v = (version: string) => ({ 'X-OpenStack-Ironic-API-Version': version });
+    // 1.90: "jsonish.json" is node "jsonish"; "both.json" is tried as "both", then as itself.
+    expect((await api.get('/v1/nodes/jsonish.json', v('1.90'))).body.uuid).toBe(plain.body.uuid);
+    expect((await api.get('/v1/nodes/both.json', v('1.90'))).body.uuid).toBe(suffixed.body.uuid);
+    // 1.91: the name as written.
+    const literal = await api.get('/v1/nodes/jsonish.json', v('1.91'));
+    expect([literal.status, faultOf(literal).faultstring]).toEqual([404, 'Node jsonish.json could not be found.']);
+    expect((await api.get('/v1/nodes/both.json', v('1.91'))).body.uuid).toBe(suffixed.body.uuid);
+    // No version header: Ironic's middleware strips nothing; at 1.1 a name is no identifier.
+    const raw = await fetch(`${stack.url}/v1/nodes/jsonish.json`);
+    const text = await raw.text();
+    const unversioned = { status: raw.status, headers: raw.headers, body: JSON.parse(text) as Json, text };
+    expect([unversioned.status, faultOf(unversioned).faultstring]).toEqual([404, 'Node jsonish.json could not be found.']);
+    expect((await api.get('/v1/nodes.json', v('1.90'))).status).toBe(200);
+    expect((await api.get('/v1/nodes.json', v('1.91'))).status).toBe(404);
+    for (const created of [plain, suffixed]) await api.request('DELETE', `/v1/nodes/${created.body.uuid as string}`);
   });
 
   it('a schema violation names the offending property the way Ironic does', async () => {
