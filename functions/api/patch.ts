@@ -8,7 +8,11 @@
  * of Python's jsonpatch/jsonpointer ("can't remove a non-existent object 'x'", "member 'x' not
  * found in {…}"), which clients show to operators; no library words them so, so before each
  * operation the pointer is walked here the way Python's jsonpointer walks it, and a failure is
- * reported in those words.
+ * reported in those words. Pointers are read as RFC 6901 says ("~1" is "/", "~0" is "~"), as
+ * jsonpointer reads them. Through the API that changes nothing today: the patch schema's path
+ * pattern (`^(/[\w-]+)+$`, Ironic's too) refuses "~" at every version. API 1.98 ("keys with ~ or
+ * /") only lets Ironic's allowed-field checks decode a top-level field, and no top-level field
+ * holds either character; so 1.98 is served with no change to those checks, as in Ironic.
  */
 import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import { ClientSideError, PatchError } from '#common/errors';
@@ -60,7 +64,14 @@ function walk(doc: unknown, part: string): unknown {
 /** Python jsonpatch's reason for refusing `op` on `doc`, or undefined when it applies. */
 function pythonReason(doc: unknown, op: PatchOperation): string | undefined {
   if (op.op !== 'remove' && !('value' in op)) return "The operation does not contain a 'value' member";
-  const parts = op.path.slice(1).split('/');
+  // RFC 6901, as jsonpointer reads a pointer: "~1" is "/" and "~0" is "~" in a key; any other "~"
+  // is refused before anything is walked.
+  const invalidEscape = /~[^01]|~$/.exec(op.path);
+  if (invalidEscape !== null) return `Found invalid escape ${invalidEscape[0]}`;
+  const parts = op.path
+    .slice(1)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
   const last = parts.pop() as string;
   let parent: unknown = doc;
   try {

@@ -16,6 +16,17 @@ describe('applyPatch words failures as Python jsonpatch does', () => {
     expect(() => applyPatch(doc, ops as never)).toThrow(reason);
   });
 
+  it('reaches keys holding "/" and "~" escaped as RFC 6901 says (~1, ~0), and refuses other escapes', () => {
+    const keyed = { extra: { 'a/b': 1, '~c~': 2, 'a~1b': 3 } };
+    expect(applyPatch(keyed, [{ op: 'replace', path: '/extra/a~1b', value: 'x' }]).extra).toEqual({ 'a/b': 'x', '~c~': 2, 'a~1b': 3 });
+    expect(applyPatch(keyed, [{ op: 'remove', path: '/extra/~0c~0' }]).extra).toEqual({ 'a/b': 1, 'a~1b': 3 });
+    expect(applyPatch(keyed, [{ op: 'remove', path: '/extra/a~01b' }]).extra).toEqual({ 'a/b': 1, '~c~': 2 });
+    expect(() => applyPatch(keyed, [{ op: 'remove', path: '/extra/a/b' }])).toThrow("Reason: member 'a' not found in");
+    expect(() => applyPatch(keyed, [{ op: 'remove', path: '/extra/x~1y' }])).toThrow("Reason: can't remove a non-existent object 'x/y'");
+    expect(() => applyPatch(keyed, [{ op: 'replace', path: '/extra/a~2b', value: 1 }])).toThrow('Reason: Found invalid escape ~2');
+    expect(() => applyPatch(keyed, [{ op: 'add', path: '/extra/a~', value: 1 }])).toThrow('Reason: Found invalid escape ~');
+  });
+
   it('applies operations in order on a copy, and refuses new root attributes', () => {
     const out = applyPatch(doc, [
       { op: 'add', path: '/extra/b', value: [1] },
