@@ -76,6 +76,8 @@ export const RELEASE_MAPPING: ReleaseMappings = {
   // API 1.89–1.115 (Ironic master, 2026.2 "Hibiscus"): virtual media, runbooks, inspection rules, the
   // port and portgroup fields, node disable_power_off, instance_name, health; see the README.
   // RPC 1.4: virtual media (attach, detach, get).
+  // NodeHistory 1.1: project, state, target_provision_state, duration_seconds (API 1.113, 1.115).
+  // FirmwareComponent 1.1: vendor, model, serial_number (API 1.114).
   master: {
     api: '1.115',
     rpc: '1.4',
@@ -87,12 +89,12 @@ export const RELEASE_MAPPING: ReleaseMappings = {
       Conductor: ['1.0'],
       DeployTemplate: ['1.0'],
       Allocation: ['1.0'],
-      NodeHistory: ['1.0'],
+      NodeHistory: ['1.1', '1.0'],
       NodeInventory: ['1.0'],
       VolumeConnector: ['1.0'],
       VolumeTarget: ['1.0'],
       BIOSSetting: ['1.0'],
-      FirmwareComponent: ['1.0'],
+      FirmwareComponent: ['1.1', '1.0'],
     },
   },
 };

@@ -20,7 +20,7 @@ import { newUuid } from '#common/ids';
 import * as st from '#common/states';
 import type { NodeHistoryStore } from '#db/node-history';
 import type { NodeStore, SaveOptions } from '#db/nodes';
-import type { Node } from '#objects/node';
+import { type Node, loadedStateSince } from '#objects/node';
 import { NodeHistory } from '#objects/node-history';
 import { type PageWalk, walkAllNodes } from './flows/periodic-pages';
 
@@ -72,25 +72,50 @@ export interface HistoryRecorderOptions {
   readonly log: Logger;
 }
 
-/** Write one ERROR event for `node`'s new last_error. */
-export async function recordFailure(node: Node, options: HistoryRecorderOptions): Promise<void> {
+interface HistoryEvent {
+  readonly event: string;
+  readonly event_type: string;
+  readonly severity: 'ERROR' | 'INFO';
+}
+
+/**
+ * A record of `event` on `node`, as Ironic's `node_history_record` writes one: the node's provision
+ * state and target at the event, and how long (whole seconds) since its provision state last
+ * changed, `since` (the node's `provision_updated_at` before the save that brought the event).
+ * The project is null: Ironic's conductor passes none (the field waits for a caller that does).
+ */
+function historyRecord(node: Node, options: HistoryRecorderOptions, event: HistoryEvent, since: string | null): NodeHistory {
+  const now = Date.now();
+  const start = since === null ? Number.NaN : Date.parse(since);
+  return new NodeHistory({
+    uuid: newUuid(),
+    node_uuid: node.uuid,
+    conductor: options.conductor,
+    user: null,
+    project: null,
+    ...event,
+    state: node.provision_state,
+    target_provision_state: node.target_provision_state,
+    duration_seconds: Number.isNaN(start) ? null : Math.max(0, Math.floor((now - start) / 1000)),
+    created_at: new Date(now).toISOString(),
+  });
+}
+
+/**
+ * Write one ERROR event for `node`'s new last_error; `since` is when the node entered the state
+ * it failed in (its provision_updated_at before the failure was saved), or the node's own.
+ */
+export async function recordFailure(
+  node: Node,
+  options: HistoryRecorderOptions,
+  since: string | null = loadedStateSince(node),
+): Promise<void> {
   const message = node.last_error;
   if (message === null || message === undefined || message === '') return;
   const eventType = eventTypeOf(node);
   hints.delete(node);
   try {
-    await options.history.create(
-      new NodeHistory({
-        uuid: newUuid(),
-        node_uuid: node.uuid,
-        conductor: options.conductor,
-        event: message,
-        user: null,
-        event_type: eventType,
-        severity: 'ERROR',
-        created_at: new Date().toISOString(),
-      }),
-    );
+    await options.history.create(historyRecord(node, options, { event: message, event_type: eventType, severity: 'ERROR' }, since));
   } catch (err) {
     // The failure itself is saved (last_error); losing its history entry must not undo that.
     options.log.error('Could not record node history', { node: node.uuid, error: String(err) });
@@ -128,19 +153,10 @@ function stepStarted(node: Node): StepStart | undefined {
  * Write an INFO event for a step that starts, so the node's history shows its steps in the order
  * they ran (the Step Functions execution history has them too, but operators read the node's).
  */
-async function recordStep(node: Node, started: StepStart, options: HistoryRecorderOptions): Promise<void> {
+async function recordStep(node: Node, started: StepStart, options: HistoryRecorderOptions, since: string | null): Promise<void> {
   try {
     await options.history.create(
-      new NodeHistory({
-        uuid: newUuid(),
-        node_uuid: node.uuid,
-        conductor: options.conductor,
-        event: started.text,
-        user: null,
-        event_type: started.eventType,
-        severity: 'INFO',
-        created_at: new Date().toISOString(),
-      }),
+      historyRecord(node, options, { event: started.text, event_type: started.eventType, severity: 'INFO' }, since),
     );
   } catch (err) {
     options.log.error('Could not record node history', { node: node.uuid, error: String(err) });
@@ -159,12 +175,13 @@ export function recordingFailures(nodes: NodeStore, options: HistoryRecorderOpti
           const failed = node.whatChanged().has('last_error') && node.last_error !== null && node.last_error !== '';
           const eventType = failed ? eventTypeOf(node) : undefined;
           const started = stepStarted(node);
+          const since = loadedStateSince(node);
           const saved = await target.save(node, saveOptions);
           if (failed && eventType !== undefined) {
             hints.set(saved, eventType);
-            await recordFailure(saved, options);
+            await recordFailure(saved, options, since);
           }
-          if (started !== undefined) await recordStep(saved, started, options);
+          if (started !== undefined) await recordStep(saved, started, options, since);
           return saved;
         };
       }

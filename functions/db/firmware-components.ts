@@ -45,9 +45,15 @@ export const FIRMWARE_COMPONENT_CODEC: ObjectCodec<FirmwareComponent> = {
   guards: () => [],
 };
 
+/** The identity a reading gives (null where the hardware does not say). */
+function identityOf(read: FirmwareComponentReading): { vendor: string | null; model: string | null; serial_number: string | null } {
+  return { vendor: read.vendor ?? null, model: read.model ?? null, serial_number: read.serial_number ?? null };
+}
+
 /**
  * The component as it should be stored after a reading, or undefined when it stays as it is
- * (Ironic's change test: the current version differs, or a last flashed version differs from it).
+ * (Ironic's change test: the current version differs, a last flashed version differs from it, or
+ * the vendor, model or serial number the hardware reports changed).
  */
 export function applyReading(
   nodeUuid: string,
@@ -62,18 +68,23 @@ export function applyReading(
       initial_version: read.current_version,
       current_version: read.current_version,
       last_version_flashed: null,
+      ...identityOf(read),
       created_at: stamp,
       updated_at: null,
     });
   }
   const versionChanged = stored.current_version !== read.current_version;
   const flashedDiffers = stored.last_version_flashed !== null && stored.last_version_flashed !== read.current_version;
-  if (!versionChanged && !flashedDiffers) return undefined;
+  const identity = identityOf(read);
+  const identityChanged =
+    stored.vendor !== identity.vendor || stored.model !== identity.model || stored.serial_number !== identity.serial_number;
+  if (!versionChanged && !flashedDiffers && !identityChanged) return undefined;
   const next = new FirmwareComponent(stored.values());
   if (versionChanged) {
     next.last_version_flashed = read.current_version;
     next.current_version = read.current_version;
   }
+  Object.assign(next, identity);
   next.updated_at = stamp;
   next.storeMeta = stored.storeMeta;
   return next;

@@ -16,6 +16,10 @@ export const FIRMWARE_COMPONENT_FIELDS = {
   initial_version: t.string(),
   current_version: t.string({ nullable: true }),
   last_version_flashed: t.string({ nullable: true }),
+  // 1.1 (API 1.114): the hardware's identity, where the BMC tells it (Ironic's FirmwareComponent 1.2).
+  vendor: t.string({ nullable: true }),
+  model: t.string({ nullable: true }),
+  serial_number: t.string({ nullable: true }),
   created_at: t.datetime(),
   updated_at: t.datetime({ nullable: true }),
 } as const;
@@ -26,17 +30,24 @@ export type FirmwareComponentData = FieldValues<typeof FIRMWARE_COMPONENT_FIELDS
 export interface FirmwareComponentReading {
   readonly component: string;
   readonly current_version: string;
+  /** The component's maker, model and serial number where the hardware reports them. */
+  readonly vendor?: string | null;
+  readonly model?: string | null;
+  readonly serial_number?: string | null;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- field accessors are installed at runtime
 export interface FirmwareComponent extends FirmwareComponentData {}
 
-// Version 1.0: initial version (Ironic's FirmwareComponent 1.1 fields, the node referenced by UUID;
-// Ironic 1.2's vendor, model and serial_number belong to API 1.114, which Ironless does not serve).
+// Version 1.0: initial version (Ironic's FirmwareComponent 1.1 fields, the node referenced by UUID).
+// Version 1.1: vendor, model and serial_number (Ironic's 1.2, API 1.114); null in older items.
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class FirmwareComponent extends VersionedObject {
   static override readonly objName = 'FirmwareComponent';
-  static override readonly VERSION = '1.0';
+  static override readonly VERSION = '1.1';
   static override readonly fields = FIRMWARE_COMPONENT_FIELDS;
-  static override readonly history: readonly VersionStep[] = [{ version: '1.0' }];
+  static override readonly history: readonly VersionStep[] = [
+    { version: '1.0' },
+    { version: '1.1', added: ['vendor', 'model', 'serial_number'] },
+  ];
 }

@@ -172,8 +172,20 @@ export class Node extends VersionedObject {
     if (result === undefined) {
       throw new InvalidState(`Node ${this.uuid}: event "${event}" is not allowed in state "${this.provision_state}"`);
     }
+    if (!stateEnteredAt.has(this)) stateEnteredAt.set(this, this.provision_updated_at);
     this.provision_state = result.provisionState;
     this.target_provision_state = result.targetProvisionState;
     this.provision_updated_at = new Date().toISOString();
   }
+}
+
+/** A node's provision_updated_at before the first `processEvent` on that copy of it. */
+const stateEnteredAt = new WeakMap<Node, string | null>();
+
+/**
+ * When this copy of the node entered the state it was loaded in: its provision_updated_at before
+ * any transition made on it since (node history's `duration_seconds` measures from it).
+ */
+export function loadedStateSince(node: Node): string | null {
+  return stateEnteredAt.has(node) ? (stateEnteredAt.get(node) ?? null) : node.provision_updated_at;
 }

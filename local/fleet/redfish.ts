@@ -263,6 +263,7 @@ function managerResource(m: VirtualMachine, req: RedfishRequest, rest: string[])
         Id: m.id,
         Name: `BMC of ${m.id}`,
         ManagerType: 'BMC',
+        Model: 'Ironless vBMC',
         FirmwareVersion: firmwareOf(m).bmc,
         Status: { State: 'Enabled', Health: 'OK' },
         VirtualMedia: ref(`${path}/VirtualMedia`),

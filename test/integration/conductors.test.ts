@@ -6,7 +6,7 @@
  * `manage_node_history` task trims to the newest records.
  */
 import type { LocalStack } from '../../local/stack';
-import { ApiClient, faultOf, SHORT_STEP_LIMITS, startStack } from './helpers/stack';
+import { ApiClient, faultOf, type Json, SHORT_STEP_LIMITS, startStack } from './helpers/stack';
 
 let stack: LocalStack;
 let api: ApiClient;
@@ -165,12 +165,34 @@ describe('node history', () => {
     expect(Object.keys(event).sort()).toEqual(['created_at', 'event', 'links', 'severity', 'uuid']);
     expect(event).toMatchObject({ severity: 'ERROR', event: failed.last_error });
     expect(event.links).toEqual([{ href: `${stack.url}/v1/nodes/${uuid}/history/${event.uuid}`, rel: 'self' }]);
-    const one = await api.get(`/v1/nodes/hist-1/history/${event.uuid}`);
+    const one = await new ApiClient(stack.url, '1.112').get(`/v1/nodes/hist-1/history/${event.uuid}`);
     expect(one.body).toMatchObject({ event_type: 'deploying', conductor: 'conductor:live', user: null, severity: 'ERROR' });
+    expect(Object.keys(one.body)).toEqual(['uuid', 'created_at', 'severity', 'event_type', 'event', 'conductor', 'user', 'links']);
+    // 1.113 adds the project (none: Ironic's conductor records none), 1.115 the node's state at the event.
+    const withProject = await new ApiClient(stack.url, '1.113').get(`/v1/nodes/hist-1/history/${event.uuid}`);
+    expect(Object.keys(withProject.body)).toEqual([
+      'uuid',
+      'created_at',
+      'severity',
+      'event_type',
+      'event',
+      'conductor',
+      'user',
+      'project',
+      'links',
+    ]);
+    expect(withProject.body.project).toBeNull();
+    const newest = await new ApiClient(stack.url, '1.115').get(`/v1/nodes/hist-1/history?detail=true`);
+    const [startedAt, failedAt] = newest.body.history as Json[];
+    expect(startedAt).toMatchObject({ state: 'deploying', target_provision_state: 'active', duration_seconds: expect.any(Number) });
+    expect(failedAt).toMatchObject({ project: null, state: 'deploy failed', target_provision_state: 'active' });
+    expect(failedAt?.duration_seconds).toBeGreaterThanOrEqual(0);
     const detail = await api.get('/v1/nodes/hist-1/history?detail=true&limit=1');
+    // The next link names the release's whole detail list, whatever the version asked (as Ironic).
     expect(detail.body.next).toBe(
-      `${stack.url}/v1/nodes/hist-1/history?marker=None&fields=uuid,created_at,severity,event_type,event,conductor,user&limit=1&marker=${started.uuid}`,
+      `${stack.url}/v1/nodes/hist-1/history?marker=None&fields=uuid,created_at,severity,event_type,event,conductor,user,project,state,target_provision_state,duration_seconds&limit=1&marker=${started.uuid}`,
     );
+    expect(Object.keys(detail.body.history[0])).not.toContain('state');
     const old = await new ApiClient(stack.url, '1.77').get('/v1/nodes/hist-1/history');
     expect(old.status).toBe(404);
 

@@ -65,6 +65,31 @@ it('caches the versions at cleaning, flashes BIOS and BMC through the UpdateServ
   await api.settle(uuid, ['manageable'], 60_000);
   // Verification cached the versions.
   expect(await versionsOf(uuid)).toEqual({ bios: ['1.0.0', '1.0.0', null], bmc: ['1.0.0', '1.0.0', null] });
+  // From 1.114 the components show the identity the BMC gives: the manager's Model for the BMC, none for the BIOS.
+  const identity = await new ApiClient(fleet.stack.url, '1.114').get(`/v1/nodes/${uuid}/firmware`);
+  expect((identity.body.firmware as Component[]).map((c) => [c.component, c.vendor, c.model, c.serial_number])).toEqual([
+    ['bios', null, null, null],
+    ['bmc', null, 'Ironless vBMC', null],
+  ]);
+  expect(Object.keys((identity.body.firmware as Component[])[0] ?? {})).toEqual([
+    'created_at',
+    'updated_at',
+    'component',
+    'initial_version',
+    'current_version',
+    'last_version_flashed',
+    'vendor',
+    'model',
+    'serial_number',
+  ]);
+  const pickedIdentity = await new ApiClient(fleet.stack.url, '1.114').get(`/v1/nodes/${uuid}/firmware?fields=component,model`);
+  expect((pickedIdentity.body.firmware as Component[])[1]).toEqual({
+    created_at: expect.any(String),
+    updated_at: null,
+    component: 'bmc',
+    model: 'Ironless vBMC',
+  });
+  expect(Object.keys((await componentsOf(uuid))[0] ?? {})).not.toContain('vendor');
 
   // Errors first: nothing may change.
   const old = await new ApiClient(fleet.stack.url, '1.85').get(`/v1/nodes/${uuid}/firmware`);

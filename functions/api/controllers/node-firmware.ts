@@ -1,9 +1,9 @@
 /**
  * `/v1/nodes/{node}/firmware` (1.86, Ironic's NodeFirmwareController): the node's firmware
  * components as its firmware interface last cached them, each with `component`,
- * `initial_version`, `current_version` and `last_version_flashed` besides its timestamps.
- * `fields` picks among them; Ironic's vendor, model and serial_number need 1.114, which Ironless
- * does not serve, so naming them is refused with Ironic's message. Below 1.86 the path does not exist.
+ * `initial_version`, `current_version` and `last_version_flashed` besides its timestamps, and
+ * from 1.114 its `vendor`, `model` and `serial_number`. `fields` picks among them; naming the
+ * identity fields below 1.114 is refused with Ironic's message. Below 1.86 the path does not exist.
  */
 import { InvalidParameterValue, httpErrors } from '#common/errors';
 import type { FirmwareComponent } from '#objects/firmware-component';
@@ -16,7 +16,7 @@ import { route } from '../route';
 import { isoTime } from '../views/time';
 
 export const FIRMWARE_VERSION = 86;
-/** Ironic's MINOR_114_FIRMWARE_IDENTITY: the identity fields, beyond Ironless's newest version. */
+/** Ironic's MINOR_114_FIRMWARE_IDENTITY: the identity fields. */
 const FIRMWARE_IDENTITY_VERSION = 114;
 
 const DEFAULT_FIELDS = ['component', 'initial_version', 'current_version', 'last_version_flashed'] as const;
@@ -36,22 +36,23 @@ export function firmwareComponentView(component: FirmwareComponent, fields: read
 }
 
 /** Ironic's checks of `fields` and `detail`, in its order, and the fields they leave to show. */
-function returnFields(detail: boolean | undefined, fields: string[] | undefined): readonly string[] {
+function returnFields(detail: boolean | undefined, fields: string[] | undefined, identity: boolean): readonly string[] {
   if (fields !== undefined) {
     const unknown = fields.filter((field) => !SELECTABLE.has(field));
     // NOTE: Ironic's query schema refuses these with jsonschema's wording; this is the message of its other resources.
     if (unknown.length > 0) throw new InvalidParameterValue(`Field(s) "${unknown.join(', ')}" are not valid`);
-    const identity = fields.filter((field) => (IDENTITY_FIELDS as readonly string[]).includes(field)).sort();
-    if (identity.length > 0) {
+    const refused = identity ? [] : fields.filter((field) => (IDENTITY_FIELDS as readonly string[]).includes(field)).sort();
+    if (refused.length > 0) {
       throw new InvalidParameterValue(
-        `Fields ${identity.join(', ')} are not allowed in this API version. They require at least API version 1.${FIRMWARE_IDENTITY_VERSION}.`,
+        `Fields ${refused.join(', ')} are not allowed in this API version. They require at least API version 1.${FIRMWARE_IDENTITY_VERSION}.`,
       );
     }
     if (detail === true) throw new InvalidParameterValue('Can not specify ?detail=True and fields in the same request.');
     return fields;
   }
   // As Ironic: detail=True without fields asks for no field, so only the timestamps show.
-  return detail === true ? [] : DEFAULT_FIELDS;
+  if (detail === true) return [];
+  return identity ? [...DEFAULT_FIELDS, ...IDENTITY_FIELDS] : DEFAULT_FIELDS;
 }
 
 export async function listFirmwareComponents(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
@@ -61,7 +62,7 @@ export async function listFirmwareComponents(req: ApiRequest, ctx: ApiContext, p
   const detail = argBoolean('detail', args.get('detail'));
   const fields = argStringList('fields', args.get('fields'));
   const node = await findNode(req, ctx, params.ident);
-  const shown = returnFields(detail, fields);
+  const shown = returnFields(detail, fields, atLeast(req.version, FIRMWARE_IDENTITY_VERSION));
   const components = await ctx.stores.firmwareComponents.list(node.uuid);
   return json(200, { firmware: components.map((c) => firmwareComponentView(c, shown)) });
 }

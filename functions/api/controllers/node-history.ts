@@ -1,7 +1,9 @@
 /**
  * `/v1/nodes/{node}/history` (1.78, Ironic's NodeHistoryController): a node's events, oldest first.
  * The standard view is uuid, created_at, severity and event (cut to 255 characters); `detail`
- * and the single event add event_type, conductor and user. Below 1.78 the path does not exist.
+ * and the single event add event_type, conductor and user, from 1.113 project, and from 1.115
+ * the node's state, target_provision_state and duration_seconds at the event. Below 1.78 the
+ * path does not exist.
  */
 import { ClientSideError, httpErrors } from '#common/errors';
 import type { NodeHistory } from '#objects/node-history';
@@ -9,19 +11,46 @@ import { argBoolean, argInteger, argUuid, collectArgs, rejectUnexpected } from '
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { findNode } from '../lookup';
-import { atLeast } from '../microversion';
+import { type ApiVersion, atLeast } from '../microversion';
 import { route } from '../route';
 import { makeLink } from '../views/links';
 import { isoTime } from '../views/time';
 
 const STANDARD_FIELDS = ['uuid', 'created_at', 'severity', 'event'];
-const DETAIL_FIELDS = ['uuid', 'created_at', 'severity', 'event_type', 'event', 'conductor', 'user'];
+/** Detail fields, each from the version that shows it (1.113: project; 1.115: the node's state). */
+const DETAIL_FIELDS: readonly (readonly [string, number])[] = [
+  ['uuid', 78],
+  ['created_at', 78],
+  ['severity', 78],
+  ['event_type', 78],
+  ['event', 78],
+  ['conductor', 78],
+  ['user', 78],
+  ['project', 113],
+  ['state', 115],
+  ['target_provision_state', 115],
+  ['duration_seconds', 115],
+];
 
-/** One event as Ironic shows it; `event` is cut to 251 characters and "..." outside detail. */
-export function historyView(baseUrl: string, nodeUuid: string, record: NodeHistory, detail: boolean): Record<string, unknown> {
+/** The detail fields at `version`. */
+function detailFields(version: ApiVersion): string[] {
+  return DETAIL_FIELDS.filter(([, since]) => atLeast(version, since)).map(([field]) => field);
+}
+
+/**
+ * One event as Ironic shows it at `version`; `event` is cut to 251 characters and "..." outside
+ * detail.
+ */
+export function historyView(
+  baseUrl: string,
+  nodeUuid: string,
+  record: NodeHistory,
+  detail: boolean,
+  version: ApiVersion,
+): Record<string, unknown> {
   const values = record as unknown as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const field of detail ? DETAIL_FIELDS : STANDARD_FIELDS) {
+  for (const field of detail ? detailFields(version) : STANDARD_FIELDS) {
     out[field] = field === 'created_at' ? isoTime(record.created_at) : (values[field] ?? null);
   }
   if (!detail && typeof out.event === 'string' && out.event.length > 255) out.event = `${out.event.slice(0, 251)}...`;
@@ -45,13 +74,14 @@ export async function getNodeHistory(req: ApiRequest, ctx: ApiContext, params: {
   if (rawLimit !== undefined && rawLimit <= 0) throw new ClientSideError('Limit must be positive');
   const limit = Math.min(rawLimit ?? ctx.config.maxLimit, ctx.config.maxLimit);
   const page = await ctx.stores.nodeHistory.listByNode(node.uuid, { limit, ...(marker ? { marker } : {}) });
-  const history = page.items.map((r) => historyView(req.baseUrl, node.uuid, r, detail));
+  const history = page.items.map((r) => historyView(req.baseUrl, node.uuid, r, detail, req.version));
   const body: Record<string, unknown> = { history };
   const last = page.items[page.items.length - 1];
   if (last !== undefined && page.items.length === limit) {
     // Ironic's next link repeats its marker argument as Python prints it ("None" on a first page)
-    // and the fields of the view, then limit and the new marker.
-    const fields = (detail ? DETAIL_FIELDS : STANDARD_FIELDS).join(',');
+    // and the fields of the view, then limit and the new marker. The detail list is the release's
+    // whole list whatever the request's version (Ironic's `detail_fields`).
+    const fields = (detail ? detailFields(ctx.maxVersion) : STANDARD_FIELDS).join(',');
     const previous = marker === undefined ? 'None' : marker;
     body.next = `${req.baseUrl}/v1/nodes/${params.ident}/history?marker=${previous}&fields=${fields}&limit=${limit}&marker=${last.uuid}`;
   }
@@ -68,7 +98,7 @@ export async function getNodeHistoryEvent(
   const node = await findNode(req, ctx, params.ident);
   // As Ironic: the event is looked up by UUID alone (a name or unknown UUID is not found).
   const record = await ctx.stores.nodeHistory.get(params.event);
-  return json(200, historyView(req.baseUrl, node.uuid, record, true));
+  return json(200, historyView(req.baseUrl, node.uuid, record, true, req.version));
 }
 
 export const NODE_HISTORY_ROUTES = [

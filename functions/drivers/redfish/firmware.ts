@@ -47,14 +47,18 @@ export interface FirmwareDeps {
   readonly taskTimeoutMs?: number;
 }
 
-/** The versions the BMC reports: the system's BIOS and its first manager's firmware. */
+/**
+ * The versions the BMC reports: the system's BIOS and its first manager's firmware. As Ironic's,
+ * the BMC's identity is its manager's Model (vendor and serial number unknown); the BIOS has none.
+ */
 export async function readFirmwareComponents(system: RedfishSystem): Promise<FirmwareComponentReading[]> {
   const out: FirmwareComponentReading[] = [];
   const bios = system.doc.BiosVersion;
   if (typeof bios === 'string' && bios !== '') out.push({ component: 'bios', current_version: bios });
   const [manager] = await system.managers();
   const bmc = manager?.FirmwareVersion;
-  if (typeof bmc === 'string' && bmc !== '') out.push({ component: 'bmc', current_version: bmc });
+  const model = typeof manager?.Model === 'string' ? manager.Model : null;
+  if (typeof bmc === 'string' && bmc !== '') out.push({ component: 'bmc', current_version: bmc, model });
   return out;
 }
 

@@ -67,6 +67,26 @@ describe('recordingFailures', () => {
     ]);
   });
 
+  it('records the state the failure left, its target, and the seconds the node spent in the state that failed', async () => {
+    const { ctx, memory, history } = setup();
+    const entered = new Date(Date.now() - 95_000).toISOString();
+    const node = await memory.create(
+      makeNode({ provision_state: 'deploying', target_provision_state: 'active', provision_updated_at: entered }),
+    );
+    await failFlow(ctx, node, 'deploy', 'Deploy step deploy.deploy failed: boom');
+    const [record] = history.items;
+    expect(record?.toData()).toMatchObject({ project: null, state: 'deploy failed', target_provision_state: 'active' });
+    // 95 s in "deploying", give or take the test's own time; not 0 (the failure's own transition).
+    expect(record?.duration_seconds).toBeGreaterThanOrEqual(95);
+    expect(record?.duration_seconds).toBeLessThan(105);
+    // A node that never changed provision state has no duration.
+    const fresh = await memory.create(
+      makeNode({ provision_state: 'deploying', target_provision_state: 'active', provision_updated_at: null }),
+    );
+    await failFlow(ctx, fresh, 'deploy', 'boom');
+    expect(history.items[1]?.duration_seconds).toBeNull();
+  });
+
   it('records a failed power action untyped (Ironic\'s "UNKNOWN") and a successful one not at all', async () => {
     const { ctx, memory, history } = setup();
     const node = await memory.create(makeNode({ power_state: 'power off' }));

@@ -17,12 +17,12 @@ const RECORDED: Record<string, string> = {
   Conductor: '1.0-831932ef67a3904e877377071ea211e5',
   DeployTemplate: '1.0-47eac8dcfff0f1f7348048f84902f620',
   Allocation: '1.0-af7a03f08d79ce349d683661864bef49',
-  NodeHistory: '1.0-52be3204224bf1a50cc339be33a43622',
+  NodeHistory: '1.1-19eb6f8f3d11c8aca52da0dbacf5d726',
   NodeInventory: '1.0-7e3c560755fb55f157519d804a4e30f5',
   VolumeConnector: '1.0-6f88bad10336d5e0cda23178f58510cf',
   VolumeTarget: '1.0-041bd852dbbfb9edd0db4fefa6132e62',
   BIOSSetting: '1.0-ad03104da6d6a335c8a4a7f5bc6af663',
-  FirmwareComponent: '1.0-6a6a53a1d168bf09cf6a02f09ca3494c',
+  FirmwareComponent: '1.1-121adfb5c333a47f8e2b74b9b35646e9',
 };
 
 describe('object fingerprints', () => {

@@ -22,8 +22,25 @@ describe('applyReading', () => {
       initial_version: '1.0',
       current_version: '1.0',
       last_version_flashed: null,
+      vendor: null,
+      model: null,
+      serial_number: null,
       created_at: T0,
       updated_at: null,
+    });
+  });
+
+  it("records the identity the hardware reports, and rewrites a component whose identity changed (Ironic's identity_changed)", () => {
+    const stored = applyReading(NODE, undefined, { component: 'bmc', current_version: '1.0', model: 'vBMC 1' }, T0) as FirmwareComponent;
+    expect(stored.toData()).toMatchObject({ vendor: null, model: 'vBMC 1', serial_number: null });
+    expect(applyReading(NODE, stored, { component: 'bmc', current_version: '1.0', model: 'vBMC 1' }, T1)).toBeUndefined();
+    const replaced = applyReading(NODE, stored, { component: 'bmc', current_version: '1.0', model: 'vBMC 2', serial_number: 'SN1' }, T1);
+    expect(replaced?.toData()).toMatchObject({
+      current_version: '1.0',
+      last_version_flashed: null,
+      model: 'vBMC 2',
+      serial_number: 'SN1',
+      updated_at: T1,
     });
   });
 
