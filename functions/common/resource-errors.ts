@@ -1,6 +1,6 @@
 /**
  * Lookup and conflict errors of the API's resources other than nodes (chassis, ports, port groups,
- * conductors, deploy templates, allocations, history, inventory, BIOS), with Ironic's messages.
+ * conductors, deploy templates, runbooks, allocations, history, inventory, BIOS), with Ironic's messages.
  * Re-exported by `errors.ts`; import them from there.
  */
 import { Conflict, IronicError, Invalid, NotFound } from './error-base';
@@ -88,6 +88,21 @@ export class DeployTemplateAlreadyExists extends Conflict {
 export class DeployTemplateDuplicateName extends Conflict {
   constructor(name: string) {
     super(`A deploy template with name ${name} already exists.`);
+  }
+}
+export class RunbookNotFound extends NotFound {
+  constructor(runbook: string) {
+    super(`Runbook ${runbook} could not be found.`);
+  }
+}
+export class RunbookAlreadyExists extends Conflict {
+  constructor(uuid: string) {
+    super(`A runbook with UUID ${uuid} already exists.`);
+  }
+}
+export class RunbookDuplicateName extends Conflict {
+  constructor(name: string) {
+    super(`A runbook with name ${name} already exists.`);
   }
 }
 export class AllocationNotFound extends NotFound {

@@ -15,6 +15,7 @@ import { NODE_INVENTORY_CODEC } from './node-inventory';
 import { NODE_CODEC } from './nodes';
 import { PORTGROUP_CODEC } from './portgroups';
 import { PORT_CODEC } from './ports';
+import { RUNBOOK_CODEC } from './runbooks';
 import type { TableName } from './schema';
 import { VOLUME_CONNECTOR_CODEC } from './volume-connectors';
 import { VOLUME_TARGET_CODEC } from './volume-targets';
@@ -28,6 +29,7 @@ export const TABLE_CODECS: Readonly<Record<ObjectTableName, ObjectCodec<Versione
   chassis: CHASSIS_CODEC as unknown as ObjectCodec<VersionedObject>,
   conductors: CONDUCTOR_CODEC as unknown as ObjectCodec<VersionedObject>,
   deploy_templates: DEPLOY_TEMPLATE_CODEC as unknown as ObjectCodec<VersionedObject>,
+  runbooks: RUNBOOK_CODEC as unknown as ObjectCodec<VersionedObject>,
   allocations: ALLOCATION_CODEC as unknown as ObjectCodec<VersionedObject>,
   node_history: NODE_HISTORY_CODEC as unknown as ObjectCodec<VersionedObject>,
   node_inventory: NODE_INVENTORY_CODEC as unknown as ObjectCodec<VersionedObject>,

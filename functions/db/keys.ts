@@ -57,6 +57,7 @@ export const guard = {
   portgroupAddress: (address: string) => `portgroup/address/${normalizeMac(address)}`,
   deployTemplateName: (name: string) => `deploy_template/name/${name}`,
   allocationName: (name: string) => `allocation/name/${name}`,
+  runbookName: (name: string) => `runbook/name/${name}`,
   /** JSON-encoded: a type or id holding "/" cannot make two pairs one key. */
   volumeConnectorId: (type: string, connectorId: string) => `volume_connector/id/${JSON.stringify([type, connectorId])}`,
   volumeTargetBootIndex: (nodeUuid: string, bootIndex: number) => `volume_target/boot_index/${nodeUuid}/${bootIndex}`,

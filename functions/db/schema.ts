@@ -97,6 +97,13 @@ export const TABLES = {
     object: 'DeployTemplate',
     indexes: [BY_ID],
   },
+  /** Runbooks by uuid (API 1.92). Names: guards. New after release 2026.3, which does not serve them. */
+  runbooks: {
+    envVar: 'RUNBOOKS_TABLE',
+    partitionKey: 'uuid',
+    object: 'Runbook',
+    indexes: [BY_ID],
+  },
   /** Allocations by uuid; by node; by state (the conductor picks up `allocating` ones). Names: guards. */
   allocations: {
     envVar: 'ALLOCATIONS_TABLE',
@@ -169,7 +176,7 @@ export const TABLES = {
   },
   /**
    * Guards for unique values (node names and instance uuids, port and portgroup addresses and
-   * names, template and allocation names, volume connector ids and target boot indexes): one item per value, `{key, owner}`, written in the
+   * names, template, runbook and allocation names, volume connector ids and target boot indexes): one item per value, `{key, owner}`, written in the
    * same transaction as the item that owns it, with attribute_not_exists.
    */
   uniques: {

@@ -13,6 +13,7 @@ import { DynamoNodeInventoryStore, type NodeInventoryStore } from './node-invent
 import { DynamoNodeStore, type NodeStore } from './nodes';
 import { DynamoPortgroupStore, type PortgroupStore } from './portgroups';
 import { DynamoPortStore, type PortStore } from './ports';
+import { DynamoRunbookStore, type RunbookStore } from './runbooks';
 import type { StoreContext } from './table';
 import { DynamoVolumeConnectorStore, type VolumeConnectorStore } from './volume-connectors';
 import { DynamoVolumeTargetStore, type VolumeTargetStore } from './volume-targets';
@@ -24,6 +25,7 @@ export interface Stores {
   readonly chassis: ChassisStore;
   readonly conductors: ConductorStore;
   readonly deployTemplates: DeployTemplateStore;
+  readonly runbooks: RunbookStore;
   readonly allocations: AllocationStore;
   readonly nodeHistory: NodeHistoryStore;
   readonly nodeInventory: NodeInventoryStore;
@@ -41,6 +43,7 @@ export function createStores(ctx: StoreContext): Stores {
     chassis: new DynamoChassisStore(ctx),
     conductors: new DynamoConductorStore(ctx),
     deployTemplates: new DynamoDeployTemplateStore(ctx),
+    runbooks: new DynamoRunbookStore(ctx),
     allocations: new DynamoAllocationStore(ctx),
     nodeHistory: new DynamoNodeHistoryStore(ctx),
     nodeInventory: new DynamoNodeInventoryStore(ctx),

@@ -15,6 +15,7 @@ import { NodeHistory } from './node-history';
 import { NodeInventory } from './node-inventory';
 import { Port } from './port';
 import { Portgroup } from './portgroup';
+import { Runbook } from './runbook';
 import { VolumeConnector } from './volume-connector';
 import { VolumeTarget } from './volume-target';
 
@@ -25,6 +26,7 @@ export const OBJECT_CLASSES = {
   Chassis,
   Conductor,
   DeployTemplate,
+  Runbook,
   Allocation,
   NodeHistory,
   NodeInventory,

@@ -85,6 +85,8 @@ const IRONIC_FIELDS: Record<string, string[]> = {
     'model',
     'serial_number',
   ],
+  // Ironic master's Runbook 1.2 (its integer id is not kept; steps and traits inline).
+  Runbook: ['uuid', 'name', 'description', 'steps', 'disable_ramdisk', 'extra', 'public', 'owner', 'traits'],
 };
 
 /** A value of each kind of field, to fill an object. */
