@@ -29,6 +29,7 @@ import { CLEAN_STEPS_SCHEMA, DEPLOY_STEPS_SCHEMA, SERVICE_STEPS_SCHEMA } from '.
 import { type JsonSchema, schemaErrorText } from '../validation';
 import { pyTruthy } from '../pyrepr';
 import { arg, defineBody } from '../request';
+import { runbookSteps } from '../runbook-use';
 import { route } from '../route';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
@@ -90,6 +91,10 @@ const ProvisionRequest = defineBody({
   rescue_password: arg.string(),
   disable_ramdisk: arg.boolean().since(70, () => new NotAcceptable('disable_ramdisk is not acceptable in this API version')),
   service_steps: arg.types<unknown[] | null>(['NoneType', 'list']),
+  // A runbook's name or UUID (1.92) instead of clean_steps or service_steps; null reads as absent.
+  runbook: arg
+    .types<string | null>(['NoneType', 'str'])
+    .since(92, (runbook) => (runbook ? new NotAcceptable('Request not acceptable.') : undefined)),
 });
 type ConfigDrive = string | Record<string, unknown> | null;
 
@@ -148,6 +153,13 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
     if (!st.isAllowed(node.provision_state, event)) throw new InvalidStateRequested(target, node.uuid, node.provision_state);
   }
   checkConfigdrive(req.version, target, body.configdrive);
+  // A runbook's steps (and its disable_ramdisk) stand in for the request's.
+  const fromRunbook = body.runbook
+    ? await runbookSteps(req, ctx, node, event, body.runbook, { cleanSteps: body.clean_steps, serviceSteps: body.service_steps })
+    : undefined;
+  const cleanSteps = fromRunbook?.cleanSteps ?? body.clean_steps;
+  const serviceSteps = fromRunbook?.serviceSteps ?? body.service_steps;
+  const disableRamdisk = fromRunbook ? fromRunbook.disableRamdisk : body.disable_ramdisk === true;
   // disable_ramdisk (1.70) is for manual cleaning only (servicing takes it from 1.108).
   if (body.disable_ramdisk !== undefined && target !== 'clean') {
     throw new ClientSideError('disable_ramdisk is supported only with manual cleaning');
@@ -234,15 +246,15 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
       break;
     }
     case 'clean': {
-      const steps = checkCleanSteps(body.clean_steps);
+      const steps = checkCleanSteps(cleanSteps);
       if (node.maintenance) throw new NodeInMaintenance('cleaning', node.uuid);
-      await cast('do_node_clean', { clean_steps: steps, ...(body.disable_ramdisk === true ? { disable_ramdisk: true } : {}) });
+      await cast('do_node_clean', { clean_steps: steps, ...(disableRamdisk ? { disable_ramdisk: true } : {}) });
       break;
     }
     case 'service': {
-      const steps = checkServiceSteps(body.service_steps);
+      const steps = checkServiceSteps(serviceSteps);
       if (node.maintenance) throw new NodeInMaintenance('service', node.uuid);
-      await cast('do_node_service', { service_steps: steps });
+      await cast('do_node_service', { service_steps: steps, ...(disableRamdisk ? { disable_ramdisk: true } : {}) });
       break;
     }
     case 'unhold':

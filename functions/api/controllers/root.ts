@@ -39,6 +39,7 @@ const V1_RESOURCES: readonly [name: string, minor: number][] = [
   ['events', 54],
   ['deploy_templates', 55],
   ['shards', 82],
+  ['runbooks', 92],
 ];
 
 export async function getV1(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {

@@ -50,8 +50,11 @@ export const TEMPLATE_SCHEMA: JsonSchema = {
   additionalProperties: false,
 };
 
-/** A template may not hold two steps with the same interface and step (Ironic's duplicate_steps). */
-export function checkDuplicateSteps(steps: readonly { interface: unknown; step: unknown }[]): void {
+/**
+ * A template may not hold two steps with the same interface and step (Ironic's duplicate_steps).
+ * `subject` is how the message names it: 21.4 says "A deploy template", master (runbooks) "A template".
+ */
+export function checkDuplicateSteps(steps: readonly { interface: unknown; step: unknown }[], subject = 'A deploy template'): void {
   const counts = new Map<string, number>();
   for (const s of steps) {
     const key = `interface: ${String(s.interface)}, step: ${String(s.step)}`;
@@ -60,7 +63,7 @@ export function checkDuplicateSteps(steps: readonly { interface: unknown; step: 
   const duplicates = [...counts].filter(([, n]) => n > 1).map(([key]) => key);
   if (duplicates.length > 0) {
     throw new Invalid(
-      `Deploy template invalid: Duplicate deploy steps. A deploy template cannot have multiple deploy steps with the same interface and step. Duplicates: ${duplicates.join('; ')}.`,
+      `Deploy template invalid: Duplicate deploy steps. ${subject} cannot have multiple deploy steps with the same interface and step. Duplicates: ${duplicates.join('; ')}.`,
     );
   }
 }

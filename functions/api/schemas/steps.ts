@@ -30,7 +30,7 @@ function stepsSchema(title: string, interfaces: readonly string[]): JsonSchema {
  * may name, vendor (fake-hardware's log_passthrough) and firmware (its `update`) among them since
  * 2023.2 (21.4 named power, management, deploy, bios and raid only).
  */
-const STEP_INTERFACES = ['vendor', 'power', 'management', 'firmware', 'deploy', 'bios', 'raid'] as const;
+export const STEP_INTERFACES = ['vendor', 'power', 'management', 'firmware', 'deploy', 'bios', 'raid'] as const;
 
 export const CLEAN_STEPS_SCHEMA = stepsSchema('Clean steps schema', STEP_INTERFACES);
 
