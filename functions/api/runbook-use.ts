@@ -14,14 +14,6 @@ import type { ApiRequest } from './http';
 import { atLeast } from './microversion';
 import { isUuidOrName, isValidLogicalName } from './names';
 
-/**
- * A path's last segment as the client wrote it: from 1.91 ".json" is part of a name, but the
- * router takes it off (as pecan does for older versions), so it is put back.
- */
-export function lastSegment(req: ApiRequest, value: string): string {
-  return req.jsonSuffix ? `${value}.json` : value;
-}
-
 /** Ironic's get_rpc_runbook: args.uuid_or_name, then the runbook by UUID or by name. */
 export async function findRunbook(req: ApiRequest, ctx: ApiContext, ident: string): Promise<Runbook> {
   if (!isUuidOrName(ident)) throw new InvalidParameterValue(`Expected UUID or name for runbook_ident: ${ident}`);

@@ -228,6 +228,12 @@ describe('runbook traits and descriptions (1.112)', () => {
     );
   });
 
+  it('finds a runbook whose name ends in ".json" by that name (".json" is part of a name from 1.91)', async () => {
+    await createRunbook({ name: 'report.json', steps: STEPS }, '1.112');
+    expect((await api.get('/v1/runbooks/report.json', at('1.112'))).body).toMatchObject({ name: 'report.json' });
+    expect((await api.request('DELETE', '/v1/runbooks/report.json', undefined, at('1.112'))).status).toBe(204);
+  });
+
   it('patches the description from 1.112; an older version still patches the free-form name', async () => {
     const described = await api.request(
       'PATCH',

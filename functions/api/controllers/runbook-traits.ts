@@ -12,7 +12,7 @@ import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
 import { pyTruthy } from '../pyrepr';
 import { route } from '../route';
-import { findRunbook, lastSegment } from '../runbook-use';
+import { findRunbook } from '../runbook-use';
 import { TRAIT_SCHEMA } from '../schemas/node';
 import { RUNBOOK_TRAITS_BODY_SCHEMA } from '../schemas/runbook';
 import { validateSchema } from '../validation';
@@ -86,7 +86,7 @@ export const RUNBOOK_TRAIT_ROUTES = [
   route(
     'PUT',
     '/v1/runbooks/:ident/traits/:trait',
-    traitsGated((req, ctx, p: IdentTrait) => putTraits(req, ctx, p.ident, lastSegment(req, p.trait))),
+    traitsGated((req, ctx, p: IdentTrait) => putTraits(req, ctx, p.ident, p.trait)),
   ),
   route(
     'DELETE',
@@ -96,6 +96,6 @@ export const RUNBOOK_TRAIT_ROUTES = [
   route(
     'DELETE',
     '/v1/runbooks/:ident/traits/:trait',
-    traitsGated((req, ctx, p: IdentTrait) => deleteTraits(req, ctx, p.ident, lastSegment(req, p.trait))),
+    traitsGated((req, ctx, p: IdentTrait) => deleteTraits(req, ctx, p.ident, p.trait)),
   ),
 ];

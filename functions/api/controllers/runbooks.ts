@@ -27,7 +27,7 @@ import { PATCH_SCHEMA } from '../schemas/node';
 import { RUNBOOK_MUTATION_SCHEMA, RUNBOOK_SCHEMA, RUNBOOK_STEP_SCHEMA } from '../schemas/runbook';
 import { type JsonSchema, validateSchema } from '../validation';
 import { checkFieldVersions } from '../views/node';
-import { findRunbook, lastSegment } from '../runbook-use';
+import { findRunbook } from '../runbook-use';
 import { RUNBOOK_LIST_FIELDS, allowRunbookTraits, runbookView } from '../views/runbook';
 import { applyPatchedFields, checkPatchPaths, patchValues, rejectArgs } from './resource-common';
 
@@ -88,7 +88,7 @@ async function getRunbook(req: ApiRequest, ctx: ApiContext, params: { ident: str
   const args = collectArgs(req);
   rejectUnexpected(args, ['fields']);
   const fields = argStringList('fields', args.get('fields'));
-  const runbook = await findRunbook(req, ctx, lastSegment(req, params.ident));
+  const runbook = await findRunbook(req, ctx, params.ident);
   checkFieldVersions(fields, req.version);
   return json(200, runbookView(runbook, { baseUrl: req.baseUrl, version: req.version, fields }));
 }
@@ -148,7 +148,7 @@ function checkOwnerAndPublic(runbook: Runbook, patch: readonly PatchOperation[],
 async function patchRunbook(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   const parsed = parseBody(req);
   rejectArgs(req, parsed);
-  const ident = lastSegment(req, params.ident);
+  const ident = params.ident;
   if (!isUuidOrName(ident)) throw new InvalidParameterValue(`Expected UUID or name for runbook_ident: ${ident}`);
   validateSchema('patch', PATCH_SCHEMA, parsed ?? {});
   const patch = parsed as PatchOperation[];
@@ -177,7 +177,7 @@ async function patchRunbook(req: ApiRequest, ctx: ApiContext, params: { ident: s
 
 async function deleteRunbook(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   rejectUnexpected(collectArgs(req), []);
-  const runbook = await findRunbook(req, ctx, lastSegment(req, params.ident));
+  const runbook = await findRunbook(req, ctx, params.ident);
   await ctx.stores.runbooks.destroy(runbook);
   ctx.log.info('Runbook deleted', { runbook: runbook.uuid });
   return noContent();
