@@ -121,7 +121,7 @@ export function checkFileNode(raw: unknown, index: number, version: ApiVersion):
       }
       data.node_uuid = uuid;
       validatePort('port', data, version);
-      checkNewPort(data);
+      checkNewPort(data, version);
       return newPort(data, uuid);
     } catch (err) {
       throw new PortError(i, messageOf(err));

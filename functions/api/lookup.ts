@@ -25,7 +25,7 @@ export function checkNodeIdent(ident: string): void {
   if (!isUuidOrName(ident)) throw httpErrors.badRequest(`Expected UUID or name for node: ${ident}`);
 }
 
-async function getRpcNode(req: ApiRequest, ctx: ApiContext, ident: string): Promise<Node> {
+export async function getRpcNode(req: ApiRequest, ctx: ApiContext, ident: string): Promise<Node> {
   // UUIDs are looked up as written, as Ironic's database compares them.
   if (isOsloUuidLike(ident)) return ctx.nodes.get(ident);
   if (atLeast(req.version, 5)) {

@@ -70,8 +70,17 @@ export function pythonMessage(error: ErrorObject, root: unknown): string {
       return `${pyRepr(params.missingProperty)} is a dependency of ${pyRepr(params.property)}`;
     case 'maximum':
       return `${pyRepr(value)} is greater than the maximum of ${pyRepr(params.limit)}`;
+    case 'oneOf': {
+      // More than one branch fits: jsonschema lists the later fitting ones, then the first.
+      const passing = params.passingSchemas as number[] | null | undefined;
+      const branches = error.schema as unknown[];
+      if (Array.isArray(passing) && passing.length > 1) {
+        const order = [...passing.slice(1), passing[0] as number];
+        return `${pyRepr(value)} is valid under each of ${order.map((i) => pyRepr(branches[i])).join(', ')}`;
+      }
+      return `${pyRepr(value)} is not valid under any of the given schemas`;
+    }
     case 'anyOf':
-    case 'oneOf':
       return `${pyRepr(value)} is not valid under any of the given schemas`;
     default:
       return `${pyRepr(value)} is not valid: ${error.message ?? error.keyword}`;

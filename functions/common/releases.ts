@@ -79,13 +79,16 @@ export const RELEASE_MAPPING: ReleaseMappings = {
   // RPC 1.4: virtual media (attach, detach, get).
   // NodeHistory 1.1: project, state, target_provision_state, duration_seconds (API 1.113, 1.115).
   // FirmwareComponent 1.1: vendor, model, serial_number (API 1.114).
+  // Port 1.1 (description, vendor, category, available_for_dynamic_portgroup) and Portgroup 1.1
+  // (physical_network, category, dynamic_portgroup): older items read with the new fields at their
+  // defaults; online data migrations rewrite them at 1.1.
   master: {
     api: '1.115',
     rpc: '1.4',
     objects: {
       Node: ['1.1', '1.0'],
-      Port: ['1.0'],
-      Portgroup: ['1.0'],
+      Port: ['1.1', '1.0'],
+      Portgroup: ['1.1', '1.0'],
       Chassis: ['1.0'],
       Conductor: ['1.0'],
       DeployTemplate: ['1.0'],

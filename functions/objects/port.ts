@@ -21,6 +21,14 @@ export const PORT_FIELDS = {
   internal_info: t.dict({ default: {} }),
   physical_network: t.string({ nullable: true }),
   is_smartnic: t.boolean({ default: false }),
+  // Free text about the port (API 1.97, at most 255 characters).
+  description: t.string({ nullable: true }),
+  // The NIC's hardware vendor (API 1.100, at most 32 characters).
+  vendor: t.string({ nullable: true }),
+  // A further distinction of the port (API 1.101, at most 80 characters).
+  category: t.string({ nullable: true }),
+  // Whether the port may join a portgroup the conductor builds (API 1.111); older items read true.
+  available_for_dynamic_portgroup: t.boolean({ default: true }),
   created_at: t.datetime(),
   updated_at: t.datetime({ nullable: true }),
 } as const;
@@ -31,10 +39,15 @@ export type PortData = FieldValues<typeof PORT_FIELDS>;
 export interface Port extends PortData {}
 
 // Version 1.0: initial version (Ironic's Port 1.11 fields, UUID references).
+// Version 1.1: description, vendor, category, available_for_dynamic_portgroup (Ironic's Port 1.12–1.16,
+//              API 1.97–1.111); an older item reads available_for_dynamic_portgroup at its default, true.
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class Port extends VersionedObject {
   static override readonly objName = 'Port';
-  static override readonly VERSION = '1.0';
+  static override readonly VERSION = '1.1';
   static override readonly fields = PORT_FIELDS;
-  static override readonly history: readonly VersionStep[] = [{ version: '1.0' }];
+  static override readonly history: readonly VersionStep[] = [
+    { version: '1.0' },
+    { version: '1.1', added: ['description', 'vendor', 'category', 'available_for_dynamic_portgroup'] },
+  ];
 }

@@ -8,14 +8,7 @@ import { argUuid } from '../args';
 import type { ApiContext } from '../context';
 import { type Paging, type SortSpec, columns, sortField } from '../resource-list';
 import { type ApiVersion, atLeast } from '../microversion';
-import {
-  LOCAL_LINK_CONN_SCHEMA,
-  LOCAL_LINK_SMART_NIC_SCHEMA,
-  PORT_NAME_VERSION,
-  argMac,
-  normalizeLocalLink,
-  portSchema,
-} from '../schemas/port';
+import { PORT_NAME_VERSION, argMac, localLinkSchema, normalizeLocalLink, portSchema, smartNicLinkSchema } from '../schemas/port';
 import { parseBoolean, validateSchema } from '../validation';
 
 export const PORT_SORT: SortSpec = {
@@ -26,8 +19,14 @@ export const PORT_SORT: SortSpec = {
   }),
 };
 
-/** From 1.88 ports sort by name too; below, `name` is an unknown sort key, as it was. */
-const PORT_SORT_1_88: SortSpec = { ...PORT_SORT, columns: { ...PORT_SORT.columns, name: 'name' } };
+/**
+ * From 1.88 ports sort by name and by the columns of Ironic master (a column newer than the
+ * request's version is 406 before this is asked); below, those are unknown sort keys, as they were.
+ */
+const PORT_SORT_1_88: SortSpec = {
+  ...PORT_SORT,
+  columns: { ...PORT_SORT.columns, ...columns(['name', 'description', 'vendor', 'category', 'available_for_dynamic_portgroup']) },
+};
 
 export function portSort(version: ApiVersion): SortSpec {
   return atLeast(version, PORT_NAME_VERSION) ? PORT_SORT_1_88 : PORT_SORT;
@@ -41,21 +40,24 @@ export function validatePort(name: string, body: unknown, version: ApiVersion): 
   if ('node_uuid' in data) data.node_uuid = argUuid('node_uuid', data.node_uuid);
   if ('is_smartnic' in data) data.is_smartnic = parseBoolean('is_smartnic', data.is_smartnic);
   if ('local_link_connection' in data && data.local_link_connection !== null) {
-    validateSchema('local_link_connection', LOCAL_LINK_CONN_SCHEMA, data.local_link_connection);
+    validateSchema('local_link_connection', localLinkSchema(version), data.local_link_connection);
     normalizeLocalLink(data.local_link_connection as Record<string, unknown>);
   }
   if ('portgroup_uuid' in data) data.portgroup_uuid = argUuid('portgroup_uuid', data.portgroup_uuid) ?? null;
   if ('pxe_enabled' in data) data.pxe_enabled = parseBoolean('pxe_enabled', data.pxe_enabled);
   if ('uuid' in data) data.uuid = argUuid('uuid', data.uuid) ?? null;
+  if ('available_for_dynamic_portgroup' in data) {
+    data.available_for_dynamic_portgroup = parseBoolean('available_for_dynamic_portgroup', data.available_for_dynamic_portgroup);
+  }
   return data;
 }
 
 /** The conductor's checks of a new port that need no lookup (create_port): a smart NIC's link, a set physical network. */
-export function checkNewPort(data: Record<string, unknown>): void {
+export function checkNewPort(data: Record<string, unknown>, version: ApiVersion): void {
   // Ironic checks a smart NIC's link only when one is given (its schema validator passes None).
   if (data.is_smartnic && data.local_link_connection !== null && data.local_link_connection !== undefined) {
     try {
-      validateSchema('local_link_connection', LOCAL_LINK_SMART_NIC_SCHEMA, data.local_link_connection);
+      validateSchema('local_link_connection', smartNicLinkSchema(version), data.local_link_connection);
     } catch {
       throw new Invalid('Smart NIC port must have port_id and hostname in local_link_connection');
     }
@@ -69,7 +71,19 @@ export function checkNewPort(data: Record<string, unknown>): void {
  */
 export function newPort(data: Record<string, unknown>, nodeUuid: string, portgroupUuid?: string): Port {
   const values: Dict = { uuid: (data.uuid as string | null | undefined) || newUuid(), node_uuid: nodeUuid };
-  for (const field of ['address', 'extra', 'local_link_connection', 'pxe_enabled', 'physical_network', 'is_smartnic', 'name']) {
+  for (const field of [
+    'address',
+    'extra',
+    'local_link_connection',
+    'pxe_enabled',
+    'physical_network',
+    'is_smartnic',
+    'name',
+    'description',
+    'vendor',
+    'category',
+    'available_for_dynamic_portgroup',
+  ]) {
     if (data[field] !== undefined && data[field] !== null) values[field] = data[field];
   }
   if (portgroupUuid !== undefined) values.portgroup_uuid = portgroupUuid;

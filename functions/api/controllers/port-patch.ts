@@ -16,11 +16,11 @@ import { type PatchOperation, applyPatch } from '../patch';
 import { checkPortIdent, findPort, nodeByIdentity } from '../port-lookup';
 import { route } from '../route';
 import { PATCH_SCHEMA } from '../schemas/node';
-import { PORT_NAME_VERSION, portSchema } from '../schemas/port';
+import { PORT_NAME_VERSION, PORT_VERSIONS, portSchema } from '../schemas/port';
 import { validateSchema } from '../validation';
-import { checkPortFieldVersions, portView } from '../views/port';
+import { PORT_MASTER_FIELD_VERSIONS, checkPortFieldVersions, portView } from '../views/port';
 import { validatePort } from './port-common';
-import { checkPhysnet } from './ports';
+import { checkOvnVtep, checkPhysnet } from './ports';
 import {
   applyPatchedFields,
   checkNodeUnlocked,
@@ -40,6 +40,15 @@ export const PORT_PATCH_ALLOWED_FIELDS = [
   'physical_network',
   'portgroup_uuid',
   'pxe_enabled',
+];
+
+/** Ironic master's list (API 1.88 on): node_ident is allowed as a path, and then fails the schema. */
+const PORT_PATCH_ALLOWED_FIELDS_MASTER = [
+  ...PORT_PATCH_ALLOWED_FIELDS.slice(0, 4),
+  'node_ident',
+  ...PORT_PATCH_ALLOWED_FIELDS.slice(4),
+  'name',
+  ...Object.keys(PORT_MASTER_FIELD_VERSIONS),
 ];
 
 /** Fields whose change needs the node in one of CONNECTIVITY_STATES or in maintenance. */
@@ -62,6 +71,7 @@ function versionedPaths(patch: readonly PatchOperation[]): Set<string> {
     'physical_network',
     'is_smartnic',
     'local_link_connection/network_type',
+    ...Object.keys(PORT_MASTER_FIELD_VERSIONS),
   ]) {
     if (patchValues(patch, `/${field}`).length > 0 || isPathRemoved(patch, `/${field}`)) out.add(field);
   }
@@ -77,7 +87,7 @@ async function patchPort(req: ApiRequest, ctx: ApiContext, params: { port: strin
   validateSchema('patch', PATCH_SCHEMA, parsed ?? {});
   if (params.node !== undefined) throw new OperationNotPermitted();
   const patch = parsed as PatchOperation[];
-  checkPatchPaths(patch, named ? [...PORT_PATCH_ALLOWED_FIELDS, 'name'] : PORT_PATCH_ALLOWED_FIELDS);
+  checkPatchPaths(patch, named ? PORT_PATCH_ALLOWED_FIELDS_MASTER : PORT_PATCH_ALLOWED_FIELDS);
   checkPortFieldVersions(versionedPaths(patch), req.version);
 
   const port = await findPort(req, ctx, params.port);
@@ -106,6 +116,9 @@ async function patchPort(req: ApiRequest, ctx: ApiContext, params: { port: strin
   const schema = portSchema(req.version);
   for (const key of Object.keys(patched)) if (!(key in (schema.properties as object))) delete patched[key];
   validatePort('patch', patched, req.version);
+  if (patch.some((op) => op.path === '/local_link_connection' || op.path.startsWith('/local_link_connection/'))) {
+    checkOvnVtep(req, patched.local_link_connection);
+  }
   patched.node_uuid = node.uuid;
   patched.portgroup_uuid = portgroup?.uuid ?? null;
   const changed = applyPatchedFields(port, patched, [
@@ -117,13 +130,17 @@ async function patchPort(req: ApiRequest, ctx: ApiContext, params: { port: strin
     'pxe_enabled',
     'physical_network',
     'is_smartnic',
-    ...(named ? ['name'] : []),
+    ...(named ? ['name', ...Object.keys(PORT_MASTER_FIELD_VERSIONS)] : []),
   ]);
   if (node.provision_state === st.INSPECTING && atLeast(req.version, 39)) {
     throw new ClientSideError(`Cannot update port "${port.uuid}" on "${node.uuid}" while it is in state "${st.INSPECTING}".`, 409);
   }
   if (isPathUpdated(patch, '/physical_network') && port.physical_network === '') {
     throw new Invalid('A non-empty value is required when setting physical_network');
+  }
+  // From 1.102 a portgroup has a physical network of its own, which its ports follow.
+  if (atLeast(req.version, PORT_VERSIONS.portgroupPhysicalNetwork) && isPathUpdated(patch, '/physical_network') && portgroup) {
+    throw new Invalid('physical_network cannot be changed while the port belongs to a portgroup.');
   }
   // The conductor's update_port, under the node's lock.
   checkNodeUnlocked(node);

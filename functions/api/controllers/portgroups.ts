@@ -5,6 +5,7 @@
  */
 import {
   ClientSideError,
+  Invalid,
   InvalidParameterValue,
   InvalidState,
   NotAcceptable,
@@ -22,14 +23,15 @@ import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
 import { checkNodeIdent, findNode } from '../lookup';
-import { atLeast } from '../microversion';
+import { type ApiVersion, atLeast } from '../microversion';
 import { isUuidOrName, isValidLogicalName } from '../names';
 import { type PatchOperation, applyPatch } from '../patch';
 import { checkListParent, checkPortgroupPath, findPortgroup, nodeByIdentity, nodeOfBody } from '../port-lookup';
-import { type SortSpec, checkInvalidSortKey, collectionNext, columns, readPaging, returnFields, sortField } from '../resource-list';
+import { type SortSpec, checkInvalidSortKey, collectionNext, columns, readPaging, returnFields } from '../resource-list';
 import { route } from '../route';
 import { PATCH_SCHEMA } from '../schemas/node';
-import { PORTGROUP_SCHEMA, argMac } from '../schemas/port';
+import { PORT_NAME_VERSION, PORT_VERSIONS, argMac, portgroupSchema } from '../schemas/port';
+import { listPortgroupPage, nodeFiltersOf, nodeUuidsWhere } from '../port-filters';
 import { parseBoolean, validateSchema } from '../validation';
 import { PORTGROUP_LIST_FIELDS, checkPortgroupFieldVersions, portgroupView } from '../views/portgroup';
 import { applyPatchedFields, checkNodeUnlocked, checkPatchPaths, isPathUpdated, patchValues, rejectArgs } from './resource-common';
@@ -41,7 +43,17 @@ const SORT: SortSpec = {
   }),
 };
 
+const SORT_1_88: SortSpec = { ...SORT, columns: { ...SORT.columns, ...columns(['physical_network', 'category', 'dynamic_portgroup']) } };
+
 const PATCH_ALLOWED_FIELDS = ['address', 'extra', 'mode', 'name', 'node_uuid', 'properties', 'standalone_ports_supported'];
+
+/** From 1.88 (Ironic master): physical_network and category too; dynamic_portgroup is the conductor's. */
+const PATCH_ALLOWED_FIELDS_MASTER = [...PATCH_ALLOWED_FIELDS, 'physical_network', 'category'];
+
+/** 406 for a portgroup field set (or patched) below its version, from 1.88 on (see PORT_VERSIONS). */
+function checkSetFields(req: ApiRequest, fields: Iterable<string>): void {
+  if (atLeast(req.version, PORT_NAME_VERSION)) checkPortgroupFieldVersions(fields, req.version);
+}
 
 /** The mode a portgroup gets when created without one (Ironic's `[DEFAULT]default_portgroup_mode`). */
 export const DEFAULT_PORTGROUP_MODE = 'active-backup';
@@ -52,8 +64,8 @@ const MOVE_STATES = [st.ENROLL, st.INSPECTING, st.INSPECTWAIT, st.MANAGEABLE];
 const notFound = () => new NotFound('Resource could not be found.');
 
 /** PORTGROUP_VALIDATOR: the schema, then address, node_uuid, standalone_ports_supported and uuid in place. */
-function validatePortgroup(name: string, body: unknown): Record<string, unknown> {
-  validateSchema(name, PORTGROUP_SCHEMA, body);
+function validatePortgroup(name: string, body: unknown, version: ApiVersion): Record<string, unknown> {
+  validateSchema(name, portgroupSchema(version), body);
   const data = body as Record<string, unknown>;
   if ('address' in data) data.address = argMac('address', data.address) ?? null;
   if ('node_uuid' in data) data.node_uuid = argUuid('node_uuid', data.node_uuid);
@@ -71,7 +83,9 @@ function listPortgroups(detailPath: boolean, nested: boolean) {
       if (!atLeast(req.version, 24)) throw httpErrors.notFound();
     }
     const args = collectArgs(req);
+    // shard (1.106) and conductor_groups (1.99) are unknown arguments below 1.88, as in 2026.3.
     const names = ['node', 'address', 'marker', 'limit', 'sort_key', 'sort_dir'];
+    if (atLeast(req.version, PORT_NAME_VERSION)) names.push('shard', 'conductor_groups');
     rejectUnexpected(args, detailPath ? names : [...names, 'fields', 'detail']);
     let node = args.has('node') ? argUuidOrName('node', args.get('node')) : undefined;
     const address = argMac('address', args.get('address'));
@@ -81,7 +95,17 @@ function listPortgroups(detailPath: boolean, nested: boolean) {
     const sortDir = argString('sort_dir', args.get('sort_dir')) ?? 'asc';
     const fieldsArg = detailPath ? undefined : argStringList('fields', args.get('fields'));
     const detail = detailPath ? undefined : argBoolean('detail', args.get('detail'));
+    const shard = argStringList('shard', args.get('shard'));
+    const groups = argStringList('conductor_groups', args.get('conductor_groups'));
     if (!atLeast(req.version, 23)) throw notFound();
+    for (const [value, minor] of [
+      [shard, PORT_VERSIONS.portgroupShard],
+      [groups, PORT_VERSIONS.conductorGroups],
+    ] as const) {
+      if (value !== undefined && !atLeast(req.version, minor)) {
+        throw new NotAcceptable(`Request not acceptable. The minimal required API version should be 1.${minor}`);
+      }
+    }
     if (nested) node = params.node;
     await checkListParent(ctx, nested ? params.node : undefined, undefined);
     checkPortgroupFieldVersions(fieldsArg, req.version);
@@ -94,18 +118,25 @@ function listPortgroups(detailPath: boolean, nested: boolean) {
     }
     const paging = readPaging(ctx, limit, sortKey, sortDir);
     if (marker !== undefined) await ctx.stores.portgroups.get(marker);
-    checkInvalidSortKey(sortKey, SORT);
+    const sort = atLeast(req.version, PORT_NAME_VERSION) ? SORT_1_88 : SORT;
+    checkInvalidSortKey(sortKey, sort);
+    if (
+      atLeast(req.version, PORT_NAME_VERSION) &&
+      [node, address, shard, groups].filter((f) => f !== undefined && f.length > 0).length > 1
+    ) {
+      throw new Invalid('Filtering by node, address, or shard simultaneously is not supported.');
+    }
     const filter: { nodeUuid?: string; address?: string } = {};
+    let keep: ((pg: Portgroup) => boolean) | undefined;
     if (node) filter.nodeUuid = (await findNode(req, ctx, node)).uuid;
     else if (address !== undefined) filter.address = address;
-    const page = await ctx.stores.portgroups.list(filter, {
-      limit: paging.limit,
-      ...(marker ? { marker } : {}),
-      sortKey: sortField(sortKey, SORT),
-      sortDir: paging.sortDir,
-    });
+    else if ((shard?.length ?? 0) > 0 || (groups?.length ?? 0) > 0) {
+      const nodes = await nodeUuidsWhere(ctx, nodeFiltersOf(shard, groups));
+      keep = (pg) => nodes.has(pg.node_uuid);
+    }
+    const page = await listPortgroupPage(ctx, filter, paging, marker, sort, keep);
     const body: Record<string, unknown> = {
-      portgroups: page.items.map((pg) => portgroupView(pg, { baseUrl: req.baseUrl, fields })),
+      portgroups: page.items.map((pg) => portgroupView(pg, { baseUrl: req.baseUrl, version: req.version, fields })),
     };
     const next = collectionNext(req, detailPath ? 'portgroups/detail' : 'portgroups', page.items, paging, detail, fields);
     if (next !== undefined) body.next = next;
@@ -129,28 +160,31 @@ async function getPortgroup(req: ApiRequest, ctx: ApiContext, params: { ident: s
   // Ironic looks the portgroup up for its policy check without the ".json" fallback first.
   const pg = await findPortgroup(req, ctx, params.ident);
   checkPortgroupFieldVersions(fields, req.version);
-  return json(200, portgroupView(pg, { baseUrl: req.baseUrl, fields }));
+  return json(200, portgroupView(pg, { baseUrl: req.baseUrl, version: req.version, fields }));
 }
 
 async function createPortgroup(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
   const body = parseBody(req) ?? {};
   rejectArgs(req, body);
-  const data = validatePortgroup('portgroup', body);
+  const data = validatePortgroup('portgroup', body, req.version);
   if (!atLeast(req.version, 23)) throw notFound();
   const node = await nodeOfBody(ctx, data.node_uuid as string);
+  checkSetFields(req, Object.keys(data));
   if (!atLeast(req.version, 26) && (truthy(data.mode) || truthy(data.properties))) throw new NotAcceptable('Request not acceptable.');
   if (data.name && !isValidLogicalName(data.name, req.version)) {
     throw new ClientSideError(`Cannot create portgroup with invalid name '${pyStr(data.name)}'`);
   }
   const values: Dict = { uuid: (data.uuid as string | null | undefined) || newUuid(), node_uuid: node.uuid };
-  for (const field of ['name', 'address', 'extra', 'standalone_ports_supported', 'properties']) {
+  for (const field of ['name', 'address', 'extra', 'standalone_ports_supported', 'properties', 'physical_network', 'category']) {
     if (data[field] !== undefined && data[field] !== null) values[field] = data[field];
   }
   values.mode = (data.mode as string | null | undefined) || DEFAULT_PORTGROUP_MODE;
   values.created_at = new Date().toISOString();
   const pg = await ctx.stores.portgroups.create(new Portgroup(values));
   ctx.log.info('Portgroup created', { portgroup: pg.uuid, node: node.uuid });
-  return json(201, portgroupView(pg, { baseUrl: req.baseUrl }), { Location: `${req.baseUrl}/v1/portgroups/${pg.uuid}` });
+  return json(201, portgroupView(pg, { baseUrl: req.baseUrl, version: req.version }), {
+    Location: `${req.baseUrl}/v1/portgroups/${pg.uuid}`,
+  });
 }
 
 function truthy(value: unknown): boolean {
@@ -168,7 +202,12 @@ async function patchPortgroup(req: ApiRequest, ctx: ApiContext, params: { ident:
   if (!atLeast(req.version, 26) && (isPathUpdated(patch, '/mode') || isPathUpdated(patch, '/properties'))) {
     throw new NotAcceptable('Request not acceptable.');
   }
-  checkPatchPaths(patch, PATCH_ALLOWED_FIELDS);
+  const master = atLeast(req.version, PORT_NAME_VERSION);
+  checkPatchPaths(patch, master ? PATCH_ALLOWED_FIELDS_MASTER : PATCH_ALLOWED_FIELDS);
+  checkSetFields(
+    req,
+    ['physical_network', 'category'].filter((f) => isPathUpdated(patch, `/${f}`)),
+  );
   for (const name of patchValues(patch, '/name')) {
     if (name && !isValidLogicalName(name, req.version)) {
       throw new ClientSideError(`Portgroup ${params.ident}: Cannot change name to invalid name '${pyStr(name)}'`);
@@ -178,8 +217,9 @@ async function patchPortgroup(req: ApiRequest, ctx: ApiContext, params: { ident:
   if (!('mode' in patched)) throw new ClientSideError("'mode' is a mandatory attribute and can not be removed");
   let node = await ctx.nodes.get(pg.node_uuid);
   if (patched.node_uuid !== pg.node_uuid) node = await nodeByIdentity(ctx, String(patched.node_uuid));
-  for (const key of Object.keys(patched)) if (!(key in (PORTGROUP_SCHEMA.properties as object))) delete patched[key];
-  validatePortgroup('patch', patched);
+  const schema = portgroupSchema(req.version);
+  for (const key of Object.keys(patched)) if (!(key in (schema.properties as object))) delete patched[key];
+  validatePortgroup('patch', patched, req.version);
   const changed = applyPatchedFields(pg, patched, [
     'name',
     'node_uuid',
@@ -188,6 +228,7 @@ async function patchPortgroup(req: ApiRequest, ctx: ApiContext, params: { ident:
     'standalone_ports_supported',
     'mode',
     'properties',
+    ...(master ? ['physical_network', 'category'] : []),
   ]);
   if (node.provision_state === st.INSPECTING && atLeast(req.version, 39)) {
     throw new ClientSideError(`Cannot update portgroup "${pg.uuid}" on node "${node.uuid}" while it is in state "${st.INSPECTING}".`, 409);
@@ -207,7 +248,23 @@ async function patchPortgroup(req: ApiRequest, ctx: ApiContext, params: { ident:
     }
   }
   const saved = changed.length > 0 ? await ctx.stores.portgroups.save(pg) : pg;
-  return json(200, portgroupView(saved, { baseUrl: req.baseUrl }));
+  if (changed.includes('physical_network')) await followPhysnet(ctx, saved);
+  return json(200, portgroupView(saved, { baseUrl: req.baseUrl, version: req.version }));
+}
+
+/** A portgroup's members take its new physical network (Ironic's update_physical_network). */
+async function followPhysnet(ctx: ApiContext, pg: Portgroup): Promise<void> {
+  let marker: string | undefined;
+  for (;;) {
+    const page = await ctx.stores.ports.list({ portgroupUuid: pg.uuid }, { limit: 1000, ...(marker ? { marker } : {}) });
+    for (const port of page.items) {
+      if (port.physical_network === pg.physical_network) continue;
+      port.physical_network = pg.physical_network;
+      await ctx.stores.ports.save(port);
+    }
+    if (!page.more || page.items.length === 0) return;
+    marker = page.items[page.items.length - 1]?.uuid;
+  }
 }
 
 async function deletePortgroup(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {

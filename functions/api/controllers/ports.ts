@@ -6,8 +6,10 @@
  */
 import {
   Conflict,
+  Invalid,
   InvalidParameterValue,
   InvalidState,
+  NodeNotFound,
   NotAcceptable,
   OperationNotPermitted,
   PortgroupNotFound,
@@ -16,18 +18,20 @@ import {
 import { httpErrors } from '#common/errors';
 import { isOsloUuidLike } from '#common/ids';
 import type { PortFilter } from '#db/ports';
+import type { Node } from '#objects/node';
 import type { Port } from '#objects/port';
 import type { Portgroup } from '#objects/portgroup';
 import { type RawArg, argBoolean, argInteger, argString, argStringList, argUuid, collectArgs, rejectUnexpected } from '../args';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
-import { checkNodeIdent, findNode } from '../lookup';
+import { checkNodeIdent, findNode, getRpcNode } from '../lookup';
 import { atLeast } from '../microversion';
 import { checkListParent, checkPortgroupPath, findPort, findPortgroup, nodeOfBody } from '../port-lookup';
 import { checkAllowSpecifyFields, checkInvalidSortKey, collectionNext, readPaging, returnFields } from '../resource-list';
+import { nodeFiltersOf, nodeUuidsWhere } from '../port-filters';
 import { route } from '../route';
-import { argMac } from '../schemas/port';
+import { PORT_NAME_VERSION, PORT_VERSIONS, allowOvnVtep, argMac, hasOvnVtep } from '../schemas/port';
 import { PORT_LIST_FIELDS, checkPortFieldVersions, portView } from '../views/port';
 import { argUuidOrName } from './portgroups';
 import { checkNewPort, listPortPage, newPort, portSort, validatePort } from './port-common';
@@ -51,6 +55,7 @@ const LIST_ARGS: readonly [string, (name: string, value: RawArg) => unknown][] =
   ['portgroup', argUuidOrName],
   ['detail', argBoolean],
   ['shard', argStringList],
+  ['conductor_groups', argStringList],
 ];
 
 /** Nested paths: the node ident passes webob's check; below 1.24 a portgroup's ports do not exist. */
@@ -66,7 +71,10 @@ function listPorts(detailPath: boolean) {
   return async (req: ApiRequest, ctx: ApiContext, parents: Parents): Promise<ApiResponse> => {
     checkParentPath(req, parents);
     const args = collectArgs(req);
-    const accepted = LIST_ARGS.map(([n]) => n).filter((n) => !detailPath || (n !== 'fields' && n !== 'detail'));
+    // conductor_groups (1.99) is an unknown argument below 1.88, as the 2026.3 release answered.
+    const accepted = LIST_ARGS.map(([n]) => n).filter(
+      (n) => (!detailPath || (n !== 'fields' && n !== 'detail')) && (n !== 'conductor_groups' || atLeast(req.version, PORT_NAME_VERSION)),
+    );
     rejectUnexpected(args, accepted);
     const v: Record<string, unknown> = {};
     for (const [name, check] of LIST_ARGS) if (accepted.includes(name) && args.has(name)) v[name] = check(name, args.get(name));
@@ -86,6 +94,10 @@ function listPorts(detailPath: boolean) {
     if (shard !== undefined && !atLeast(req.version, 82)) {
       throw new NotAcceptable('Request not acceptable. The minimal required API version should be 1.82');
     }
+    const groups = v.conductor_groups as string[] | undefined;
+    if (groups !== undefined && !atLeast(req.version, PORT_VERSIONS.conductorGroups)) {
+      throw new NotAcceptable(`Request not acceptable. The minimal required API version should be 1.${PORT_VERSIONS.conductorGroups}`);
+    }
     const fields = detailPath ? undefined : returnFields(req, fieldsArg, detail, PORT_LIST_FIELDS);
     const nodeUuidArg = v.node_uuid as string | undefined;
     if (!nodeUuidArg && node && !atLeast(req.version, 5) && !isOsloUuidLike(node)) throw new NotAcceptable('Request not acceptable.');
@@ -102,6 +114,9 @@ function listPorts(detailPath: boolean) {
     if ([node, portgroup, shard].filter((f) => (Array.isArray(f) ? f.length > 0 : Boolean(f))).length > 1) {
       throw new OperationNotPermitted();
     }
+    if (groups !== undefined && groups.length > 0 && (node || portgroup || v.address !== undefined)) {
+      throw new Invalid('Filtering by conductor_groups cannot be combined with node_ident, portgroup_ident, or node address filters.');
+    }
     let ports: Port[];
     if (portgroup) {
       const pg = await findPortgroup(req, ctx, portgroup);
@@ -111,15 +126,9 @@ function listPorts(detailPath: boolean) {
       ports = await page({ nodeUuid: found.uuid }, marker);
     } else if (v.address !== undefined) {
       ports = await page({ address: v.address as string }, undefined);
-    } else if (shard !== undefined && shard.length > 0) {
-      const nodes = new Set<string>();
-      let nodeMarker: string | undefined;
-      for (;;) {
-        const page = await ctx.nodes.list({ shards: shard }, { limit: 1000, ...(nodeMarker ? { marker: nodeMarker } : {}) });
-        for (const n of page.nodes) nodes.add(n.uuid);
-        if (!page.more || page.nodes.length === 0) break;
-        nodeMarker = page.nodes[page.nodes.length - 1]?.uuid;
-      }
+    } else if ((shard !== undefined && shard.length > 0) || (groups !== undefined && groups.length > 0)) {
+      // A shard list wins over conductor groups, as in Ironic (it never looks at the groups then).
+      const nodes = await nodeUuidsWhere(ctx, nodeFiltersOf(shard, groups));
       ports = await page({}, marker, (p) => nodes.has(p.node_uuid));
     } else {
       ports = await page({}, marker);
@@ -157,12 +166,38 @@ function checkBodyFieldVersions(req: ApiRequest, body: Record<string, unknown>):
   if (link !== null && typeof link === 'object' && 'network_type' in link && !atLeast(req.version, 64)) {
     throw new NotAcceptable('Request not acceptable.');
   }
+  checkOvnVtep(req, link);
+}
+
+/** OVN VTEP switches in a link are accepted from 1.90 and again refused from 1.105 (406). */
+export function checkOvnVtep(req: ApiRequest, link: unknown): void {
+  if (atLeast(req.version, PORT_NAME_VERSION) && hasOvnVtep(link) && !allowOvnVtep(req.version)) {
+    throw new NotAcceptable('Request not acceptable.');
+  }
+}
+
+/**
+ * The node a new port belongs to: `node_uuid`, or from 1.94 `node_ident`, a UUID or name (Ironic's
+ * get_rpc_node). Not found is a 400 naming what was asked for.
+ */
+async function nodeOfPort(req: ApiRequest, ctx: ApiContext, data: Record<string, unknown>): Promise<Node> {
+  const ident = data.node_ident;
+  if (typeof ident !== 'string') return nodeOfBody(ctx, data.node_uuid as string);
+  if (!atLeast(req.version, PORT_VERSIONS.nodeIdent)) throw new NotAcceptable('Request not acceptable.');
+  try {
+    return await getRpcNode(req, ctx, ident);
+  } catch (err) {
+    if (err instanceof NodeNotFound) throw withStatus(new NodeNotFound(ident), 400);
+    throw err;
+  }
 }
 
 /** A port's physical network must match its portgroup's other members (conductor's validate_port_physnet). */
 export async function checkPhysnet(ctx: ApiContext, port: Port, portgroup: Portgroup): Promise<void> {
   const members = await listPortPage(ctx, { portgroupUuid: portgroup.uuid }, { limit: 100000, sortKey: 'id', sortDir: 'asc' }, undefined);
   const physnets = new Set(members.filter((m) => m.uuid !== port.uuid).map((m) => m.physical_network ?? null));
+  // An empty portgroup's own physical network (1.102) stands for its members'.
+  if (physnets.size === 0 && portgroup.physical_network !== null) physnets.add(portgroup.physical_network);
   if (physnets.size === 0) return;
   const [pgPhysnet] = [...physnets];
   if ((port.physical_network ?? null) !== pgPhysnet) {
@@ -177,7 +212,9 @@ async function createPort(req: ApiRequest, ctx: ApiContext, parents: Parents): P
   const body = parseBody(req) ?? {};
   rejectArgs(req, body);
   const data = validatePort('port', body, req.version);
-  const node = await nodeOfBody(ctx, data.node_uuid as string);
+  const node = await nodeOfPort(req, ctx, data);
+  delete data.node_ident;
+  data.node_uuid = node.uuid;
   if (parents.node !== undefined || parents.portgroup !== undefined) throw new OperationNotPermitted();
   checkBodyFieldVersions(req, data);
   let portgroup: Portgroup | undefined;
@@ -191,7 +228,7 @@ async function createPort(req: ApiRequest, ctx: ApiContext, parents: Parents): P
     if (portgroup.node_uuid !== node.uuid)
       throw new InvalidParameterValue('Port can not be added to a portgroup belonging to a different node.');
   }
-  checkNewPort(data);
+  checkNewPort(data, req.version);
   if (portgroup && data.pxe_enabled && !portgroup.standalone_ports_supported) {
     throw new Conflict(
       `Port group ${portgroup.uuid} doesn't support standalone ports. This port cannot be created as a member of that portgroup as the port's 'pxe_enabled' field was set to True.`,

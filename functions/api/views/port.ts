@@ -7,7 +7,7 @@ import { NotAcceptable } from '#common/errors';
 import type { Port } from '#objects/port';
 import { type ApiVersion, atLeast } from '../microversion';
 import { checkInvalidFields, selectFields } from '../resource-list';
-import { PORT_NAME_VERSION } from '../schemas/port';
+import { PORT_NAME_VERSION, PORT_VERSIONS, allowOvnVtep, hasOvnVtep } from '../schemas/port';
 import { selfAndBookmark } from './links';
 import { isoTime } from './time';
 
@@ -19,6 +19,17 @@ export const PORT_FIELD_VERSIONS: Readonly<Record<string, number>> = {
   portgroup_uuid: 24,
   physical_network: 34,
   is_smartnic: 53,
+};
+
+/**
+ * Port fields of API 1.97–1.111. Below 1.88 they are unknown fields (400), as `name` is; from 1.88
+ * up to their version they are newer fields (406).
+ */
+export const PORT_MASTER_FIELD_VERSIONS: Readonly<Record<string, number>> = {
+  description: PORT_VERSIONS.description,
+  vendor: PORT_VERSIONS.vendor,
+  category: PORT_VERSIONS.category,
+  available_for_dynamic_portgroup: PORT_VERSIONS.dynamicPortgroup,
 };
 
 /** Every key of a port's view, in Ironic's order (what `fields=` may name). */
@@ -35,9 +46,15 @@ export const PORT_VIEW_FIELDS = [
   'pxe_enabled',
   'node_uuid',
   'name',
+  'description',
+  'vendor',
+  'category',
+  'available_for_dynamic_portgroup',
   'links',
   'portgroup_uuid',
 ] as const;
+
+const PORT_VIEW_FIELDS_1_1 = PORT_VIEW_FIELDS.filter((f) => f !== 'name' && !(f in PORT_MASTER_FIELD_VERSIONS));
 
 /** Fields of `GET /v1/ports` without `detail` or `fields`. */
 export const PORT_LIST_FIELDS = ['uuid', 'address'];
@@ -49,12 +66,18 @@ const DICTS = new Set(['extra', 'internal_info', 'local_link_connection']);
  * is an unknown field (400), as Ironic 21.4 and the 2026.3 release answer, not a newer one (406).
  */
 function viewFields(version: ApiVersion): readonly string[] {
-  return atLeast(version, PORT_NAME_VERSION) ? PORT_VIEW_FIELDS : PORT_VIEW_FIELDS.filter((f) => f !== 'name');
+  return atLeast(version, PORT_NAME_VERSION) ? PORT_VIEW_FIELDS : PORT_VIEW_FIELDS_1_1;
 }
 
 export function portFieldAllowed(field: string, version: ApiVersion): boolean {
-  const minor = PORT_FIELD_VERSIONS[field];
+  const minor = PORT_FIELD_VERSIONS[field] ?? PORT_MASTER_FIELD_VERSIONS[field];
   return minor === undefined || atLeast(version, minor);
+}
+
+/** A field newer than the version, 406: the fields of 1.97–1.111 only from 1.88 on (unknown below). */
+function portFieldTooNew(field: string, version: ApiVersion): boolean {
+  if (field in PORT_MASTER_FIELD_VERSIONS && !atLeast(version, PORT_NAME_VERSION)) return false;
+  return !portFieldAllowed(field, version);
 }
 
 /**
@@ -65,7 +88,7 @@ export function portFieldAllowed(field: string, version: ApiVersion): boolean {
 export function checkPortFieldVersions(fields: Iterable<string> | undefined, version: ApiVersion): void {
   if (fields === undefined) return;
   for (const field of fields) {
-    if (!portFieldAllowed(field, version)) throw new NotAcceptable('Request not acceptable.');
+    if (portFieldTooNew(field, version)) throw new NotAcceptable('Request not acceptable.');
     if (field === 'local_link_connection/network_type' && !atLeast(version, 64)) throw new NotAcceptable('Request not acceptable.');
   }
 }
@@ -87,9 +110,13 @@ export function portView(port: Port, options: PortViewOptions): Record<string, u
     let value = data[field];
     if (field === 'created_at' || field === 'updated_at') value = isoTime(value as string | null);
     if ((value === null || value === undefined) && DICTS.has(field)) value = {};
+    // An OVN VTEP link shows as {} outside 1.90–1.104, as Ironic shows it.
+    if (field === 'local_link_connection' && !allowOvnVtep(options.version) && hasOvnVtep(value)) value = {};
     out[field] = value ?? null;
   }
   checkInvalidFields(options.fields, viewFields(options.version));
-  for (const field of Object.keys(PORT_FIELD_VERSIONS)) if (!portFieldAllowed(field, options.version)) delete out[field];
+  for (const field of [...Object.keys(PORT_FIELD_VERSIONS), ...Object.keys(PORT_MASTER_FIELD_VERSIONS)]) {
+    if (!portFieldAllowed(field, options.version)) delete out[field];
+  }
   return selectFields(out, options.fields);
 }

@@ -92,7 +92,7 @@ describe('port view', () => {
 describe('portgroup view', () => {
   it('shows mode and properties at every version, and its ports links', () => {
     const pg = new Portgroup({ uuid: 'g1', node_uuid: NODE, mode: 'active-backup', created_at: T0 });
-    expect(portgroupView(pg, { baseUrl: BASE })).toMatchObject({
+    expect(portgroupView(pg, { baseUrl: BASE, version: v(82) })).toMatchObject({
       mode: 'active-backup',
       properties: {},
       ports: [

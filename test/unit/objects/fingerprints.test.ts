@@ -11,8 +11,8 @@ import { OBJECT_REGISTRY } from '../../../functions/objects/registry';
 /** The schema of every object as released. Change only as a fingerprint problem below says. */
 const RECORDED: Record<string, string> = {
   Node: '1.1-6dc3ab958b0e721de2e5cacc55c3e5f1',
-  Port: '1.0-107b84f7d6cad4ec2882dbdd1d2f2fd8',
-  Portgroup: '1.0-f13acdef7ad0c006770866452d5b9d15',
+  Port: '1.1-d761125d9b2b6a69dd604181a059d45a',
+  Portgroup: '1.1-80db0400fc3f58596fed25548c79f4b7',
   Chassis: '1.0-ffaf677027e1d44db90aa8c642f44542',
   Conductor: '1.0-831932ef67a3904e877377071ea211e5',
   DeployTemplate: '1.0-47eac8dcfff0f1f7348048f84902f620',

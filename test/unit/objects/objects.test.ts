@@ -1,6 +1,6 @@
 /**
  * Every persisted object: Ironic's field names (integer ids replaced by UUID references, with
- * timestamps), its defaults, and a lossless round trip through DynamoDB items and RPC at 1.0.
+ * timestamps), its defaults, and a lossless round trip through DynamoDB items and RPC at its version.
  */
 import { InvalidParameterValue } from '../../../functions/common/errors';
 import { type ObjectClass, objectFromItem, objectFromPrimitive } from '../../../functions/objects/base';
@@ -23,8 +23,27 @@ const IRONIC_FIELDS: Record<string, string[]> = {
     'internal_info',
     'physical_network',
     'is_smartnic',
+    // Ironic master's Port 1.12–1.16 (API 1.97–1.111): Ironless's Port 1.1.
+    'description',
+    'vendor',
+    'category',
+    'available_for_dynamic_portgroup',
   ],
-  Portgroup: ['uuid', 'name', 'node_uuid', 'address', 'extra', 'internal_info', 'standalone_ports_supported', 'mode', 'properties'],
+  Portgroup: [
+    'uuid',
+    'name',
+    'node_uuid',
+    'address',
+    'extra',
+    'internal_info',
+    'standalone_ports_supported',
+    'mode',
+    'properties',
+    // Ironic master's Portgroup (API 1.102, 1.103, 1.111): Ironless's Portgroup 1.1.
+    'physical_network',
+    'category',
+    'dynamic_portgroup',
+  ],
   Chassis: ['uuid', 'extra', 'description'],
   // `online` is Ironic's conductors column its object does not expose.
   Conductor: ['hostname', 'conductor_group', 'drivers', 'online'],
