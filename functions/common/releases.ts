@@ -74,6 +74,7 @@ export const RELEASE_MAPPING: ReleaseMappings = {
   // BIOSSetting: a node's BIOS settings as its bios interface caches them, in their own table.
   // FirmwareComponent: a node's firmware versions as its firmware interface caches them, in their own table.
   // Runbook (API 1.92, its traits 1.112): in a runbooks table of its own.
+  // InspectionRule: API 1.96's inspection rules, in their own table.
   // API 1.89–1.115 (Ironic master, 2026.2 "Hibiscus"): virtual media, runbooks, inspection rules, the
   // port and portgroup fields, node disable_power_off, instance_name, health; see the README.
   // RPC 1.4: virtual media (attach, detach, get).
@@ -100,6 +101,7 @@ export const RELEASE_MAPPING: ReleaseMappings = {
       BIOSSetting: ['1.0'],
       FirmwareComponent: ['1.1', '1.0'],
       Runbook: ['1.0'],
+      InspectionRule: ['1.0'],
     },
   },
 };

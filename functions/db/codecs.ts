@@ -9,6 +9,7 @@ import { FIRMWARE_COMPONENT_CODEC } from './firmware-components';
 import { CHASSIS_CODEC } from './chassis';
 import { CONDUCTOR_CODEC } from './conductors';
 import { DEPLOY_TEMPLATE_CODEC } from './deploy-templates';
+import { INSPECTION_RULE_CODEC } from './inspection-rules';
 import type { ObjectCodec } from './items';
 import { NODE_HISTORY_CODEC } from './node-history';
 import { NODE_INVENTORY_CODEC } from './node-inventory';
@@ -37,6 +38,7 @@ export const TABLE_CODECS: Readonly<Record<ObjectTableName, ObjectCodec<Versione
   volume_targets: VOLUME_TARGET_CODEC as unknown as ObjectCodec<VersionedObject>,
   bios_settings: BIOS_SETTING_CODEC as unknown as ObjectCodec<VersionedObject>,
   firmware_components: FIRMWARE_COMPONENT_CODEC as unknown as ObjectCodec<VersionedObject>,
+  inspection_rules: INSPECTION_RULE_CODEC as unknown as ObjectCodec<VersionedObject>,
 };
 
 /** A table of versioned objects as dbsync sees it: its physical name and codec. */

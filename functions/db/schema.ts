@@ -175,6 +175,16 @@ export const TABLES = {
     indexes: [],
   },
   /**
+   * Inspection rules by uuid (Ironic's inspection_rules table), listed in creation order through
+   * byId. New after release 2026.3, which neither reads nor writes it.
+   */
+  inspection_rules: {
+    envVar: 'INSPECTION_RULES_TABLE',
+    partitionKey: 'uuid',
+    object: 'InspectionRule',
+    indexes: [BY_ID],
+  },
+  /**
    * Guards for unique values (node names and instance uuids, port and portgroup addresses and
    * names, template, runbook and allocation names, volume connector ids and target boot indexes): one item per value, `{key, owner}`, written in the
    * same transaction as the item that owns it, with attribute_not_exists.

@@ -8,6 +8,7 @@ import { DynamoFirmwareComponentStore, type FirmwareComponentStore } from './fir
 import { type ChassisStore, DynamoChassisStore } from './chassis';
 import { type ConductorStore, DynamoConductorStore } from './conductors';
 import { type DeployTemplateStore, DynamoDeployTemplateStore } from './deploy-templates';
+import { DynamoInspectionRuleStore, type InspectionRuleStore } from './inspection-rules';
 import { DynamoNodeHistoryStore, type NodeHistoryStore } from './node-history';
 import { DynamoNodeInventoryStore, type NodeInventoryStore } from './node-inventory';
 import { DynamoNodeStore, type NodeStore } from './nodes';
@@ -33,6 +34,7 @@ export interface Stores {
   readonly volumeTargets: VolumeTargetStore;
   readonly biosSettings: BiosSettingStore;
   readonly firmwareComponents: FirmwareComponentStore;
+  readonly inspectionRules: InspectionRuleStore;
 }
 
 export function createStores(ctx: StoreContext): Stores {
@@ -51,5 +53,6 @@ export function createStores(ctx: StoreContext): Stores {
     volumeTargets: new DynamoVolumeTargetStore(ctx),
     biosSettings: new DynamoBiosSettingStore(ctx),
     firmwareComponents: new DynamoFirmwareComponentStore(ctx),
+    inspectionRules: new DynamoInspectionRuleStore(ctx),
   };
 }

@@ -10,6 +10,7 @@ import { Chassis } from './chassis';
 import { Conductor } from './conductor';
 import { DeployTemplate } from './deploy-template';
 import { FirmwareComponent } from './firmware-component';
+import { InspectionRule } from './inspection-rule';
 import { Node } from './node';
 import { NodeHistory } from './node-history';
 import { NodeInventory } from './node-inventory';
@@ -34,6 +35,7 @@ export const OBJECT_CLASSES = {
   VolumeTarget,
   BIOSSetting,
   FirmwareComponent,
+  InspectionRule,
 } as const satisfies Record<string, ObjectClass>;
 
 export type ObjectName = keyof typeof OBJECT_CLASSES;

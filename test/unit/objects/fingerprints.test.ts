@@ -24,6 +24,7 @@ const RECORDED: Record<string, string> = {
   BIOSSetting: '1.0-ad03104da6d6a335c8a4a7f5bc6af663',
   FirmwareComponent: '1.1-121adfb5c333a47f8e2b74b9b35646e9',
   Runbook: '1.0-6db5f7a41b14afa85a449841c6cea4e5',
+  InspectionRule: '1.0-3f8de65538b3251846f8919bfd7daac8',
 };
 
 describe('object fingerprints', () => {

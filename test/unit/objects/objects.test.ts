@@ -106,6 +106,8 @@ const IRONIC_FIELDS: Record<string, string[]> = {
   ],
   // Ironic master's Runbook 1.2 (its integer id is not kept; steps and traits inline).
   Runbook: ['uuid', 'name', 'description', 'steps', 'disable_ramdisk', 'extra', 'public', 'owner', 'traits'],
+  // Ironic's InspectionRule 1.1 without its integer id.
+  InspectionRule: ['uuid', 'priority', 'description', 'sensitive', 'phase', 'scope', 'actions', 'conditions'],
 };
 
 /** A value of each kind of field, to fill an object. */
