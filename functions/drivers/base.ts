@@ -265,6 +265,8 @@ export interface InspectResult {
   readonly properties: Record<string, unknown>;
   readonly interfaces: readonly InspectedInterface[];
   readonly macs: readonly string[];
+  /** What inspection rules read as `inventory` (the ramdisk's shape); an interface without one runs no rules. */
+  readonly inventory?: Record<string, unknown>;
 }
 
 /**

@@ -4,17 +4,18 @@
  *
  * - `inspect`: the API moved the node to `inspecting` and locked it for this message. An
  *   out-of-band interface (redfish, fake) answers at once: the properties it found are saved, ports
- *   created for the MACs, the node ends `manageable`. An in-band one (`agent`) prepares the
+ *   created for the MACs, the inspection rules applied (redfish, which reports an inventory), the
+ *   node ends `manageable`. An in-band one (`agent`) prepares the
  *   ramdisk's boot: the node is saved waiting in `inspect wait` (still locked), then powered on,
  *   then released; the ramdisk's data arrives later.
  * - `continue_inspection`: the API found the node in `inspect wait` for a ramdisk's post, moved it
  *   to `inspecting` and locked it for this message. The interface runs the inspection hooks and
- *   tears the ramdisk down; the inventory is stored apart from the node (the ramdisk's logs are not
+ *   tears the ramdisk down, then the inspection rules run; the inventory is stored apart from the node (the ramdisk's logs are not
  *   kept), and the node ends `manageable` — or `inspect failed` with Ironic's message.
  * - abort (from `inspect wait`) and the `inspect wait` timeout take the ramdisk away through the
  *   interface's `abort`.
  */
-import { MACAlreadyExists, UnsupportedDriverExtension } from '#common/errors';
+import { HardwareInspectionFailure, MACAlreadyExists, UnsupportedDriverExtension } from '#common/errors';
 import { newUuid } from '#common/ids';
 import { INSPECTING } from '#common/states';
 import type { InspectionTask } from '#drivers/base';
@@ -28,6 +29,7 @@ import type { ConductorContext } from '../context';
 import { type MessageArgs, claimForMessage } from '../claim';
 import { shouldRetry } from '../attempt';
 import { historyEventType } from '../history';
+import { applyRules } from '../inspection-rules/engine';
 import { createPortsIfNotExist } from './inspect-ports';
 
 /** What inspection hooks may do to the node's ports, over the port store. */
@@ -67,7 +69,26 @@ export function inspectionTask(ctx: ConductorContext, node: Node): InspectionTas
   };
 }
 
-const failed = (err: unknown) => `Failed to inspect hardware. Reason: ${(err as Error).message}`;
+/**
+ * The inspection rules of phase `main` over what inspection found (Ironic's apply_rules, where its
+ * agent and redfish inspections finish). They change the node in memory (saved by the caller) and
+ * the ports through the store; `pluginData` as they leave it is what is stored.
+ */
+async function applyInspectionRules(
+  ctx: ConductorContext,
+  task: InspectionTask,
+  inventory: Record<string, unknown>,
+  pluginData: Record<string, unknown>,
+): Promise<void> {
+  const rules = await ctx.stores.inspectionRules.listPhase('main');
+  let ports: Port[] | undefined;
+  const ruleTask = { node: task.node, log: task.log, ports: async () => (ports ??= await task.ports.list()), savePort: task.ports.save };
+  await applyRules(ruleTask, rules, inventory, pluginData);
+}
+
+/** last_error of a failed inspection: Ironic's HardwareInspectionFailure as it reads (a rule's `fail`), others wrapped in one. */
+const failed = (err: unknown) =>
+  err instanceof HardwareInspectionFailure ? err.message : `Failed to inspect hardware. Reason: ${(err as Error).message}`;
 
 /** The `inspect` verb (Ironic's `inspect_hardware`). */
 export async function doInspect(ctx: ConductorContext, args: MessageArgs): Promise<void> {
@@ -89,6 +110,7 @@ export async function doInspect(ctx: ConductorContext, args: MessageArgs): Promi
       const result = await driver.inspect.inspectHardware(task);
       node.properties = result.properties;
       await createPortsIfNotExist(ctx, node, result.macs);
+      if (result.inventory !== undefined) await applyInspectionRules(ctx, task, result.inventory, {});
       node.inspection_finished_at = new Date().toISOString();
     }
   } catch (err) {
@@ -135,7 +157,9 @@ export async function doContinueInspection(
     const inBand = loadDriver(node).inspect.inBand;
     // The interface was changed while the node waited (Ironic allows it): nothing can take the data.
     if (inBand === undefined) throw new UnsupportedDriverExtension(node.driver, 'continue_inspection');
-    await inBand.continue(inspectionTask(ctx, node), args.inventory, pluginData);
+    const task = inspectionTask(ctx, node);
+    await inBand.continue(task, args.inventory, pluginData);
+    await applyInspectionRules(ctx, task, args.inventory, pluginData);
     // The ramdisk's logs can be large; Ironless keeps none of them (Ironic stores them apart).
     delete pluginData.logs;
     await ctx.stores.nodeInventory.put(

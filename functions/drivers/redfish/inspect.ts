@@ -2,6 +2,7 @@
  * Out-of-band inspection over Redfish (Ironic 21.4's `redfish/inspect.py`): cpus, cpu_arch,
  * memory_mb, local_gb and the boot_mode capability from the system's inventory, and the MACs of its
  * enabled NICs. Types follow Ironic 21.4: cpus is a number, memory_mb and local_gb are strings.
+ * It also reports the inventory Ironic master builds, which inspection rules read.
  */
 import { HardwareInspectionFailure } from '#common/errors';
 import { BOOT_MODES, type InspectInterface, type InspectedInterface, type Task } from '../base';
@@ -139,7 +140,19 @@ export function createRedfishInspect(config: RedfishConfig): InspectInterface {
         }
         const macs = interfaces.filter((i) => i.enabled).map((i) => i.mac_address);
         if (macs.length === 0) task.log.warn('No enabled NIC found: no ports will be created', { node: node.uuid });
-        return { properties, interfaces, macs };
+        // The inventory inspection rules read, in the ramdisk's shape (as Ironic's redfish
+        // inspection builds it): memory, CPU count and architecture, NICs and the boot mode.
+        const inventory: Record<string, unknown> = {
+          ...(properties.memory_mb !== undefined ? { memory: { physical_mb: Number(properties.memory_mb) } } : {}),
+          cpu: { count: cpus, architecture: properties.cpu_arch ?? '' },
+          interfaces: interfaces.map(({ name, mac_address, speed_mbps }) => ({
+            mac_address,
+            name,
+            ...(speed_mbps !== undefined ? { speed_mbps } : {}),
+          })),
+          ...(bootMode ? { boot: { current_boot_mode: bootMode } } : {}),
+        };
+        return { properties, interfaces, macs, inventory };
       } catch (err) {
         if (err instanceof HardwareInspectionFailure) throw err;
         reachFailure(node.uuid, err);

@@ -14,6 +14,7 @@ import { inBandInspectionRefusal } from '../../../functions/drivers/inspector/in
 import { loadDriver } from '../../../functions/drivers/registry';
 import type { Node } from '../../../functions/objects/node';
 import { makeConductorContext, makeNode, storesWith } from '../helpers/builders';
+import { MemoryInspectionRuleStore, makeRule } from '../helpers/inspection-rules';
 import { MemoryNodeInventoryStore, MemoryPortStore } from '../helpers/memory-stores';
 
 const GIB = 1024 ** 3;
@@ -22,7 +23,8 @@ function context() {
   const base = makeConductorContext();
   const ports = new MemoryPortStore();
   const nodeInventory = new MemoryNodeInventoryStore();
-  return { ...base, stores: storesWith(base.nodes, { ports, nodeInventory }), ports, nodeInventory };
+  const inspectionRules = new MemoryInspectionRuleStore();
+  return { ...base, stores: storesWith(base.nodes, { ports, nodeInventory, inspectionRules }), ports, nodeInventory, inspectionRules };
 }
 type Ctx = ReturnType<typeof context>;
 
@@ -202,5 +204,38 @@ describe('a service pinned below RPC continue_inspection', () => {
     });
     const node = makeNode({ provision_state: 'inspecting', inspect_interface: 'agent' });
     await expect(pinned.validate({ node, log: makeConductorContext().log })).rejects.toThrow(refusal);
+  });
+});
+
+describe('inspection rules at the end of in-band inspection', () => {
+  it('apply to the node and the plugin data before they are stored; the node ends manageable', async () => {
+    const ctx = context();
+    ctx.inspectionRules.rules.push(
+      makeRule({
+        conditions: [{ op: 'eq', args: { values: ['{inventory[cpu][architecture]}', 'x86_64'] } }],
+        actions: [
+          { op: 'add-trait', args: { name: 'CUSTOM_X86' } },
+          { op: 'set-attribute', args: { path: '/properties/vendor', value: '{inventory[bmc_address]}' } },
+          { op: 'set-plugin-data', args: { path: 'ruled', value: true } },
+        ],
+      }),
+      makeRule({ conditions: [{ op: 'eq', args: { values: [1, 2] } }], actions: [{ op: 'add-trait', args: { name: 'CUSTOM_NEVER' } }] }),
+    );
+    const waiting = await waitingNode(ctx);
+    const node = await post(ctx, waiting.uuid, {});
+    expect([node.provision_state, node.last_error]).toEqual(['manageable', null]);
+    expect(node.traits).toEqual(['CUSTOM_X86']);
+    expect(node.properties.vendor).toBe('0.0.0.0');
+    expect((await ctx.nodeInventory.get(node.uuid)).plugin_data).toMatchObject({ ruled: true });
+  });
+
+  it('a failing rule fails the inspection with its message and stores no inventory', async () => {
+    const ctx = context();
+    ctx.inspectionRules.rules.push(makeRule({ actions: [{ op: 'fail', args: { msg: 'unsupported hardware' } }] }));
+    const waiting = await waitingNode(ctx);
+    const node = await post(ctx, waiting.uuid, {});
+    expect([node.provision_state, node.reservation]).toEqual(['inspect failed', null]);
+    expect(node.last_error).toBe('Failed to finish inspection: Failed to inspect hardware. Reason: unsupported hardware');
+    expect(ctx.nodeInventory.items.size).toBe(0);
   });
 });
