@@ -54,6 +54,7 @@ export const CONTROLLERS: readonly LazyRoutes[] = [
   lazyRoutes(['deploy_templates/*'], async () => (await import('./controllers/deploy-templates')).DEPLOY_TEMPLATE_ROUTES),
   lazyRoutes(['runbooks/*'], async () => (await import('./controllers/runbooks')).RUNBOOK_ROUTES),
   lazyRoutes(['runbooks/:/traits/*'], async () => (await import('./controllers/runbook-traits')).RUNBOOK_TRAIT_ROUTES),
+  lazyRoutes(['inspection_rules/*'], async () => (await import('./controllers/inspection-rules')).INSPECTION_RULE_ROUTES),
   lazyRoutes(['allocations/*'], async () => (await import('./controllers/allocations')).ALLOCATION_ROUTES),
   lazyRoutes(['nodes/:/allocation'], async () => (await import('./controllers/node-allocation')).NODE_ALLOCATION_ROUTES),
   lazyRoutes(['conductors/*'], async () => (await import('./controllers/conductors')).CONDUCTOR_ROUTES),

@@ -275,11 +275,23 @@ export function schemaErrorMessage(schema: JsonSchema, value: unknown): string |
  * fails, with Ironic's "Possible root cause" when the error has sub-errors.
  */
 export function validateSchema(name: string, schema: JsonSchema, value: unknown): void {
+  validateWithPrefix(`Schema error for ${name}`, schema, value);
+}
+
+/**
+ * Validate a request body or query against `schema` as Ironic master's `request_body_schema` and
+ * `request_query_schema` decorators do: InvalidParameterValue "Schema error: …".
+ */
+export function validateRequestSchema(schema: JsonSchema, value: unknown): void {
+  validateWithPrefix('Schema error', schema, value);
+}
+
+function validateWithPrefix(prefix: string, schema: JsonSchema, value: unknown): void {
   const fn = validator(schema);
   if (fn(value)) return;
   const best = bestMatch(candidates(schema, fn.errors ?? []));
-  if (best === undefined) throw new InvalidParameterValue(`Schema error for ${name}: invalid`);
-  let message = `Schema error for ${name}: ${pythonMessage(best.error, value)}`;
+  if (best === undefined) throw new InvalidParameterValue(`${prefix}: invalid`);
+  let message = `${prefix}: ${pythonMessage(best.error, value)}`;
   let current: Candidate | undefined = best;
   let cause: string | undefined;
   while (current !== undefined && current.context.length > 0) {

@@ -40,6 +40,7 @@ const V1_RESOURCES: readonly [name: string, minor: number][] = [
   ['deploy_templates', 55],
   ['shards', 82],
   ['runbooks', 92],
+  ['inspection_rules', 96],
 ];
 
 export async function getV1(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
