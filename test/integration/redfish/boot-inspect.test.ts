@@ -120,6 +120,16 @@ describe('redfish inspection', () => {
       { name: 'eno2', mac_address: '52:54:00:aa:bb:02', enabled: false, speed_mbps: 1_000 },
     ]);
     expect(result.macs).toEqual(['52:54:00:aa:bb:01']);
+    // What inspection rules read, in the ramdisk's shape (Ironic master's redfish inventory).
+    expect(result.inventory).toEqual({
+      memory: { physical_mb: 65536 },
+      cpu: { count: 32, architecture: 'x86_64' },
+      interfaces: [
+        { mac_address: '52:54:00:aa:bb:01', name: 'eno1', speed_mbps: 25_000 },
+        { mac_address: '52:54:00:aa:bb:02', name: 'eno2', speed_mbps: 1_000 },
+      ],
+      boot: { current_boot_mode: 'uefi' },
+    });
     // The driver only reports: the node is the conductor's to change.
     expect(node.properties).toEqual({ vendor: 'ironless', capabilities: 'foo:bar' });
   });
