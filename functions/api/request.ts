@@ -189,6 +189,9 @@ export function defineArgs<S extends Spec>(spec: S, options: DeclOptions = {}): 
   return declare(spec, (req) => collectArgs(req, parseBody(req)), options);
 }
 
+/** An endpoint that takes no query parameter: any is Ironic's "Unexpected arguments". */
+export const NO_QUERY = defineQuery({});
+
 /**
  * Arguments from a JSON object body (pecan's body keyword arguments). A body that is no object is
  * read as an empty one, so a required argument is reported missing, as Ironic reports it. Extra

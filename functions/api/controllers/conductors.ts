@@ -10,11 +10,11 @@
  */
 import { ClientSideError, ConductorNotFound, InvalidParameterValue, NotFound } from '#common/errors';
 import { Conductor } from '#objects/conductor';
-import { argBoolean, argInteger, argString, argStringList, collectArgs, rejectUnexpected } from '../args';
 import type { ApiContext } from '../context';
 import { conductorHost } from '../begin';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { atLeast } from '../microversion';
+import { arg, defineQuery } from '../request';
 import { route } from '../route';
 import { selfAndBookmark } from '../views/links';
 import { isoTime } from '../views/time';
@@ -33,6 +33,16 @@ function hostnameArg(name: string, value: string | undefined): string | undefine
   if (value.length > 255 || !/^[A-Za-z0-9\-._~:]+$/.test(value)) throw new InvalidParameterValue(`Expected name for ${name}: ${value}`);
   return value;
 }
+
+const ListQuery = defineQuery({
+  marker: arg.string().map((value) => hostnameArg('marker', value) as string),
+  limit: arg.integer(),
+  sort_key: arg.string(),
+  sort_dir: arg.string(),
+  fields: arg.stringList(),
+  detail: arg.boolean(),
+});
+const ShowQuery = defineQuery({ fields: arg.stringList() });
 
 function requireVersion(req: ApiRequest): void {
   if (!atLeast(req.version, 49)) throw new NotFound('Resource could not be found.');
@@ -63,14 +73,7 @@ export function conductorView(
 
 export async function getConductors(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
   requireVersion(req);
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['marker', 'limit', 'sort_key', 'sort_dir', 'fields', 'detail']);
-  const marker = hostnameArg('marker', argString('marker', args.get('marker')));
-  const rawLimit = argInteger('limit', args.get('limit'));
-  const sortKey = argString('sort_key', args.get('sort_key')) ?? 'id';
-  const sortDir = argString('sort_dir', args.get('sort_dir')) ?? 'asc';
-  const requested = argStringList('fields', args.get('fields'));
-  const detail = argBoolean('detail', args.get('detail'));
+  const { marker, limit: rawLimit, sort_key: sortKey = 'id', sort_dir: sortDir = 'asc', fields: requested, detail } = ListQuery.read(req);
   if (requested !== undefined && detail) throw new InvalidParameterValue('Can not specify ?detail=True and fields in the same request.');
   const fields = requested ?? (detail ? undefined : DEFAULT_FIELDS);
   if (rawLimit !== undefined && rawLimit <= 0) throw new ClientSideError('Limit must be positive');
@@ -104,9 +107,7 @@ export async function getConductors(req: ApiRequest, ctx: ApiContext): Promise<A
 
 export async function getConductor(req: ApiRequest, ctx: ApiContext, params: { hostname: string }): Promise<ApiResponse> {
   requireVersion(req);
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['fields']);
-  const fields = argStringList('fields', args.get('fields'));
+  const { fields } = ShowQuery.read(req);
   const hostname = hostnameArg('hostname', params.hostname) as string;
   const conductor = (await serviceView(ctx, hostname)) ?? (await ctx.stores.conductors.get(hostname));
   return json(200, conductorView(req, ctx, conductor, fields));

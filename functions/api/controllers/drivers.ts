@@ -7,10 +7,10 @@
 import { DriverNotFound, Invalid, InvalidParameterValue, NotAcceptable } from '#common/errors';
 import { getHardwareType } from '#drivers/registry';
 import { driverProperties } from '#drivers/properties';
-import { argBoolean, argString, argStringList, collectArgs, rejectUnexpected } from '../args';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { atLeast } from '../microversion';
+import { NO_QUERY, arg, defineQuery } from '../request';
 import { route } from '../route';
 import { selfAndBookmark } from '../views/links';
 
@@ -67,12 +67,11 @@ export function driverView(
   return out;
 }
 
+const DriversQuery = defineQuery({ type: arg.string(), detail: arg.boolean(), fields: arg.stringList() });
+const DriverQuery = defineQuery({ fields: arg.stringList() });
+
 export async function getDrivers(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['type', 'detail', 'fields']);
-  const type = argString('type', args.get('type'));
-  const detail = argBoolean('detail', args.get('detail'));
-  const fields = argStringList('fields', args.get('fields'));
+  const { type, detail, fields } = DriversQuery.read(req);
   if (fields && fields.length > 0 && detail)
     throw new InvalidParameterValue('Can not specify ?detail=True and fields in the same request.');
   const needs130 = 'Request not acceptable. The minimal required API version should be 1.30';
@@ -88,9 +87,7 @@ export async function getDrivers(req: ApiRequest, ctx: ApiContext): Promise<ApiR
 }
 
 export async function getDriver(req: ApiRequest, ctx: ApiContext, params: { name: string }): Promise<ApiResponse> {
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['fields']);
-  const fields = argStringList('fields', args.get('fields'));
+  const { fields } = DriverQuery.read(req);
   checkFieldsVersion(req, fields);
   const hosts = (await ctx.conductors.hardwareTypes()).get(params.name);
   if (hosts === undefined) throw new DriverNotFound(params.name);
@@ -98,7 +95,7 @@ export async function getDriver(req: ApiRequest, ctx: ApiContext, params: { name
 }
 
 export async function getDriverProperties(req: ApiRequest, ctx: ApiContext, params: { name: string }): Promise<ApiResponse> {
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   await requireServedDriver(ctx, params.name);
   const properties = driverProperties(params.name);
   if (properties === undefined) throw new DriverNotFoundMessage(`The driver '${params.name}' is unknown.`);

@@ -6,12 +6,13 @@
  */
 import { InvalidParameterValue, httpErrors } from '#common/errors';
 import { BIOS_REGISTRY_FIELDS, type BIOSSetting } from '#objects/bios-setting';
-import { argBoolean, argStringList, collectArgs, pyStr, rejectUnexpected } from '../args';
+import { pyStr } from '../args';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { findNode } from '../lookup';
 import { atLeast } from '../microversion';
 import { isValidLogicalName } from '../names';
+import { NO_QUERY, arg, defineQuery } from '../request';
 import { route } from '../route';
 import { selfAndBookmark } from '../views/links';
 import { isoTime } from '../views/time';
@@ -63,12 +64,11 @@ function returnFields(req: ApiRequest, detail: boolean | undefined, fields: stri
   return fields;
 }
 
+const BiosQuery = defineQuery({ detail: arg.boolean(), fields: arg.stringList() });
+
 export async function listBiosSettings(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   requireVersion(req);
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['detail', 'fields']);
-  const detail = argBoolean('detail', args.get('detail'));
-  const fields = argStringList('fields', args.get('fields'));
+  const { detail, fields } = BiosQuery.read(req);
   const node = await findNode(req, ctx, params.ident);
   const shown = returnFields(req, detail, fields);
   const settings = await ctx.stores.biosSettings.list(node.uuid);
@@ -78,7 +78,7 @@ export async function listBiosSettings(req: ApiRequest, ctx: ApiContext, params:
 
 export async function getBiosSetting(req: ApiRequest, ctx: ApiContext, params: { ident: string; setting: string }): Promise<ApiResponse> {
   requireVersion(req);
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   if (!isValidLogicalName(params.setting, req.version))
     throw new InvalidParameterValue(`Expected name for setting_name: ${params.setting}`);
   const node = await findNode(req, ctx, params.ident);

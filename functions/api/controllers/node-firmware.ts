@@ -7,11 +7,11 @@
  */
 import { InvalidParameterValue, httpErrors } from '#common/errors';
 import type { FirmwareComponent } from '#objects/firmware-component';
-import { argBoolean, argStringList, collectArgs, rejectUnexpected } from '../args';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { findNode } from '../lookup';
 import { atLeast } from '../microversion';
+import { arg, defineQuery } from '../request';
 import { route } from '../route';
 import { isoTime } from '../views/time';
 
@@ -55,12 +55,11 @@ function returnFields(detail: boolean | undefined, fields: string[] | undefined,
   return identity ? [...DEFAULT_FIELDS, ...IDENTITY_FIELDS] : DEFAULT_FIELDS;
 }
 
+const FirmwareQuery = defineQuery({ detail: arg.boolean(), fields: arg.stringList() });
+
 export async function listFirmwareComponents(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   if (!atLeast(req.version, FIRMWARE_VERSION)) throw httpErrors.notFound('The API version does not allow node firmware');
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['detail', 'fields']);
-  const detail = argBoolean('detail', args.get('detail'));
-  const fields = argStringList('fields', args.get('fields'));
+  const { detail, fields } = FirmwareQuery.read(req);
   const node = await findNode(req, ctx, params.ident);
   const shown = returnFields(detail, fields, atLeast(req.version, FIRMWARE_IDENTITY_VERSION));
   const components = await ctx.stores.firmwareComponents.list(node.uuid);

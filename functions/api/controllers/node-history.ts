@@ -7,11 +7,11 @@
  */
 import { ClientSideError, httpErrors } from '#common/errors';
 import type { NodeHistory } from '#objects/node-history';
-import { argBoolean, argInteger, argUuid, collectArgs, rejectUnexpected } from '../args';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { findNode } from '../lookup';
 import { type ApiVersion, atLeast } from '../microversion';
+import { NO_QUERY, arg, defineQuery } from '../request';
 import { route } from '../route';
 import { makeLink } from '../views/links';
 import { isoTime } from '../views/time';
@@ -58,17 +58,15 @@ export function historyView(
   return out;
 }
 
+const HistoryQuery = defineQuery({ detail: arg.boolean(), marker: arg.uuid(), limit: arg.integer() });
+
 function requireVersion(req: ApiRequest): void {
   if (!atLeast(req.version, 78)) throw httpErrors.notFound();
 }
 
 export async function getNodeHistory(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   requireVersion(req);
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['detail', 'marker', 'limit']);
-  const detail = argBoolean('detail', args.get('detail')) ?? false;
-  const marker = argUuid('marker', args.get('marker'));
-  const rawLimit = argInteger('limit', args.get('limit'));
+  const { detail = false, marker, limit: rawLimit } = HistoryQuery.read(req);
   const node = await findNode(req, ctx, params.ident);
   if (marker !== undefined) await ctx.stores.nodeHistory.get(marker);
   if (rawLimit !== undefined && rawLimit <= 0) throw new ClientSideError('Limit must be positive');
@@ -94,7 +92,7 @@ export async function getNodeHistoryEvent(
   params: { ident: string; event: string },
 ): Promise<ApiResponse> {
   requireVersion(req);
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   const node = await findNode(req, ctx, params.ident);
   // As Ironic: the event is looked up by UUID alone (a name or unknown UUID is not found).
   const record = await ctx.stores.nodeHistory.get(params.event);

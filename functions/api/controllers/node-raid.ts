@@ -10,7 +10,6 @@
 import { InvalidParameterValue, NotAcceptable, NotFound, UnsupportedDriverExtension } from '#common/errors';
 import { logicalDiskProperties } from '#drivers/raid';
 import { loadDriver } from '#drivers/registry';
-import { collectArgs, rejectUnexpected } from '../args';
 import { parseBody } from '../body';
 import { requireServedDriver } from './drivers';
 import type { ApiContext } from '../context';
@@ -19,6 +18,7 @@ import { checkConductorFor } from '../interfaces';
 import { findNode, whenUnlocked } from '../lookup';
 import { atLeast } from '../microversion';
 import { pyStr } from '../pyrepr';
+import { NO_QUERY } from '../request';
 import { route } from '../route';
 
 const RAID_VERSION = 12;
@@ -54,7 +54,7 @@ export async function putRaid(req: ApiRequest, ctx: ApiContext, params: { ident:
 }
 
 export async function getLogicalDiskProperties(req: ApiRequest, ctx: ApiContext, params: { name: string }): Promise<ApiResponse> {
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   if (!atLeast(req.version, RAID_VERSION)) throw new NotAcceptable('Request not acceptable.');
   await requireServedDriver(ctx, params.name);
   return json(200, logicalDiskProperties());

@@ -5,10 +5,10 @@
  * under the name "None", as Ironic prints them.
  */
 import { ClientSideError, httpErrors } from '#common/errors';
-import { collectArgs, rejectUnexpected } from '../args';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { atLeast } from '../microversion';
+import { NO_QUERY } from '../request';
 import { route } from '../route';
 
 const NOT_ALLOWED = 'The API version does not allow shards';
@@ -16,7 +16,7 @@ const NOT_ALLOWED = 'The API version does not allow shards';
 export async function getShards(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
   if (!atLeast(req.version, 82)) throw httpErrors.notFound(NOT_ALLOWED);
   // Ironic fails with a 500 on any query parameter; refusing it is what it means to do.
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   const counts = [...(await ctx.nodes.shardCounts())];
   // Ironic groups in shard order (no shard first), then sorts by count, keeping that order for ties.
   counts.sort(([a], [b]) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1));
