@@ -115,6 +115,19 @@ describe('port fields 1.97, 1.100, 1.101, 1.111', () => {
     expect(dynamic.status).toBe(400);
   });
 
+  it('filters by description_contains from 1.97 (LIKE, ASCII case-insensitive; 406 at 1.96, unknown below 1.88)', async () => {
+    const a = await at(97).request('POST', '/v1/ports', { node_uuid: nodeB, address: nextMac(), description: 'Spine uplink 7' });
+    await at(97).request('POST', '/v1/ports', { node_uuid: nodeB, address: nextMac(), description: 'bmc' });
+    const found = await at(97).get('/v1/ports?description_contains=UPLINK%207&fields=uuid,description');
+    expect(found.status).toBe(200);
+    expect(found.body.ports).toMatchObject([{ uuid: a.body.uuid, description: 'Spine uplink 7' }]);
+    expect(found.body.ports).toHaveLength(1);
+    const onNode = await at(97).get(`/v1/ports/detail?description_contains=bmc&node=${nodeB}`);
+    expect((onNode.body.ports as { description: string }[]).map((p) => p.description)).toEqual(['bmc']);
+    expect((await at(96).get('/v1/ports?description_contains=x')).status).toBe(406);
+    expect((await at(87).get('/v1/ports?description_contains=x')).status).toBe(400);
+  });
+
   it('sorts by description from 1.97 (406 at 1.96)', async () => {
     expect((await at(96).get('/v1/ports?sort_key=description')).status).toBe(406);
     expect((await at(97).get('/v1/ports?sort_key=description&fields=uuid,description')).status).toBe(200);

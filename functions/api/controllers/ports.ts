@@ -17,6 +17,7 @@ import {
 } from '#common/errors';
 import { httpErrors } from '#common/errors';
 import { isOsloUuidLike } from '#common/ids';
+import { sqlLike } from '#db/node-filters';
 import type { PortFilter } from '#db/ports';
 import type { Node } from '#objects/node';
 import type { Port } from '#objects/port';
@@ -56,7 +57,11 @@ const LIST_ARGS: readonly [string, (name: string, value: RawArg) => unknown][] =
   ['detail', argBoolean],
   ['shard', argStringList],
   ['conductor_groups', argStringList],
+  ['description_contains', argString],
 ];
+
+/** Arguments of Ironic master's list (1.97, 1.99), unknown below 1.88 as the 2026.3 release answered. */
+const MASTER_LIST_ARGS = ['conductor_groups', 'description_contains'];
 
 /** Nested paths: the node ident passes webob's check; below 1.24 a portgroup's ports do not exist. */
 function checkParentPath(req: ApiRequest, parents: Parents): void {
@@ -71,9 +76,9 @@ function listPorts(detailPath: boolean) {
   return async (req: ApiRequest, ctx: ApiContext, parents: Parents): Promise<ApiResponse> => {
     checkParentPath(req, parents);
     const args = collectArgs(req);
-    // conductor_groups (1.99) is an unknown argument below 1.88, as the 2026.3 release answered.
     const accepted = LIST_ARGS.map(([n]) => n).filter(
-      (n) => (!detailPath || (n !== 'fields' && n !== 'detail')) && (n !== 'conductor_groups' || atLeast(req.version, PORT_NAME_VERSION)),
+      (n) =>
+        (!detailPath || (n !== 'fields' && n !== 'detail')) && (!MASTER_LIST_ARGS.includes(n) || atLeast(req.version, PORT_NAME_VERSION)),
     );
     rejectUnexpected(args, accepted);
     const v: Record<string, unknown> = {};
@@ -98,6 +103,9 @@ function listPorts(detailPath: boolean) {
     if (groups !== undefined && !atLeast(req.version, PORT_VERSIONS.conductorGroups)) {
       throw new NotAcceptable(`Request not acceptable. The minimal required API version should be 1.${PORT_VERSIONS.conductorGroups}`);
     }
+    // Ironic master takes description_contains at every version; it names a field of 1.97.
+    const described = v.description_contains as string | undefined;
+    if (described !== undefined && !atLeast(req.version, PORT_VERSIONS.description)) throw new NotAcceptable('Request not acceptable.');
     const fields = detailPath ? undefined : returnFields(req, fieldsArg, detail, PORT_LIST_FIELDS);
     const nodeUuidArg = v.node_uuid as string | undefined;
     if (!nodeUuidArg && node && !atLeast(req.version, 5) && !isOsloUuidLike(node)) throw new NotAcceptable('Request not acceptable.');
@@ -109,8 +117,11 @@ function listPorts(detailPath: boolean) {
     if (marker) await ctx.stores.ports.get(marker);
     const sort = portSort(req.version);
     checkInvalidSortKey(sortKey, sort);
+    // description LIKE '%…%' as Ironic's database applies it; a port without a description never matches.
     const page = (filter: PortFilter, from: string | undefined, keep?: (p: Port) => boolean) =>
-      listPortPage(ctx, filter, paging, from, keep, sort);
+      described === undefined
+        ? listPortPage(ctx, filter, paging, from, keep, sort)
+        : listPortPage(ctx, filter, paging, from, (p) => sqlLike(p.description, described) && (keep === undefined || keep(p)), sort);
     if ([node, portgroup, shard].filter((f) => (Array.isArray(f) ? f.length > 0 : Boolean(f))).length > 1) {
       throw new OperationNotPermitted();
     }
@@ -125,7 +136,8 @@ function listPorts(detailPath: boolean) {
       const found = await findNode(req, ctx, node);
       ports = await page({ nodeUuid: found.uuid }, marker);
     } else if (v.address !== undefined) {
-      ports = await page({ address: v.address as string }, undefined);
+      // Ironic looks a port up by address alone: the description filter does not apply.
+      ports = await listPortPage(ctx, { address: v.address as string }, paging, undefined, undefined, sort);
     } else if ((shard !== undefined && shard.length > 0) || (groups !== undefined && groups.length > 0)) {
       // A shard list wins over conductor groups, as in Ironic (it never looks at the groups then).
       const nodes = await nodeUuidsWhere(ctx, nodeFiltersOf(shard, groups));
