@@ -21,6 +21,7 @@ const VALIDATE_EXTRA: readonly [string, 'bool' | 'uuid'][] = [
   ['automated_clean', 'bool'],
   ['chassis_uuid', 'uuid'],
   ['console_enabled', 'bool'],
+  ['disable_power_off', 'bool'],
   ['instance_uuid', 'uuid'],
   ['protected', 'bool'],
   ['maintenance', 'bool'],

@@ -110,6 +110,9 @@ const SORT_COLUMNS: Readonly<Record<string, string>> = {
       'shard',
       'parent_node',
       'firmware_interface',
+      'disable_power_off',
+      'instance_name',
+      'health',
       'created_at',
       'updated_at',
     ].map((c) => [c, c]),
@@ -162,6 +165,7 @@ const LIST_ARGS: readonly [string, (name: string, value: RawArg) => unknown][] =
   ['sharded', argBoolean],
   ['include_children', argBoolean],
   ['parent_node', argString],
+  ['instance_name', argString],
 ];
 
 export interface NodeListQuery {
@@ -215,6 +219,9 @@ export function readListQuery(req: ApiRequest, ctx: ApiContext, detailPath: bool
       );
     }
   }
+  if (v.instance_name !== undefined && !atLeast(req.version, 104)) {
+    throw new NotAcceptable('instance_name is not acceptable in this API version');
+  }
   const detail = v.detail as boolean | undefined;
   let fields: string[] | undefined;
   if (detailPath) {
@@ -251,6 +258,7 @@ export function readListQuery(req: ApiRequest, ctx: ApiContext, detailPath: bool
     descriptionContains: str('description_contains'),
     retired: v.retired,
     instanceUuid: str('instance_uuid'),
+    instanceName: str('instance_name'),
     sharded: v.sharded,
     // Child nodes (1.83) are listed only on request or by their parent (Ironic's node query).
     parentNode: v.include_children === true ? undefined : (str('parent_node') ?? null),

@@ -70,6 +70,7 @@ export const RELEASE_MAPPING: ReleaseMappings = {
   // computed from instance_info for older items (an online data migration). API 1.88: port names
   // (Port 1.0 already had the field, unique, unused by the API until now: no new Port version).
   // RPC 1.3: console, indicators and vendor passthru.
+  // Node 1.2: disable_power_off (API 1.95) and health (API 1.109).
   // VolumeConnector and VolumeTarget (API 1.32's volume resources), each in a table of its own.
   // BIOSSetting: a node's BIOS settings as its bios interface caches them, in their own table.
   // FirmwareComponent: a node's firmware versions as its firmware interface caches them, in their own table.
@@ -87,7 +88,7 @@ export const RELEASE_MAPPING: ReleaseMappings = {
     api: '1.115',
     rpc: '1.4',
     objects: {
-      Node: ['1.1', '1.0'],
+      Node: ['1.2', '1.1', '1.0'],
       Port: ['1.1', '1.0'],
       Portgroup: ['1.1', '1.0'],
       Chassis: ['1.0'],

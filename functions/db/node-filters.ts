@@ -15,6 +15,8 @@ export interface NodeFilter {
   readonly shards?: readonly string[];
   readonly sharded?: boolean;
   readonly instanceUuid?: string;
+  /** Exactly this instance name (API 1.104); checked on the nodes read, no index. */
+  readonly instanceName?: string;
   readonly associated?: boolean;
   readonly maintenance?: boolean;
   readonly driver?: string;
@@ -115,6 +117,7 @@ export function matches(node: Node, filter: NodeFilter, now: number = Date.now()
   if (f.shards !== undefined && (node.shard === null || !f.shards.includes(node.shard))) return false;
   if (f.sharded !== undefined && (node.shard !== null) !== f.sharded) return false;
   if (f.instanceUuid !== undefined && node.instance_uuid !== f.instanceUuid) return false;
+  if (f.instanceName !== undefined && node.instance_name !== f.instanceName) return false;
   if (f.associated !== undefined && (node.instance_uuid !== null) !== f.associated) return false;
   if (f.maintenance !== undefined && node.maintenance !== f.maintenance) return false;
   if (f.driver !== undefined && node.driver !== f.driver) return false;

@@ -12,7 +12,7 @@ export const NODE_FIELDS = {
   uuid: t.uuid(),
   name: t.string({ nullable: true }),
   instance_uuid: t.uuid({ nullable: true }),
-  // The instance's display name (Ironic's Node 1.43, API 1.104: not shown by this API yet).
+  // The instance's display name (Ironic's Node 1.43, API 1.104).
   instance_name: t.string({ nullable: true }),
   chassis_uuid: t.uuid({ nullable: true }),
   allocation_uuid: t.uuid({ nullable: true }),
@@ -47,6 +47,11 @@ export const NODE_FIELDS = {
   maintenance_reason: t.string({ nullable: true }),
   fault: t.string({ nullable: true }),
   console_enabled: t.boolean({ default: false }),
+  // Never power the node off (Ironic's Node 1.41, API 1.95): reboots stand in for power off.
+  disable_power_off: t.boolean({ default: false }),
+  // The hardware's health as its BMC reports it (Ironic's Node 1.44, API 1.109): OK, Warning,
+  // Critical; null when the management interface does not tell.
+  health: t.string({ nullable: true }),
   // Error of the most recent asynchronous action that started but failed to finish.
   last_error: t.string({ nullable: true }),
 
@@ -124,10 +129,12 @@ export function instanceNameOf(instanceInfo: unknown): string | null {
 // Version 1.0: initial version (Ironic's node fields through API 1.87, UUID references).
 // Version 1.1: instance_name added (Ironic's Node 1.43); for older data it is computed from
 //   instance_info's display_name, on read and by `dbsync online-data-migrations`.
+// Version 1.2: disable_power_off (Ironic's Node 1.41) and health (Ironic's Node 1.44) added;
+//   older data reads as false and null, and a write at 1.1 drops them as Ironic's storage does.
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class Node extends VersionedObject {
   static override readonly objName = 'Node';
-  static override readonly VERSION = '1.1';
+  static override readonly VERSION = '1.2';
   static override readonly fields = NODE_FIELDS;
   static override readonly history: readonly VersionStep[] = [
     { version: '1.0' },
@@ -138,6 +145,7 @@ export class Node extends VersionedObject {
         data.instance_name = instanceNameOf(data.instance_info);
       },
     },
+    { version: '1.2', added: ['disable_power_off', 'health'] },
   ];
 
   constructor(data?: Record<string, unknown>) {

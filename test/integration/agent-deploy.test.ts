@@ -177,7 +177,8 @@ describe('direct deploy with an agent', () => {
       waiting = (await api.get(`/v1/nodes/${uuid}`)).body;
     }
     expect(waiting.deploy_step).toMatchObject({ interface: 'deploy', step: 'write_image' });
-    await api.provision(uuid, 'abort');
+    // Abort from wait call-back is API 1.110's.
+    await new ApiClient(stack.url, '1.110').provision(uuid, 'abort');
     const aborted = await api.waitFor(uuid, 'deploy failed', 20_000);
     expect(aborted.last_error).toContain('By request, the deploy operation was aborted');
     for (let i = 0; i < 100 && (await api.get(`/v1/nodes/${uuid}`)).body.reservation !== null; i++)

@@ -83,7 +83,10 @@ describe.each(st.ALL_STATES.map((s) => [s]))('from %s', (state) => {
         const expected = serviceAbort
           ? st.transition(st.SERVICEFAIL, 'abort')
           : st.transition(state, event, event === 'clean' ? st.MANAGEABLE : null);
-        const reply = await api.request('PUT', `/v1/nodes/${uuid}/states/provision`, { target, ...extra });
+        // Abort from wait call-back is API 1.110's (below it a 406, node-fields-1xx.test.ts).
+        const headers: Record<string, string> =
+          event === 'abort' && state === st.DEPLOYWAIT ? { 'X-OpenStack-Ironic-API-Version': '1.110' } : {};
+        const reply = await api.request('PUT', `/v1/nodes/${uuid}/states/provision`, { target, ...extra }, headers);
         const after = (await api.get(`/v1/nodes/${uuid}`)).body;
         if (expected === undefined) {
           expect({ target, status: reply.status }).toEqual({ target, status: 400 });
@@ -149,8 +152,9 @@ it('abort during a step that may not be stopped only flags the step, for the con
           ExpressionAttributeValues: { ':s': step },
         }),
       );
+      const headers: Record<string, string> = state === st.DEPLOYWAIT ? { 'X-OpenStack-Ironic-API-Version': '1.110' } : {};
       for (let i = 0; i < 2; i++) {
-        const reply = await api.request('PUT', `/v1/nodes/${uuid}/states/provision`, { target: 'abort' });
+        const reply = await api.request('PUT', `/v1/nodes/${uuid}/states/provision`, { target: 'abort' }, headers);
         expect({ state, status: reply.status }).toEqual({ state, status: 202 });
       }
       const after = (await api.get(`/v1/nodes/${uuid}`)).body;
@@ -280,17 +284,15 @@ describe("refusals Ironic's conductor makes inside its synchronous call, made by
     await refused(uuid, { target: 'provide' }, 400, `The providing operation can't be performed on node ${uuid} because it is retired.`);
   });
 
-  it('disable_ramdisk is for manual cleaning only, from API 1.70 (servicing takes it only from 1.108)', async () => {
+  it('disable_ramdisk is for manual cleaning from API 1.70 and servicing from 1.108, no other verb', async () => {
     const uuid = await nodeIn(st.MANAGEABLE);
     const clean = { target: 'clean', clean_steps: [{ interface: 'bios', step: 'factory_reset' }], disable_ramdisk: true };
     await refused(uuid, clean, 406, 'disable_ramdisk is not acceptable in this API version', '1.69');
-    await refused(uuid, { target: 'provide', disable_ramdisk: false }, 400, 'disable_ramdisk is supported only with manual cleaning');
+    const other = 'disable_ramdisk is supported only with manual cleaning or servicing';
+    await refused(uuid, { target: 'provide', disable_ramdisk: false }, 400, other);
     const active = await nodeIn(st.ACTIVE);
-    await refused(
-      active,
-      { target: 'service', service_steps: [{ interface: 'vendor', step: 'log_passthrough' }], disable_ramdisk: true },
-      400,
-      'disable_ramdisk is supported only with manual cleaning',
-    );
+    const service = { target: 'service', service_steps: [{ interface: 'vendor', step: 'log_passthrough' }], disable_ramdisk: true };
+    await refused(active, service, 406, 'disable_ramdisk is not acceptable in this API version', '1.107');
+    await refused(active, { target: 'rebuild', disable_ramdisk: true }, 400, other, '1.108');
   });
 });

@@ -36,7 +36,7 @@ import { destroyAllocationOf } from '../allocation-ops';
 import { checkPropertyValues, formatConductorGroup, validateExtra } from '../node-create';
 import { conductorName, showNode } from './nodes';
 
-/** Top-level fields a PATCH may touch (Ironic's PATCH_ALLOWED_FIELDS, 2023.2: parent_node and firmware_interface last). */
+/** Top-level fields a PATCH may touch (Ironic's PATCH_ALLOWED_FIELDS; parent_node, firmware_interface and the API 1.95+ fields last). */
 export const PATCH_ALLOWED_FIELDS = [
   'automated_clean',
   'bios_interface',
@@ -73,6 +73,8 @@ export const PATCH_ALLOWED_FIELDS = [
   'vendor_interface',
   'parent_node',
   'firmware_interface',
+  'disable_power_off',
+  'instance_name',
 ];
 
 /** States in which interfaces and resource_class may change without maintenance mode. */
@@ -259,9 +261,12 @@ async function patchOnce(
   before.storeMeta = node.storeMeta;
   const data = node as unknown as Record<string, unknown>;
   const changed = new Set<string>();
-  for (const field of Object.keys(NODE_PATCH_SCHEMA.properties as object)) {
+  // instance_info last: setting it gives a node left without an instance_name its display_name
+  // (Node.markChanged), after the patch's own instance_name is in place, as Ironic syncs them.
+  const fields = Object.keys(NODE_PATCH_SCHEMA.properties as object).filter((f) => f !== 'instance_info');
+  for (const field of [...fields, 'instance_info']) {
     if (field === 'uuid' || field === 'chassis_uuid') continue;
-    const value = patched[field] ?? (field === 'protected' ? false : null);
+    const value = patched[field] ?? (field === 'protected' || field === 'disable_power_off' ? false : null);
     if (JSON.stringify(data[field] ?? null) !== JSON.stringify(value)) {
       data[field] = value;
       changed.add(field);

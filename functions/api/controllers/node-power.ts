@@ -1,5 +1,5 @@
 /** `PUT /v1/nodes/{node}/states/power` (Ironic's NodeStatesController.power). */
-import { Invalid, InvalidStateRequested, NotAcceptable } from '#common/errors';
+import { Invalid, InvalidStateRequested, NotAcceptable, PowerStateFailure } from '#common/errors';
 import * as st from '#common/states';
 import { beginAndCast } from '../begin';
 import { checkConductorFor } from '../interfaces';
@@ -34,6 +34,8 @@ export async function setPowerState(req: ApiRequest, ctx: ApiContext, params: { 
   if (node.provision_state === st.CLEANWAIT || node.provision_state === st.CLEANING) {
     throw new InvalidStateRequested(target, params.ident, node.provision_state);
   }
+  // A node that must never be off (1.95 disable_power_off) is refused power off before any RPC.
+  if ((target === st.POWER_OFF || target === st.SOFT_POWER_OFF) && node.disable_power_off) throw new PowerStateFailure(target);
   node = await whenUnlocked(ctx, node, (n) => n.target_power_state !== null);
   // Ironic's power handler asks for the node's conductor: NoValidHost stays a 404.
   await checkConductorFor(ctx, node.driver, node.conductor_group, node.uuid, undefined);

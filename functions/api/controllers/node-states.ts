@@ -89,7 +89,8 @@ const ProvisionRequest = defineBody({
       hasSteps(steps) ? new NotAcceptable('Request not acceptable. The minimal required API version should be 1.69') : undefined,
     ),
   rescue_password: arg.string(),
-  disable_ramdisk: arg.boolean().since(70, () => new NotAcceptable('disable_ramdisk is not acceptable in this API version')),
+  // Its version depends on the verb (clean 1.70, service 1.108): checkDisableRamdisk.
+  disable_ramdisk: arg.boolean(),
   service_steps: arg.types<unknown[] | null>(['NoneType', 'list']),
   // A runbook's name or UUID (1.92) instead of clean_steps or service_steps; null reads as absent.
   runbook: arg
@@ -160,10 +161,8 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
   const cleanSteps = fromRunbook?.cleanSteps ?? body.clean_steps;
   const serviceSteps = fromRunbook?.serviceSteps ?? body.service_steps;
   const disableRamdisk = fromRunbook ? fromRunbook.disableRamdisk : body.disable_ramdisk === true;
-  // disable_ramdisk (1.70) is for manual cleaning only (servicing takes it from 1.108).
-  if (body.disable_ramdisk !== undefined && target !== 'clean') {
-    throw new ClientSideError('disable_ramdisk is supported only with manual cleaning');
-  }
+  // A runbook's disable_ramdisk replaces the request's (checked with the runbook), as in Ironic.
+  if (!fromRunbook) checkDisableRamdisk(req.version, target, body.disable_ramdisk);
   if (body.clean_steps !== undefined && body.clean_steps !== null && event !== 'clean') {
     throw new ClientSideError('"clean_steps" is only valid when setting target provision state to clean');
   }
@@ -173,6 +172,10 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
   }
   if (body.service_steps !== undefined && body.service_steps !== null && event !== 'service') {
     throw new ClientSideError('"service_steps" is only valid when setting target provision state to service');
+  }
+  // Abort from `wait call-back` came with 1.110 (Ironic's allow_deploy_abort).
+  if (event === 'abort' && node.provision_state === st.DEPLOYWAIT && !atLeast(req.version, 110)) {
+    throw new NotAcceptable('Request not acceptable.');
   }
   node = await whenUnlocked(ctx, node);
   if (node.protected && (event === 'rebuild' || event === 'delete')) throw new NodeProtected(node.uuid);
@@ -293,6 +296,17 @@ export async function setProvisionState(req: ApiRequest, ctx: ApiContext, params
       throw new InvalidParameterValue(`The requested action "${target}" is not available in this version of Ironless.`);
   }
   return { status: 202, headers: { Location: `${req.baseUrl}/v1/nodes/${params.ident}/states` } };
+}
+
+/**
+ * Ironic's check_allow_disable_ramdisk: manual cleaning takes disable_ramdisk from 1.70, servicing
+ * from 1.108 (406 below); any other verb is refused (400).
+ */
+export function checkDisableRamdisk(version: ApiVersion, target: string, disableRamdisk: boolean | null | undefined): void {
+  if (disableRamdisk === undefined || disableRamdisk === null) return;
+  const minimum = target === 'clean' ? 70 : target === 'service' ? 108 : undefined;
+  if (minimum === undefined) throw new ClientSideError('disable_ramdisk is supported only with manual cleaning or servicing');
+  if (!atLeast(version, minimum)) throw new NotAcceptable('disable_ramdisk is not acceptable in this API version');
 }
 
 /** Ironic's last_error for an aborted operation, naming the step it was in. */

@@ -1,8 +1,9 @@
 /**
- * JSON schemas of node requests, as Ironic 2023.2 declares them (api/controllers/v1/node.py
+ * JSON schemas of node requests, as Ironic declares them (api/controllers/v1/node.py
  * `node_schema()`, `node_patch_schema()`, TRAITS_SCHEMA; ironic/common/args.py `patch`).
  */
 import { PYTHON_PATTERN, type JsonSchema } from '../validation';
+import { INSTANCE_NAME_MAX_LENGTH } from '#objects/node';
 import { STANDARD_TRAITS } from './standard-traits';
 
 const stringOrNull = { type: ['string', 'null'] };
@@ -37,12 +38,14 @@ const NODE_PROPERTIES = {
   console_interface: stringOrNull,
   deploy_interface: stringOrNull,
   description: { type: ['string', 'null'], maxLength: NODE_DESCRIPTION_MAX_LENGTH },
+  disable_power_off: boolish,
   driver: { type: 'string' },
   driver_info: objectOrNull,
   extra: objectOrNull,
   firmware_interface: stringOrNull,
   inspect_interface: stringOrNull,
   instance_info: objectOrNull,
+  instance_name: { type: ['string', 'null'], minLength: 1, maxLength: INSTANCE_NAME_MAX_LENGTH },
   instance_uuid: stringOrNull,
   lessee: stringOrNull,
   management_interface: stringOrNull,

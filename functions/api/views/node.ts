@@ -13,8 +13,7 @@ import { isoTime } from './time';
 
 /**
  * Fields of the node resource that appeared after 1.1, with the minor version that added them
- * (Ironic 21.4's VERSIONED_FIELDS, plus the sub-resource links). Fields newer than 1.82 are
- * listed so that they stay hidden at every version this API serves.
+ * (Ironic's VERSIONED_FIELDS, plus the sub-resource links).
  */
 export const NODE_FIELD_VERSIONS: Readonly<Record<string, number>> = {
   driver_internal_info: 3,
@@ -61,12 +60,15 @@ export const NODE_FIELD_VERSIONS: Readonly<Record<string, number>> = {
   parent_node: 83,
   firmware_interface: 86,
   service_step: 87,
+  disable_power_off: 95,
+  instance_name: 104,
+  health: 109,
 };
 
 /** Fields of `GET /v1/nodes` without `detail` (Ironic's _DEFAULT_RETURN_FIELDS). */
 export const NODE_LIST_FIELDS = ['instance_uuid', 'maintenance', 'power_state', 'provision_state', 'uuid', 'name'] as const;
 
-/** Node fields the API shows (Ironic 21.4's `_get_fields_for_node_query`), in its order. */
+/** Node fields the API shows (Ironic's `_get_fields_for_node_query`), in its order. */
 export const OBJECT_FIELDS = [
   'automated_clean',
   'bios_interface',
@@ -76,6 +78,7 @@ export const OBJECT_FIELDS = [
   'conductor_group',
   'console_enabled',
   'console_interface',
+  'disable_power_off',
   'deploy_interface',
   'deploy_step',
   'description',
@@ -85,10 +88,12 @@ export const OBJECT_FIELDS = [
   'extra',
   'fault',
   'firmware_interface',
+  'health',
   'inspection_finished_at',
   'inspection_started_at',
   'inspect_interface',
   'instance_info',
+  'instance_name',
   'instance_uuid',
   'last_error',
   'lessee',

@@ -116,7 +116,7 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       'verb other than clean (it raises a BadRequest without an HTTP code), and when a portgroup with ports is deleted or ' +
       'moved (on SQLite the database error escapes as "Unexpected error raised by RPC"). Ironless refuses these with a 400: ' +
       '"Port can not be added to a portgroup belonging to a different node.", "disable_ramdisk is supported only with ' +
-      'manual cleaning", "… contains ports.", "… because there are ports associated with this portgroup."',
+      'manual cleaning or servicing", "… contains ports.", "… because there are ports associated with this portgroup."',
     matches: step(
       'port create portgroup of another node',
       'provide with disable_ramdisk',

@@ -52,11 +52,11 @@ describe('Node 1.1', () => {
       expect(decodeItem(NODE_CODEC, item).instance_name).toBe('vm-3');
     });
 
-    it('unpinned: Node 1.1 items with instance_name, kept as they are when read', () => {
+    it('unpinned: Node 1.2 items with instance_name, kept as they are when read', () => {
       const stored = node();
       stored.instance_name = 'chosen';
       const item = encodeItem(NODE_CODEC, stored, unpinned.objectVersion('Node'), book);
-      expect(item).toMatchObject({ version: '1.1', instance_name: 'chosen' });
+      expect(item).toMatchObject({ version: '1.2', instance_name: 'chosen' });
       const read = decodeItem(NODE_CODEC, item);
       expect(read.instance_name).toBe('chosen');
       expect(read.whatChanged().size).toBe(0);
@@ -83,10 +83,10 @@ describe('Node 1.1', () => {
   });
 
   describe('the online data migration of an item', () => {
-    it('brings a Node 1.0 item to 1.1 with its instance_name, revision and index keys kept', () => {
+    it('brings a Node 1.0 item to the latest (1.2) with its instance_name, revision and index keys kept', () => {
       const item = encodeItem(NODE_CODEC, makeNode({ instance_info: { display_name: 'vm-7' } }), '1.0', book);
       const migrated = migrateItem(item, TABLE_CODECS.nodes);
-      expect(migrated).toEqual({ ...item, version: '1.1', instance_name: 'vm-7' });
+      expect(migrated).toEqual({ ...item, version: '1.2', instance_name: 'vm-7', disable_power_off: false });
     });
   });
 });
