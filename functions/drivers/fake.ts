@@ -4,6 +4,7 @@
  */
 import { InvalidParameterValue, UnsupportedDriverExtension } from '#common/errors';
 import { POWER_OFF, POWER_ON, REBOOT, SOFT_POWER_OFF, SOFT_REBOOT } from '#common/states';
+import { refusePowerOff } from './power-off';
 import {
   BOOT_DEVICES,
   type BootInterface,
@@ -40,6 +41,7 @@ export const fakePower: PowerInterface = {
     if (![POWER_ON, POWER_OFF, SOFT_REBOOT, SOFT_POWER_OFF].includes(state)) {
       throw new InvalidParameterValue(`set_power_state called with an invalid power state: ${state}.`);
     }
+    refusePowerOff(task.node, state);
     // Soft actions end in a plain state, as a real BMC reports afterwards.
     task.node.power_state = state === SOFT_REBOOT ? POWER_ON : state === SOFT_POWER_OFF ? POWER_OFF : state;
   },

@@ -24,6 +24,7 @@ import { bootModeOf } from '../boot-mode';
 import { configdriveImage } from '../configdrive';
 import { checkImageHosts, validateImageSource, imageInfo, imageUrl, isWholeDiskImage, prepareInstanceInfo } from './image-source';
 import { agentClient, executeInbandStep, wipeAgentToken } from './inband';
+import { lockDownAgent } from './lockdown';
 
 const done = { wait: false } as const;
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -237,7 +238,10 @@ export function createDirectDeploy(driverOf: DriverOf, agentConfig: () => AgentC
       const driver = driverOf(task);
       const node = task.node;
       try {
-        if (strictBoolean(node.driver_info.deploy_forces_oob_reboot ?? false) === true) {
+        if (node.disable_power_off) {
+          // Never off (1.95): the agent locks itself down; boot_instance reboots into the instance.
+          await lockDownAgent(task, agentConfig(), sleep);
+        } else if (strictBoolean(node.driver_info.deploy_forces_oob_reboot ?? false) === true) {
           // Out of band by request: flush the disks first, then cut the power.
           try {
             await agentClient().command(node, 'standby.sync', {}, true);
@@ -266,7 +270,7 @@ export function createDirectDeploy(driverOf: DriverOf, agentConfig: () => AgentC
           `Error rebooting node ${node.uuid} after deploy. ${(err as Error).name}: ${(err as Error).message}`,
         );
       }
-      node.power_state = POWER_OFF;
+      if (!node.disable_power_off) node.power_state = POWER_OFF;
       wipeAgentToken(node);
       await driver.boot.cleanUpRamdisk(task);
       return done;
@@ -286,7 +290,9 @@ export function createDirectDeploy(driverOf: DriverOf, agentConfig: () => AgentC
     step: 'boot_instance',
     priority: 20,
     async execute(task) {
-      await driverOf(task).power.setPowerState(task, POWER_ON);
+      // A node never powered off is still running the locked-down ramdisk: reset it.
+      if (task.node.disable_power_off) await driverOf(task).power.reboot(task);
+      else await driverOf(task).power.setPowerState(task, POWER_ON);
       task.node.power_state = POWER_ON;
       return done;
     },
@@ -306,10 +312,15 @@ export function createDirectDeploy(driverOf: DriverOf, agentConfig: () => AgentC
     deploySteps: [deployStep, writeImage, prepareInstanceBoot, tearDownAgent, switchToTenantNetwork, bootInstance],
     async tearDown(task) {
       const driver = driverOf(task);
-      await driver.power.setPowerState(task, POWER_OFF);
-      task.node.power_state = POWER_OFF;
+      const neverOff = task.node.disable_power_off;
+      if (!neverOff) {
+        await driver.power.setPowerState(task, POWER_OFF);
+        task.node.power_state = POWER_OFF;
+      }
       wipeAgentToken(task.node);
       await driver.boot.cleanUpInstance(task);
+      // Ironic's clean_up: a node that stayed on must stop running the instance, so it reboots.
+      if (neverOff) await driver.power.reboot(task);
     },
     async prepareCleaning(task) {
       if (await isFastTrack(task, driverOf(task), agentConfig())) return false;
@@ -322,12 +333,16 @@ export function createDirectDeploy(driverOf: DriverOf, agentConfig: () => AgentC
       const driver = driverOf(task);
       const failed = task.node.fault === 'clean failure' || task.node.fault === 'service failure';
       const keepAgent = failed || (await isFastTrack(task, driver, agentConfig()));
-      if (!keepAgent) {
+      // A node that may not be powered off is rebooted out of the ramdisk instead (Ironic's
+      // tear_down_inband_cleaning with disable_power_off).
+      const neverOff = task.node.disable_power_off;
+      if (!keepAgent && !neverOff) {
         await driver.power.setPowerState(task, POWER_OFF);
         task.node.power_state = POWER_OFF;
-        wipeAgentToken(task.node);
       }
+      if (!keepAgent) wipeAgentToken(task.node);
       await driver.boot.cleanUpRamdisk(task);
+      if (!keepAgent && neverOff) await driver.power.reboot(task);
     },
   };
 }

@@ -106,7 +106,7 @@ export function createAgentInspect(options: AgentInspectOptions): InspectInterfa
         errors.push(`unable to clean up ramdisk boot: ${(err as Error).message}`);
       }
     }
-    if ((managed || alwaysPowerOff) && options.config().powerOff && !options.fastTrack(node)) {
+    if ((managed || alwaysPowerOff) && options.config().powerOff && !options.fastTrack(node) && !node.disable_power_off) {
       try {
         await driver.power.setPowerState(task, POWER_OFF);
         node.power_state = POWER_OFF;
@@ -165,9 +165,11 @@ export function createAgentInspect(options: AgentInspectOptions): InspectInterfa
           throw new Error(`unable to start inspection: ${(err as Error).message}`);
         };
         try {
-          // Ironic's prepare_managed_inspection: power off, then boot the ramdisk next.
-          await driver.power.setPowerState(task, POWER_OFF);
-          node.power_state = POWER_OFF;
+          // Ironic's prepare_managed_inspection: power off (never for disable_power_off), then boot the ramdisk next.
+          if (!node.disable_power_off) {
+            await driver.power.setPowerState(task, POWER_OFF);
+            node.power_state = POWER_OFF;
+          }
           await driver.boot.prepareRamdisk(task, {});
         } catch (err) {
           return failed(err);
@@ -177,7 +179,8 @@ export function createAgentInspect(options: AgentInspectOptions): InspectInterfa
           // Powered on only once the node waits in `inspect wait`: the ramdisk may post at once.
           start: async () => {
             try {
-              await driver.power.setPowerState(task, POWER_ON);
+              if (node.disable_power_off) await driver.power.reboot(task);
+              else await driver.power.setPowerState(task, POWER_ON);
               node.power_state = POWER_ON;
             } catch (err) {
               await failed(err);

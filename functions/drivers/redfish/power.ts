@@ -4,6 +4,7 @@
  */
 import { InvalidParameterValue, PowerStateFailure } from '#common/errors';
 import { POWER_OFF, POWER_ON, REBOOT, SOFT_POWER_OFF, SOFT_REBOOT } from '#common/states';
+import { refusePowerOff } from '../power-off';
 import type { PowerInterface, Task } from '../base';
 import type { RedfishConfig } from './config';
 import { parseDriverInfo } from './driver-info';
@@ -92,6 +93,7 @@ export function createRedfishPower(config: RedfishConfig): PowerInterface {
       if (SET_POWER_STATE[state] === undefined) {
         throw new InvalidParameterValue(`set_power_state called with an invalid power state: ${state}.`);
       }
+      refusePowerOff(task.node, state);
       const system = await getSystem(task, config);
       if ([POWER_ON, SOFT_REBOOT, REBOOT].includes(state) && managedByRedfish(task)) await restoreBootDevice(task, system);
       try {
@@ -105,10 +107,12 @@ export function createRedfishPower(config: RedfishConfig): PowerInterface {
       const system = await getSystem(task, config);
       let next = POWER_OFF;
       try {
-        if (powerStateOf(system) === POWER_ON) await resetAndWait(task, system, POWER_OFF, timeoutSeconds, config);
+        // A node that may not be off (1.95) is reset in place after its boot device is restored.
+        const resetInPlace = powerStateOf(system) === POWER_ON && task.node.disable_power_off;
+        if (powerStateOf(system) === POWER_ON && !resetInPlace) await resetAndWait(task, system, POWER_OFF, timeoutSeconds, config);
         if (managedByRedfish(task)) await restoreBootDevice(task, system);
-        next = POWER_ON;
-        await resetAndWait(task, system, POWER_ON, timeoutSeconds, config);
+        next = resetInPlace ? REBOOT : POWER_ON;
+        await resetAndWait(task, system, next, timeoutSeconds, config);
       } catch (err) {
         redfishFailure(err, `Reboot failed for node ${task.node.uuid} when setting power state to ${next}.`);
       }

@@ -50,7 +50,7 @@ export class TestAgent extends FakeIpa {
 
   private async beat(): Promise<void> {
     this.progress();
-    if (this.hung) return;
+    if (this.hung || this.lockedDown) return;
     const headers = { 'X-OpenStack-Ironic-API-Version': '1.78', 'Content-Type': 'application/json' };
     try {
       if (this.agentToken === undefined) {

@@ -29,6 +29,10 @@ export class FakeIpa {
   hang = false;
   /** What `standby.get_partition_uuids` answers. */
   partitionUuids: Record<string, unknown> = {};
+  /** Set by `system.lockdown`: the agent answered it, then stopped serving (as IPA disables itself). */
+  lockedDown = false;
+  /** Answer `system.lockdown` but keep running (an agent that cannot lock itself down). */
+  ignoreLockdown = false;
   /** `image.install_bootloader` ends FAILED with this error, when set. */
   bootloaderError: unknown = undefined;
   private server: Server | undefined;
@@ -98,7 +102,11 @@ export class FakeIpa {
     };
     this.commands.push(entry);
     const { params: _params, ...reply } = entry;
-    return send(200, reply);
+    send(200, reply);
+    if (name === 'system.lockdown' && !this.ignoreLockdown) {
+      this.lockedDown = true;
+      res.on('finish', () => void this.stop());
+    }
   }
 
   private runCommand(command: string, params: Record<string, unknown>): Pick<FakeCommand, 'command_status' | 'command_result'> {
