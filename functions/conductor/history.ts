@@ -149,6 +149,25 @@ function stepStarted(node: Node): StepStart | undefined {
   return undefined;
 }
 
+/** Health values a save is about to replace (`noteHealthChange`), by node copy. */
+const healthBefore = new WeakMap<Node, string | null>();
+
+/** Record the health a node had before the caller changed it: its next save writes a `monitoring` event. */
+export function noteHealthChange(node: Node, previous: string | null): void {
+  healthBefore.set(node, previous);
+}
+
+/** Ironic's node_cache_health history entry, for a save that changes the node's health. */
+function healthChanged(node: Node): StepStart | undefined {
+  if (!healthBefore.has(node)) return undefined;
+  const previous = healthBefore.get(node) ?? null;
+  healthBefore.delete(node);
+  return {
+    eventType: 'monitoring',
+    text: `Node health status changed: health='${node.health ?? 'None'}' (previously '${previous ?? 'None'}')`,
+  };
+}
+
 /**
  * Write an INFO event for a step that starts, so the node's history shows its steps in the order
  * they ran (the Step Functions execution history has them too, but operators read the node's).
@@ -174,7 +193,7 @@ export function recordingFailures(nodes: NodeStore, options: HistoryRecorderOpti
         return async (node: Node, saveOptions?: SaveOptions): Promise<Node> => {
           const failed = node.whatChanged().has('last_error') && node.last_error !== null && node.last_error !== '';
           const eventType = failed ? eventTypeOf(node) : undefined;
-          const started = stepStarted(node);
+          const started = stepStarted(node) ?? healthChanged(node);
           const since = loadedStateSince(node);
           const saved = await target.save(node, saveOptions);
           if (failed && eventType !== undefined) {

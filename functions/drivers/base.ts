@@ -220,6 +220,11 @@ export interface ManagementInterface extends HardwareInterface {
   attachVirtualMedia?(task: Task, deviceType: string, imageUrl: string): Promise<void>;
   /** No `deviceTypes`: every device. */
   detachVirtualMedia?(task: Task, deviceTypes?: readonly string[]): Promise<void>;
+  /**
+   * The hardware's health as the BMC reports it (Ironic's `get_node_health`): "OK", "Warning",
+   * "Critical", or null when it does not say; absent: not supported (the power sync skips it).
+   */
+  getNodeHealth?(task: Task): Promise<string | null>;
 }
 
 /** Device types that make sense for virtual media (Ironic's `boot_devices.VMEDIA_DEVICES`), in its order. */

@@ -71,6 +71,7 @@ export interface MachineSpec {
  * `biosIgnoresSettings`: the firmware drops pending BIOS settings at power on (see `bios.ts`).
  * `firmwareUpdateFails`: firmware updates end in a failed Task, changing nothing (see `firmware.ts`).
  * `mediaUnreachable`: the BMC cannot fetch images, so InsertMedia is refused (400) and nothing is inserted.
+ * `health`: the system's Status.Health ("OK" unless set): a BMC reporting a hardware problem.
  */
 export interface Faults {
   readonly down?: 'reset' | 'hang';
@@ -85,6 +86,7 @@ export interface Faults {
   readonly biosIgnoresSettings?: boolean;
   readonly firmwareUpdateFails?: boolean;
   readonly mediaUnreachable?: boolean;
+  readonly health?: 'OK' | 'Warning' | 'Critical';
 }
 
 /**

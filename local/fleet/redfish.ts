@@ -68,7 +68,7 @@ function system(m: VirtualMachine): Doc {
     BiosVersion: firmwareOf(m).bios,
     PowerState: m.powerState,
     ...ledField(m.leds.system),
-    Status: { State: 'Enabled', Health: 'OK' },
+    Status: { State: 'Enabled', Health: m.faults.health ?? 'OK' },
     Boot: {
       BootSourceOverrideTarget: m.boot.target,
       'BootSourceOverrideTarget@Redfish.AllowableValues': BOOT_TARGETS,

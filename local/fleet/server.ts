@@ -48,11 +48,14 @@ export function parseFaults(value: unknown): Faults | string {
     'biosIgnoresSettings',
     'firmwareUpdateFails',
     'mediaUnreachable',
+    'health',
   ];
   const unknown = Object.keys(f).filter((k) => !known.includes(k));
   if (unknown.length > 0) return `unknown fault(s): ${unknown.join(', ')}; known: ${known.join(', ')}`;
   const wholeNumber = (v: unknown) => v === undefined || (Number.isInteger(v) && (v as number) >= 0);
   if (f.down !== undefined && f.down !== 'reset' && f.down !== 'hang') return 'down must be "reset" or "hang"';
+  if (f.health !== undefined && !['OK', 'Warning', 'Critical'].includes(f.health as string))
+    return 'health must be "OK", "Warning" or "Critical"';
   if (!wholeNumber(f.slowMs) || !wholeNumber(f.errorCount)) return 'slowMs and errorCount must be whole numbers';
   if (
     f.errorStatus !== undefined &&

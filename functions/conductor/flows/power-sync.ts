@@ -19,6 +19,7 @@ import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext } from '../context';
 import { abandoned, clearAbandonedPowerAction } from './abandoned-power';
+import { cacheHealth } from './health';
 
 /** States whose power state is not corrected (Ironic's SYNC_EXCLUDED_STATES). */
 const EXCLUDED = [DEPLOYWAIT, CLEANWAIT, ENROLL, ADOPTFAIL];
@@ -139,8 +140,10 @@ async function syncOne(ctx: ConductorContext, node: Node, maxRetries: number, re
   }
   const hadFailures = node.driver_internal_info[FAILURES] !== undefined;
   if (hadFailures) setFailures(node, undefined);
+  // Ironic's node_cache_health, on each node whose power state could be read.
+  const healthChanged = await cacheHealth(ctx, node);
   if (node.power_state === actual || (node.power_state !== null && EXCLUDED.includes(node.provision_state))) {
-    if (hadFailures) await ctx.nodes.save(node);
+    if (hadFailures || healthChanged) await ctx.nodes.save(node);
     return;
   }
   ctx.log.warn(

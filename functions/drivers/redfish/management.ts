@@ -186,6 +186,12 @@ export function createRedfishManagement(config: RedfishConfig): ManagementInterf
       return typeof manufacturer === 'string' && manufacturer !== '' ? manufacturer : null;
     },
 
+    async getNodeHealth(task) {
+      // The system's Status.Health; any other value (or none) is no health Ironic knows.
+      const health = ((await getSystem(task, config)).doc.Status as { Health?: unknown } | undefined)?.Health;
+      return typeof health === 'string' && HEALTH_STATES.includes(health) ? health : null;
+    },
+
     async injectNmi(task) {
       const system = await getSystem(task, config);
       try {
@@ -217,3 +223,6 @@ export function createRedfishManagement(config: RedfishConfig): ManagementInterf
     },
   };
 }
+
+/** Health values a node shows (Ironic's `health_states`), as Redfish words them. */
+const HEALTH_STATES: readonly string[] = ['OK', 'Warning', 'Critical'];
