@@ -31,6 +31,7 @@ import { PATCH_SCHEMA } from '../schemas/node';
 import { validateSchema } from '../validation';
 import { ALLOCATION_OWNER_VERSION, allocationView, checkAllocationFields } from '../views/allocation';
 import { createAllocation } from './allocation-create';
+import { NO_QUERY } from '../request';
 
 /** Fields that cannot order a list (Ironic's invalid_sort_key_list). */
 const UNSORTABLE = ['extra', 'candidate_nodes', 'traits'];
@@ -205,7 +206,7 @@ async function applyAllocationPatch(req: ApiRequest, ctx: ApiContext, allocation
 }
 
 async function deleteAllocation(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   argUuidOrName('allocation_ident', params.ident);
   const allocation = await findAllocation(req, ctx, params.ident);
   await destroyAllocation(req, ctx, allocation);

@@ -5,7 +5,8 @@
 import { ClientSideError, InvalidParameterValue } from '#common/errors';
 import { newUuid } from '#common/ids';
 import { Chassis } from '#objects/chassis';
-import { argInteger, argString, argStringList, argUuid, argBoolean, collectArgs, rejectUnexpected } from '../args';
+import { argUuid } from '../args';
+import { NO_QUERY, arg, defineQuery } from '../request';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
@@ -30,18 +31,16 @@ import { applyPatchedFields, checkPatchPaths, rejectArgs } from './resource-comm
 
 const SORT: SortSpec = { invalid: ['extra'], columns: columns(['uuid', 'description', 'created_at', 'updated_at']) };
 
+const PAGING = { marker: arg.uuid(), limit: arg.integer(), sort_key: arg.string(), sort_dir: arg.string() };
+/** `/v1/chassis/detail` takes paging only; `/v1/chassis` also `fields` and `detail`. */
+const DetailListQuery = defineQuery(PAGING);
+const ListQuery = defineQuery({ ...PAGING, fields: arg.stringList(), detail: arg.boolean() });
+const ShowQuery = defineQuery({ fields: arg.stringList() });
+
 async function listChassis(req: ApiRequest, ctx: ApiContext, detailPath: boolean): Promise<ApiResponse> {
-  const args = collectArgs(req);
-  rejectUnexpected(
-    args,
-    detailPath ? ['marker', 'limit', 'sort_key', 'sort_dir'] : ['marker', 'limit', 'sort_key', 'sort_dir', 'fields', 'detail'],
-  );
-  const marker = argUuid('marker', args.get('marker'));
-  const limit = argInteger('limit', args.get('limit'));
-  const sortKey = argString('sort_key', args.get('sort_key')) ?? 'id';
-  const sortDir = argString('sort_dir', args.get('sort_dir')) ?? 'asc';
-  let fields = detailPath ? undefined : argStringList('fields', args.get('fields'));
-  const detail = detailPath ? undefined : argBoolean('detail', args.get('detail'));
+  const query = detailPath ? { ...DetailListQuery.read(req), fields: undefined, detail: undefined } : ListQuery.read(req);
+  const { marker, limit, sort_key: sortKey = 'id', sort_dir: sortDir = 'asc', detail } = query;
+  let fields = query.fields;
   if (!detailPath) {
     checkAllowSpecifyFields(req, fields);
     fields = returnFields(req, fields, detail, CHASSIS_LIST_FIELDS);
@@ -65,10 +64,8 @@ async function listChassis(req: ApiRequest, ctx: ApiContext, detailPath: boolean
 }
 
 async function getChassis(req: ApiRequest, ctx: ApiContext, params: { uuid: string }): Promise<ApiResponse> {
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['fields']);
+  const { fields } = ShowQuery.read(req);
   const uuid = argUuid('chassis_uuid', params.uuid) as string;
-  const fields = argStringList('fields', args.get('fields'));
   checkAllowSpecifyFields(req, fields);
   const chassis = await ctx.stores.chassis.get(uuid);
   return json(200, chassisView(chassis, { baseUrl: req.baseUrl, fields }));
@@ -105,7 +102,7 @@ async function patchChassis(req: ApiRequest, ctx: ApiContext, params: { uuid: st
 }
 
 async function deleteChassis(req: ApiRequest, ctx: ApiContext, params: { uuid: string }): Promise<ApiResponse> {
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   const uuid = argUuid('chassis_uuid', params.uuid) as string;
   const chassis = await ctx.stores.chassis.get(uuid);
   await ctx.stores.chassis.destroy(chassis);

@@ -7,7 +7,8 @@ import { DeployTemplateNotFound, HttpError, InvalidParameterValue, InvalidUuidOr
 import { isOsloUuidLike, newUuid } from '#common/ids';
 import { DeployTemplate } from '#objects/deploy-template';
 import type { Dict } from '#objects/fields';
-import { argBoolean, argInteger, argString, argStringList, argUuid, collectArgs, rejectUnexpected } from '../args';
+import { argUuid } from '../args';
+import { NO_QUERY, arg, defineQuery } from '../request';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
@@ -57,15 +58,18 @@ async function findTemplate(req: ApiRequest, ctx: ApiContext, ident: string): Pr
   }
 }
 
+const ListQuery = defineQuery({
+  marker: arg.string().map((value) => argName('marker', value) as string),
+  limit: arg.integer(),
+  sort_key: arg.string(),
+  sort_dir: arg.string(),
+  fields: arg.stringList(),
+  detail: arg.boolean(),
+});
+const ShowQuery = defineQuery({ fields: arg.stringList() });
+
 async function listTemplates(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['marker', 'limit', 'sort_key', 'sort_dir', 'fields', 'detail']);
-  const marker = args.has('marker') ? argName('marker', args.get('marker')) : undefined;
-  const limit = argInteger('limit', args.get('limit'));
-  const sortKey = argString('sort_key', args.get('sort_key')) ?? 'id';
-  const sortDir = argString('sort_dir', args.get('sort_dir')) ?? 'asc';
-  const fieldsArg = argStringList('fields', args.get('fields'));
-  const detail = argBoolean('detail', args.get('detail'));
+  const { marker, limit, sort_key: sortKey = 'id', sort_dir: sortDir = 'asc', fields: fieldsArg, detail } = ListQuery.read(req);
   checkFieldVersions(fieldsArg, req.version);
   checkFieldVersions([sortKey], req.version);
   const fields = returnFields(req, fieldsArg, detail, TEMPLATE_LIST_FIELDS);
@@ -87,18 +91,14 @@ async function listTemplates(req: ApiRequest, ctx: ApiContext): Promise<ApiRespo
 }
 
 /** args.name: a logical name (the template list's marker is validated so). */
-function argName(name: string, value: unknown): string | undefined {
-  const text = argString(name, value);
-  if (text === undefined) return undefined;
+function argName(name: string, text: string): string {
   if (!isValidLogicalName(text, { major: 1, minor: 99 })) throw new InvalidParameterValue(`Expected name for ${name}: ${text}`);
   return text;
 }
 
 async function getTemplate(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['fields']);
+  const { fields } = ShowQuery.read(req);
   if (!isUuidOrName(params.ident)) throw new InvalidParameterValue(`Expected UUID or name for template_ident: ${params.ident}`);
-  const fields = argStringList('fields', args.get('fields'));
   checkFieldVersions(fields, req.version);
   const template = await findTemplate(req, ctx, params.ident);
   return json(200, deployTemplateView(template, { baseUrl: req.baseUrl, fields }));
@@ -210,7 +210,7 @@ async function patchTemplate(req: ApiRequest, ctx: ApiContext, params: { ident: 
 }
 
 async function deleteTemplate(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   const template = await findTemplate(req, ctx, params.ident);
   await ctx.stores.deployTemplates.destroy(template);
   ctx.log.info('Deploy template deleted', { template: template.uuid });

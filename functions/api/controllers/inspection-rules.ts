@@ -23,6 +23,7 @@ import { PATCH_SCHEMA } from '../schemas/node';
 import { validateRequestSchema, validateSchema } from '../validation';
 import { RULE_LIST_FIELDS, inspectionRuleView } from '../views/inspection-rule';
 import { applyPatchedFields, patchValues, rejectArgs } from './resource-common';
+import { NO_QUERY } from '../request';
 
 export const INSPECTION_RULES_VERSION = 96;
 
@@ -150,7 +151,7 @@ async function patchRule(req: ApiRequest, ctx: ApiContext, params: { ident: stri
 }
 
 async function deleteRule(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   const rule = await ctx.stores.inspectionRules.get(ruleUuid(params.ident));
   await ctx.stores.inspectionRules.destroy(rule);
   ctx.log.info('Inspection rule deleted', { rule: rule.uuid });
@@ -159,7 +160,7 @@ async function deleteRule(req: ApiRequest, ctx: ApiContext, params: { ident: str
 
 /** `DELETE /v1/inspection_rules`: every rule (there are no built-in ones to keep here). */
 async function deleteAllRules(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   const rules = await ctx.stores.inspectionRules.listPhase('main');
   for (const rule of rules) await ctx.stores.inspectionRules.destroy(rule);
   ctx.log.info('Inspection rules deleted', { count: rules.length });

@@ -11,6 +11,7 @@ import { checkNodeIdent, findNode } from '../lookup';
 import { atLeast } from '../microversion';
 import { route } from '../route';
 import { listAllocations } from './allocations';
+import { NO_QUERY } from '../request';
 
 function checkVersion(req: ApiRequest, ident: string): void {
   checkNodeIdent(ident);
@@ -32,7 +33,7 @@ async function getNodeAllocation(req: ApiRequest, ctx: ApiContext, params: { ide
 
 async function deleteNodeAllocation(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   checkVersion(req, params.ident);
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   const node = await findNode(req, ctx, params.ident, true);
   const page = await ctx.stores.allocations.list({ nodeUuid: node.uuid }, { limit: 1 });
   const allocation = page.items[0];

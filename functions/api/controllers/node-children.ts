@@ -3,20 +3,20 @@
  * nodes whose `parent_node` is this node, and a link to the node list filtered by that parent.
  */
 import { httpErrors } from '#common/errors';
-import { collectArgs, rejectUnexpected } from '../args';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { findNode } from '../lookup';
 import { atLeast } from '../microversion';
 import { route } from '../route';
 import { makeLink } from '../views/links';
+import { NO_QUERY } from '../request';
 
 export const CHILD_NODES_VERSION = 83;
 const PAGE = 1000;
 
 async function getChildren(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   if (!atLeast(req.version, CHILD_NODES_VERSION)) throw httpErrors.notFound();
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   const parent = await findNode(req, ctx, params.ident);
   const children: string[] = [];
   let marker: string | undefined;

@@ -19,9 +19,10 @@ import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { findNode, whenUnlocked } from '../lookup';
 import { route } from '../route';
+import { NO_QUERY } from '../request';
 
 export async function getConsole(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   const node = await findNode(req, ctx, params.ident);
   if (!node.console_enabled) return json(200, { console_enabled: false, console_info: null });
   try {

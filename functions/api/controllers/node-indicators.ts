@@ -12,6 +12,7 @@ import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
 import { findNode } from '../lookup';
 import { route } from '../route';
 import { selfAndBookmark } from '../views/links';
+import { NO_QUERY } from '../request';
 
 /** `name@component`, split at the first `@` (Ironic's IndicatorAtComponent). */
 function indicatorAt(unique: string): { component: string; name: string } {
@@ -43,7 +44,7 @@ export async function listIndicators(req: ApiRequest, ctx: ApiContext, params: {
 }
 
 export async function getIndicator(req: ApiRequest, ctx: ApiContext, params: { ident: string; indicator: string }): Promise<ApiResponse> {
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   const node = await findNode(req, ctx, params.ident);
   const { component, name } = indicatorAt(params.indicator);
   const message = ctx.rpc.message('get_indicator_state', { node_id: node.uuid, component, indicator: name }, { request_id: req.requestId });

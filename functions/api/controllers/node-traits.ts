@@ -17,6 +17,7 @@ import { route } from '../route';
 import { TRAITS_BODY_SCHEMA, TRAIT_SCHEMA } from '../schemas/node';
 import { validateSchema } from '../validation';
 import { pyTruthy } from '../pyrepr';
+import { NO_QUERY } from '../request';
 
 /** Ironic's limit of traits per node. */
 export const MAX_TRAITS_PER_NODE = 50;
@@ -37,7 +38,7 @@ function tooMany(node: Node, count: number): InvalidParameterValue {
 }
 
 export async function getTraits(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   const node = await findNode(req, ctx, params.ident, !atLeast(req.version, 37));
   // Before 1.37 Ironic reads ".../traits" as the node with fields=traits, which that version refuses.
   if (!atLeast(req.version, 37)) throw new NotAcceptable('Request not acceptable.');

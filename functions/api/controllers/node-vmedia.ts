@@ -16,6 +16,7 @@ import { findNode } from '../lookup';
 import { atLeast } from '../microversion';
 import { route } from '../route';
 import { type JsonSchema, validateSchema } from '../validation';
+import { NO_QUERY } from '../request';
 
 const MIN_ATTACH_DETACH = 89;
 const MIN_GET = 93;
@@ -46,7 +47,7 @@ function schemeOf(url: string): string {
 
 export async function getVmedia(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   checkVersion(req, MIN_GET);
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   const node = await findNode(req, ctx, params.ident);
   const devices = await ctx.rpc.call(ctx.rpc.message('get_virtual_media', { node_id: node.uuid }, { request_id: req.requestId }));
   // Ironic answers the conductor's list as it is: a JSON array.

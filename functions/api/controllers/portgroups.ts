@@ -35,6 +35,7 @@ import { listPortgroupPage, nodeFiltersOf, nodeUuidsWhere } from '../port-filter
 import { parseBoolean, validateSchema } from '../validation';
 import { PORTGROUP_LIST_FIELDS, checkPortgroupFieldVersions, portgroupView } from '../views/portgroup';
 import { applyPatchedFields, checkNodeUnlocked, checkPatchPaths, isPathUpdated, patchValues, rejectArgs } from './resource-common';
+import { NO_QUERY } from '../request';
 
 const SORT: SortSpec = {
   invalid: ['extra', 'internal_info', 'properties'],
@@ -269,7 +270,7 @@ async function followPhysnet(ctx: ApiContext, pg: Portgroup): Promise<void> {
 
 async function deletePortgroup(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   checkPortgroupPath(req, params.ident);
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   const pg = await findPortgroup(req, ctx, params.ident);
   checkNodeUnlocked(await ctx.nodes.get(pg.node_uuid));
   await ctx.stores.portgroups.destroy(pg);

@@ -37,6 +37,7 @@ import { PORT_LIST_FIELDS, checkPortFieldVersions, portView } from '../views/por
 import { argUuidOrName } from './portgroups';
 import { checkNewPort, listPortPage, newPort, portSort, validatePort } from './port-common';
 import { checkNodeUnlocked, rejectArgs } from './resource-common';
+import { NO_QUERY } from '../request';
 
 interface Parents {
   readonly node?: string;
@@ -271,7 +272,7 @@ export function attachedVif(port: Port): [string, string] | undefined {
 }
 
 async function deletePort(req: ApiRequest, ctx: ApiContext, params: { port: string }): Promise<ApiResponse> {
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   const uuid = argUuid('port_uuid', params.port) as string;
   const port = await ctx.stores.ports.get(uuid);
   const node = await ctx.nodes.get(port.node_uuid);

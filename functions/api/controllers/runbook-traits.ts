@@ -18,6 +18,7 @@ import { RUNBOOK_TRAITS_BODY_SCHEMA } from '../schemas/runbook';
 import { validateSchema } from '../validation';
 import { allowRunbookTraits } from '../views/runbook';
 import { gated } from './runbooks';
+import { NO_QUERY } from '../request';
 
 const EITHER_ONE =
   'A single runbook trait may be added via PUT /v1/runbooks/<runbook identifier>/traits/<trait> with no body, or all runbook traits may be replaced via PUT /v1/runbooks/<runbook identifier>/traits with the list of traits specified in the request body.';
@@ -38,7 +39,7 @@ async function saveTraits(ctx: ApiContext, runbook: Runbook, traits: Iterable<st
 }
 
 async function getTraits(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   const runbook = await findRunbook(req, ctx, params.ident);
   return json(200, { traits: runbook.traits });
 }

@@ -30,6 +30,7 @@ import { checkFieldVersions } from '../views/node';
 import { findRunbook } from '../runbook-use';
 import { RUNBOOK_LIST_FIELDS, allowRunbookTraits, runbookView } from '../views/runbook';
 import { applyPatchedFields, checkPatchPaths, patchValues, rejectArgs } from './resource-common';
+import { NO_QUERY } from '../request';
 
 const SORT: SortSpec = {
   invalid: ['extra', 'steps', 'traits'],
@@ -176,7 +177,7 @@ async function patchRunbook(req: ApiRequest, ctx: ApiContext, params: { ident: s
 }
 
 async function deleteRunbook(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   const runbook = await findRunbook(req, ctx, params.ident);
   await ctx.stores.runbooks.destroy(runbook);
   ctx.log.info('Runbook deleted', { runbook: runbook.uuid });

@@ -17,6 +17,7 @@ import { type ApiRequest, type ApiResponse, json } from '../http';
 import { findNode } from '../lookup';
 import { type Route, route } from '../route';
 import { requireServedDriver } from './drivers';
+import { NO_QUERY } from '../request';
 
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -40,7 +41,7 @@ function reply(result: PassthruResult): ApiResponse {
 }
 
 export async function nodeMethods(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   const node = await findNode(req, ctx, params.ident);
   const vendor = loadDriver(node).interfaces.vendor as VendorInterface;
   return json(200, passthruMetadata(vendor.vendorRoutes));
@@ -63,7 +64,7 @@ export async function nodePassthru(req: ApiRequest, ctx: ApiContext, params: { i
 }
 
 export async function driverMethods(req: ApiRequest, ctx: ApiContext, params: { name: string }): Promise<ApiResponse> {
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   await requireServedDriver(ctx, params.name);
   return json(200, passthruMetadata(defaultVendorInterface(getHardwareType(params.name)).driverRoutes));
 }

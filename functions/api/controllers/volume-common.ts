@@ -38,6 +38,7 @@ import { validateSchema } from '../validation';
 import { argUuidOrName } from './portgroups';
 import { applyPatchedFields, checkPatchPaths, patchValues, rejectArgs } from './resource-common';
 import type { VolumeItem, VolumeKind } from './volume-kinds';
+import { NO_QUERY } from '../request';
 
 /** API 1.32 added volume connectors and targets. */
 export const VOLUME_VERSION = 32;
@@ -228,7 +229,7 @@ export async function deleteVolume<T extends VolumeItem>(
   parent?: string,
 ): Promise<ApiResponse> {
   checkPath(req, parent);
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   argUuid(`${kind.singular}_uuid`, uuid);
   const store = kind.store(ctx);
   const item = await store.get(uuid);
