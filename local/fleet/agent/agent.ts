@@ -57,7 +57,7 @@ export interface AgentOptions {
   readonly inspectionRetryMs?: number;
 }
 
-export type AgentState = 'booting' | 'looking-up' | 'running' | 'rescued' | 'crashed' | 'lookup-failed' | 'stopped';
+export type AgentState = 'booting' | 'looking-up' | 'running' | 'rescued' | 'locked-down' | 'crashed' | 'lookup-failed' | 'stopped';
 
 interface AgentEvents {
   state: [AgentState];
@@ -110,6 +110,7 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
         beforeStep: (name) => this.crashIfNamed(name),
         shutdown: (reboot) => this.osShutdown(reboot),
         finalizeRescue: () => this.later(() => this.finalizeRescue()),
+        lockdown: () => this.later(() => this.lockdown()),
         logLines: () => this.lines,
       }),
       {
@@ -223,6 +224,12 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
   private finalizeRescue(): void {
     this.log('rescue finalized: stopping the API and heartbeats');
     void this.halt('rescued');
+  }
+
+  /** IPA's system.lockdown: the agent disables itself; the machine stays on until it is rebooted. */
+  private lockdown(): void {
+    this.log('locked down: stopping the API and heartbeats');
+    void this.halt('locked-down');
   }
 
   private validToken(token: string | null): boolean {

@@ -1,7 +1,8 @@
 /**
  * The agent's command extensions, those Ironic 21.4's agent client and direct deploy call:
  * `deploy`, `clean` and `service` (list and run in-band steps), `standby` (image, power, sync, partition
- * UUIDs), `image.install_bootloader`, `log.collect_system_logs` and `rescue.finalize_rescue`.
+ * UUIDs), `image.install_bootloader`, `log.collect_system_logs`, `rescue.finalize_rescue` and
+ * `system.lockdown` (how a deploy leaves a node that may not be powered off).
  * Argument names and result shapes are IPA's (`{deploy_result, deploy_step}` …).
  */
 import { gzipSync } from 'node:zlib';
@@ -18,6 +19,8 @@ export interface ExtensionHost {
   shutdown(reboot: boolean): void;
   /** Rescue is finalized: the agent stops serving and heartbeating. */
   finalizeRescue(): void;
+  /** `system.lockdown`: once the answer has gone out, the agent stops serving and heartbeating for good. */
+  lockdown(): void;
   /** Lines for log.collect_system_logs. */
   logLines(): readonly string[];
 }
@@ -107,6 +110,15 @@ export function buildExtensions(host: ExtensionHost): Record<string, Extension> 
       collect_system_logs: {
         mode: 'sync',
         run: () => ({ system_logs: gzipSync(Buffer.from(`${host.logLines().join('\n')}\n`)).toString('base64') }),
+      },
+    },
+    system: {
+      lockdown: {
+        mode: 'sync',
+        run: () => {
+          host.lockdown();
+          return null;
+        },
       },
     },
     rescue: {

@@ -226,6 +226,18 @@ describe('VirtualAgent command API', () => {
     expect(await notFound.json()).toEqual({ faultcode: 'Client', faultstring: 'Not found: Command Result with id nope not found.' });
   });
 
+  it('locks itself down on system.lockdown: the answer goes out, then no more commands nor heartbeats', async () => {
+    const { agent, client } = await boot();
+    await waitFor(() => ironic.heartbeats.length >= 1, 'a heartbeat');
+    const reply = await client.command('system.lockdown', {}, true);
+    expect(reply).toMatchObject({ status: 200, body: { command_status: 'SUCCEEDED', command_name: 'lockdown' } });
+    await waitFor(() => agent.state === 'locked-down', 'the lockdown');
+    const beats = ironic.heartbeats.length;
+    await expect(client.commands()).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(ironic.heartbeats.length).toBe(beats);
+  });
+
   it('serves its status and version documents', async () => {
     const { client } = await boot();
     const status = (await (await fetch(`${client.agentUrl}/v1/status`)).json()) as Record<string, unknown>;
