@@ -7,6 +7,7 @@
  */
 import { jest } from '@jest/globals';
 import type { LocalStack } from '../../local/stack';
+import { type FleetStack, startFleetStack } from './helpers/fleet';
 import { ApiClient, type Json, faultOf, startStack } from './helpers/stack';
 import { TestAgent } from './helpers/test-agent';
 
@@ -119,6 +120,46 @@ describe('disable_power_off (1.95)', () => {
     await api.provision(uuid, 'deleted');
     expect(await api.settle(uuid, ['available', 'error'], 30_000)).toMatchObject({ provision_state: 'available', power_state: 'power on' });
   });
+});
+
+describe('disable_power_off on a redfish node of the fleet', () => {
+  const disk = Buffer.from('a whole-disk image\n'.repeat(200));
+  let fleetStack: FleetStack;
+  beforeAll(async () => {
+    // Its own stack: the virtual agent needs the fleet's agent timings to boot from virtual media.
+    fleetStack = await startFleetStack({ count: 1, prefix: 'nfr', image: disk });
+  }, 60_000);
+  afterAll(async () => {
+    await fleetStack?.stop();
+  });
+
+  it('deploys through the virtual agent, which locks itself down, and never switches the machine off', async () => {
+    const api = new ApiClient(fleetStack.stack.url, '1.115');
+    const machine = fleetStack.stack.fleet!.machine('nfr-0');
+    const uuid = (await api.get('/v1/nodes/nfr-0')).body.uuid as string;
+    expect(
+      (
+        await api.request('PATCH', `/v1/nodes/${uuid}`, [
+          { op: 'add', path: '/disable_power_off', value: true },
+          { op: 'add', path: '/automated_clean', value: false },
+        ])
+      ).status,
+    ).toBe(200);
+    await api.provision(uuid, 'manage');
+    await api.settle(uuid, ['manageable'], 60_000);
+    await api.provision(uuid, 'provide');
+    await api.settle(uuid, ['available'], 60_000);
+    await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: fleetStack.image }]);
+    await api.provision(uuid, 'active');
+    const active = await api.settle(uuid, ['active', 'deploy failed'], 150_000);
+    expect(active).toMatchObject({ provision_state: 'active', last_error: null, power_state: 'power on' });
+    // The machine was off when the deploy began; from then on it was only switched on and restarted.
+    expect(machine.resets).not.toContain('ForceOff');
+    expect(machine.resets).not.toContain('GracefulShutdown');
+    expect(machine.resets).toContain('ForceRestart');
+    expect(machine.powerState).toBe('On');
+    expect(machine.disk).toMatchObject({ imageId: 'disk.img', size: disk.length });
+  }, 240_000);
 });
 
 describe('instance_name (1.104)', () => {
