@@ -33,8 +33,13 @@ export async function failFlow(ctx: ConductorContext, node: Node, flow: FlowName
   if (flow === 'deploy') {
     try {
       const driver = loadDriver(node);
-      await driver.power.setPowerState({ node, log: ctx.log }, POWER_OFF);
-      node.power_state = POWER_OFF;
+      // A node that may not be off (1.95) is rebooted out of what the deploy left running, as
+      // Ironic's deploy clean_up does for it.
+      if (node.disable_power_off) await driver.power.reboot({ node, log: ctx.log });
+      else {
+        await driver.power.setPowerState({ node, log: ctx.log }, POWER_OFF);
+        node.power_state = POWER_OFF;
+      }
     } catch (err) {
       ctx.log.warn('Could not power off node after failed deploy', { node: node.uuid, error: String(err) });
     }

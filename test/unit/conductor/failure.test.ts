@@ -49,6 +49,15 @@ describe('a failed flow', () => {
     ).toMatchObject({ provision_state: 'deploy failed', maintenance: false, fault: null });
   });
 
+  it('powers a failed deploy off, but reboots a node with disable_power_off', async () => {
+    const deploying = { provision_state: 'deploying', target_provision_state: 'active', driver: 'fake-hardware', power_state: 'power on' };
+    expect(await failed(deploying, 'deploy')).toMatchObject({ provision_state: 'deploy failed', power_state: 'power off' });
+    expect(await failed({ ...deploying, disable_power_off: true }, 'deploy')).toMatchObject({
+      provision_state: 'deploy failed',
+      power_state: 'power on',
+    });
+  });
+
   it('keeps a maintenance reason the operator gave', async () => {
     const node = await failed(
       { provision_state: 'cleaning', target_provision_state: 'available', clean_step: step, maintenance_reason: 'rack work' },
