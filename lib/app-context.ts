@@ -22,6 +22,8 @@ export const CONTEXT_KEYS = [
   'rollout',
   'release',
   'upgradeOperatorPolicy',
+  'conductorGroups',
+  'conductorGroupConcurrency',
 ] as const;
 
 function list(value: unknown): string[] | undefined {
@@ -47,6 +49,30 @@ function wholeNumber(name: string, value: unknown): number | undefined {
   return n;
 }
 
+/**
+ * `group=N` pairs, comma-separated (`=N` for the default group ""), or an object from cdk.json:
+ * each group's conductor concurrency.
+ */
+function concurrencyByGroup(value: unknown): Record<string, number> | undefined {
+  if (value === undefined) return undefined;
+  const pairs: [string, unknown][] =
+    typeof value === 'object' && value !== null
+      ? Object.entries(value)
+      : String(value)
+          .split(',')
+          .map((pair) => pair.trim())
+          .filter((pair) => pair !== '')
+          .map((pair) => {
+            const at = pair.lastIndexOf('=');
+            if (at < 0)
+              throw new Error(`context conductorGroupConcurrency takes group=N pairs ("=N" for the default group), got "${pair}"`);
+            return [pair.slice(0, at).trim(), pair.slice(at + 1).trim()];
+          });
+  return Object.fromEntries(
+    pairs.map(([group, max]) => [group, wholeNumber(`conductorGroupConcurrency (group "${group}")`, max) as number]),
+  );
+}
+
 /** The props the context asks for; unset keys leave the stack's defaults. */
 export function propsFromContext(
   node: Node,
@@ -57,6 +83,16 @@ export function propsFromContext(
   if (auth !== undefined) settings.authStrategy = String(auth) as IronlessSettings['authStrategy'];
   const buckets = list(get('imageBuckets'));
   if (buckets) settings.imageBuckets = buckets;
+  // The default group "" is written as an empty item (`-c conductorGroups=,rack-a`).
+  const groups = get('conductorGroups');
+  if (groups !== undefined)
+    settings.conductorGroups = Array.isArray(groups)
+      ? groups.map(String)
+      : String(groups)
+          .split(',')
+          .map((g) => g.trim());
+  const concurrency = concurrencyByGroup(get('conductorGroupConcurrency'));
+  if (concurrency) settings.conductorGroupConcurrency = concurrency;
 
   const api: { -readonly [K in keyof ApiExposure]?: ApiExposure[K] } = {};
   const endpointType = get('endpointType');

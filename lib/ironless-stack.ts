@@ -206,8 +206,15 @@ export class IronlessStack extends Stack {
     });
 
     const batchSize = queueSettings(settings.conductorTimeoutSeconds).batchSize;
-    for (const queue of this.queues.queues.values()) {
-      this.conductor.live.addEventSource(new SqsEventSource(queue, { batchSize, reportBatchItemFailures: true }));
+    for (const [group, queue] of this.queues.queues) {
+      const maxConcurrency = settings.conductorGroupConcurrency[group];
+      this.conductor.live.addEventSource(
+        new SqsEventSource(queue, {
+          batchSize,
+          reportBatchItemFailures: true,
+          ...(maxConcurrency !== undefined ? { maxConcurrency } : {}),
+        }),
+      );
     }
     // A periodic run that fails leaves a trace an alarm sees: EventBridge's own delivery failures
     // (its target DLQ) and the conductor's failed asynchronous invocations (on-failure destination).

@@ -40,6 +40,13 @@ export interface IronlessSettings {
   readonly maxWaitStepSeconds: number;
   /** Conductor groups, each with its own queue; "" is the default group. */
   readonly conductorGroups: readonly string[];
+  /**
+   * The most conductor invocations a group's queue runs at once, by group (the SQS event source
+   * mapping's MaximumConcurrency, 2–1000, so one busy group cannot take every execution
+   * environment from the others). A group not named has no cap of its own (Lambda's default:
+   * the function's and account's concurrency). Locally: the queue's pollers (default 2).
+   */
+  readonly conductorGroupConcurrency: Readonly<Record<string, number>>;
   /** Ironic `[conductor]automated_clean`. */
   readonly automatedClean: boolean;
   /** Pin to a release during a rolling upgrade ("" = latest). */
@@ -161,6 +168,7 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   callbackTimeoutSeconds: 1800,
   maxWaitStepSeconds: 30,
   conductorGroups: [''],
+  conductorGroupConcurrency: {},
   automatedClean: true,
   pinReleaseVersion: '',
   authStrategy: 'http_basic',
@@ -298,6 +306,16 @@ export function validateSettings(s: IronlessSettings): void {
   for (const group of s.conductorGroups) {
     if (!/^[a-z0-9._-]*$/.test(group))
       throw new Error(`conductor group "${group}" may only use lower-case letters, digits, ".", "_" and "-"`);
+  }
+  for (const [group, max] of Object.entries(s.conductorGroupConcurrency)) {
+    if (!s.conductorGroups.includes(group))
+      throw new Error(
+        `conductorGroupConcurrency names group "${group}", which is not in conductorGroups (${s.conductorGroups.map((g) => `"${g}"`).join(', ')})`,
+      );
+    if (!Number.isInteger(max) || max < 2 || max > 1000)
+      throw new Error(
+        `conductorGroupConcurrency of group "${group}" (${max}) must be a whole number from 2 to 1000 (SQS event source MaximumConcurrency)`,
+      );
   }
 }
 

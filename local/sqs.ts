@@ -57,12 +57,20 @@ export class SqsEventSource {
   private readonly abort = new AbortController();
   /** Messages received for the first time (redeliveries not counted): what was sent to the queue, for benchmarks. */
   messagesReceived = 0;
+  /** Invocations running now, and the most that ran at once (the mapping's concurrency, as observed). */
+  private inFlight = 0;
+  peakConcurrency = 0;
 
   constructor(
     private readonly sqs: SQSClient,
     private readonly lambda: LambdaHost,
     private readonly options: { queueUrl: string; queueArn: string; functionRef: string; batchSize: number; pollers?: number },
   ) {}
+
+  /** The most batches this mapping delivers at once: its pollers, each delivering one at a time. */
+  get maxConcurrency(): number {
+    return this.options.pollers ?? 2;
+  }
 
   start(): void {
     this.running = true;
@@ -125,6 +133,8 @@ export class SqsEventSource {
     for (const m of messages) if ((m.Attributes?.ApproximateReceiveCount ?? '1') === '1') this.messagesReceived++;
     const event: SQSEvent = { Records: messages.map((m) => this.record(m)) };
     let failed: Set<string>;
+    this.inFlight++;
+    this.peakConcurrency = Math.max(this.peakConcurrency, this.inFlight);
     try {
       const result = await this.lambda.invoke(this.options.functionRef, event);
       if (result.functionError) {
@@ -135,6 +145,8 @@ export class SqsEventSource {
       }
     } catch {
       failed = new Set(messages.map((m) => m.MessageId as string));
+    } finally {
+      this.inFlight--;
     }
     const done = messages.filter((m) => !failed.has(m.MessageId as string));
     if (done.length === 0) return;

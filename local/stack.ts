@@ -142,6 +142,16 @@ export class LocalStack {
     return this.sources.reduce((n, source) => n + source.messagesReceived, 0);
   }
 
+  /** Each conductor group's queue mapping: the most invocations it ran at once so far. */
+  get peakConcurrencyByGroup(): Record<string, number> {
+    return Object.fromEntries(this.sources.map((source, i) => [this.queues[i]?.group ?? '', source.peakConcurrency]));
+  }
+
+  /** Each conductor group's queue mapping: the most invocations it may run at once. */
+  get maxConcurrencyByGroup(): Record<string, number> {
+    return Object.fromEntries(this.sources.map((source, i) => [this.queues[i]?.group ?? '', source.maxConcurrency]));
+  }
+
   private sqsServer: FauxqsServer | undefined;
   private awsEndpoint: AwsEndpoint | undefined;
   private gateway: Gateway | undefined;
@@ -240,7 +250,8 @@ export class LocalStack {
           queueArn: queue.arn,
           functionRef: conductorArn,
           batchSize: queueSettings(this.settings.conductorTimeoutSeconds).batchSize,
-          pollers: 2,
+          // A group's concurrency cap: each poller delivers one batch at a time.
+          pollers: this.settings.conductorGroupConcurrency[queue.group] ?? 2,
         });
         source.start();
         this.sources.push(source);

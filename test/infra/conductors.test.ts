@@ -5,6 +5,7 @@
  */
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { propsFromContext } from '../../lib/app-context';
 import { IronlessStack } from '../../lib/ironless-stack';
 
 /** The stack's own functions (not the custom-resource provider CDK adds). */
@@ -59,4 +60,41 @@ it('refuses a heartbeat timeout that a missed heartbeat would exceed', () => {
   expect(() => new IronlessStack(new App(), 'Flappy', { settings: { conductorHeartbeatTimeoutSeconds: 60 } })).toThrow(
     'conductorHeartbeatTimeoutSeconds (60) must be more than twice the conductor heartbeat interval (60 s)',
   );
+});
+
+describe('per-group concurrency', () => {
+  it("caps a group's event source mapping at its conductorGroupConcurrency (MaximumConcurrency), others uncapped", () => {
+    const capped = Template.fromStack(
+      new IronlessStack(new App(), 'Capped', { settings: { conductorGroups: GROUPS, conductorGroupConcurrency: { 'rack-a': 5, '': 50 } } }),
+    );
+    const mappings = Object.values(capped.findResources('AWS::Lambda::EventSourceMapping')) as {
+      Properties: { EventSourceArn: { 'Fn::GetAtt': [string, string] }; ScalingConfig?: { MaximumConcurrency: number } };
+    }[];
+    const byQueue = Object.fromEntries(mappings.map((m) => [m.Properties.EventSourceArn['Fn::GetAtt'][0], m.Properties.ScalingConfig]));
+    // Queues' logical ids carry their group's label (rack-a → "racka…", "" → "default…").
+    const queueOf = (label: string) => Object.keys(byQueue).find((id) => id.toLowerCase().includes(label)) as string;
+    expect(Object.keys(byQueue)).toHaveLength(3);
+    expect(byQueue[queueOf('racka')]).toEqual({ MaximumConcurrency: 5 });
+    expect(byQueue[queueOf('default')]).toEqual({ MaximumConcurrency: 50 });
+    expect(byQueue[queueOf('rackb')]).toBeUndefined();
+    expect(Object.values(byQueue).filter((c) => c !== undefined)).toHaveLength(2);
+  });
+
+  it('refuses a cap outside 2–1000 or for a group that is not configured, and reads -c group=N pairs', () => {
+    expect(() => new IronlessStack(new App(), 'One', { settings: { conductorGroupConcurrency: { '': 1 } } })).toThrow(
+      'conductorGroupConcurrency of group "" (1) must be a whole number from 2 to 1000',
+    );
+    expect(() => new IronlessStack(new App(), 'Unknown', { settings: { conductorGroupConcurrency: { 'rack-z': 4 } } })).toThrow(
+      'conductorGroupConcurrency names group "rack-z", which is not in conductorGroups ("")',
+    );
+    const app = new App({ context: { conductorGroups: ',rack-a', conductorGroupConcurrency: 'rack-a=4, =20' } });
+    expect(propsFromContext(app.node).settings).toEqual({
+      conductorGroups: ['', 'rack-a'],
+      conductorGroupConcurrency: { 'rack-a': 4, '': 20 },
+    });
+    expect(() => propsFromContext(new App({ context: { conductorGroupConcurrency: 'rack-a' } }).node)).toThrow('takes group=N pairs');
+    expect(() => propsFromContext(new App({ context: { conductorGroupConcurrency: 'rack-a=many' } }).node)).toThrow(
+      'must be a whole number, got "many"',
+    );
+  });
 });

@@ -15,6 +15,7 @@ beforeAll(async () => {
   stack = await startStack({
     settings: {
       conductorGroups: ['', 'rack-a'],
+      conductorGroupConcurrency: { 'rack-a': 3 },
       conductorTimeoutSeconds: 5,
       stepTimeoutSeconds: 4,
       lockTtlSeconds: 8,
@@ -136,6 +137,23 @@ describe('no conductor', () => {
       { name: 'in-rack-a', links: expect.any(Array) },
     ]);
   });
+});
+
+describe('per-group concurrency', () => {
+  it("runs at most the group's conductorGroupConcurrency invocations from its queue at once", async () => {
+    const names = Array.from({ length: 12 }, (_, i) => `burst-${i}`);
+    for (const name of names) {
+      const created = await api.request('POST', '/v1/nodes', { driver: 'fake-hardware', conductor_group: 'rack-a', name });
+      expect(created.status).toBe(201);
+    }
+    await Promise.all(names.map((name) => api.provision(name, 'manage')));
+    for (const name of names) await api.waitFor(name, 'manageable');
+    expect(stack.maxConcurrencyByGroup).toEqual({ '': 2, 'rack-a': 3 });
+    const peaks = stack.peakConcurrencyByGroup;
+    expect(peaks['rack-a']).toBeGreaterThanOrEqual(1);
+    expect(peaks['rack-a']).toBeLessThanOrEqual(3);
+    expect(peaks['']).toBeLessThanOrEqual(2);
+  }, 60_000);
 });
 
 describe('node history', () => {
