@@ -9,10 +9,11 @@
  *
  * Written here rather than by a tool: the conductor runs in a Lambda, where genisoimage is not.
  */
-import { both16, both32, recordDate, volumeDate } from './iso9660-encoding';
+import { type RecordSpec, SECTOR, recordsLength, writeRecords } from './iso9660-records';
+import { writeBootCatalog, writeBootRecord } from './el-torito';
+import { writeDescriptor } from './iso9660-descriptors';
 import { DIR_MODE, FILE_MODE, ceEntry, erEntry, nm, px, spEntry } from './rock-ridge';
 
-const SECTOR = 2048;
 const FIRST_DESCRIPTOR = 16;
 /** genisoimage's default padding, against read-ahead past the end of the filesystem. */
 const PAD_SECTORS = 150;
@@ -21,11 +22,20 @@ const MAX_NAME_BYTES = 100;
 const MAX_JOLIET_CHARS = 64;
 const MAX_PRIMARY_CHARS = 31;
 const MAX_DEPTH = 8;
+/** Bytes of zeros written at a time when streaming padding. */
+const ZERO_CHUNK = Buffer.alloc(64 * SECTOR);
+
+/** File data read when the image is streamed (a large ramdisk on disk), never held whole in memory. */
+export interface IsoStreamData {
+  readonly size: number;
+  /** Its bytes, exactly `size` of them. */
+  open(): AsyncIterable<Uint8Array>;
+}
 
 export interface IsoFile {
   /** Slash-separated path below the root, e.g. `openstack/latest/meta_data.json`. */
   readonly path: string;
-  readonly data: Buffer | string;
+  readonly data: Buffer | string | IsoStreamData;
 }
 
 export interface IsoOptions {
@@ -35,6 +45,14 @@ export interface IsoOptions {
   readonly application?: string;
   /** Recorded as every file's and the volume's date (default: now). */
   readonly date?: Date;
+  /** Make the image El Torito bootable for UEFI: the file (a path among `files`) holding the EFI system partition image. */
+  readonly efiBootImage?: string;
+}
+
+/** An image to stream: its size, and its bytes in order. */
+export interface IsoImage {
+  readonly size: number;
+  stream(): AsyncGenerator<Buffer>;
 }
 
 interface Dir {
@@ -49,7 +67,9 @@ interface Dir {
 
 interface FileEntry {
   readonly name: string;
-  readonly data: Buffer;
+  readonly path: string;
+  readonly data: Buffer | IsoStreamData;
+  readonly size: number;
   lba: number;
 }
 
@@ -58,20 +78,62 @@ interface Extent {
   size: number;
 }
 
-/** One directory record: what it points to and its identifier in a namespace. */
-interface RecordSpec {
-  readonly id: Buffer;
-  readonly lba: number;
-  readonly size: number;
-  readonly dir: boolean;
-  readonly systemUse: Buffer;
+/** Builds the whole image in memory; throws on paths it cannot represent (empty, `.`/`..` segments, too deep, names too long, duplicates). */
+export function buildIso(files: readonly IsoFile[], options: IsoOptions): Buffer {
+  const { meta, data, total } = layout(files, options);
+  const image = Buffer.alloc(total * SECTOR);
+  meta.copy(image);
+  for (const f of data) {
+    if (!Buffer.isBuffer(f.data)) throw new Error(`buildIso holds images in memory: stream ${f.path} with isoImage instead`);
+    f.data.copy(image, f.lba * SECTOR);
+  }
+  return image;
 }
 
-/** Builds the image; throws on paths it cannot represent (empty, `.`/`..` segments, too deep, names too long, duplicates). */
-export function buildIso(files: readonly IsoFile[], options: IsoOptions): Buffer {
+/**
+ * The image as a stream: the descriptors and directories (small, in memory), then each file's
+ * data in place, then the padding. Memory stays that of the metadata plus one chunk of a file.
+ */
+export function isoImage(files: readonly IsoFile[], options: IsoOptions): IsoImage {
+  const { meta, data, total } = layout(files, options);
+  return {
+    size: total * SECTOR,
+    async *stream() {
+      yield meta;
+      let at = meta.length;
+      for (const f of data) {
+        yield* zeros(f.lba * SECTOR - at);
+        at = f.lba * SECTOR;
+        if (Buffer.isBuffer(f.data)) {
+          yield f.data;
+          at += f.data.length;
+          continue;
+        }
+        let read = 0;
+        for await (const chunk of f.data.open()) {
+          read += chunk.length;
+          if (read > f.size) throw new Error(`${f.path} is longer than the ${f.size} bytes it was said to have`);
+          yield Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+        }
+        if (read !== f.size) throw new Error(`${f.path} ended after ${read} of its ${f.size} bytes`);
+        at += read;
+      }
+      yield* zeros(total * SECTOR - at);
+    },
+  };
+}
+
+function* zeros(bytes: number): Generator<Buffer> {
+  for (let left = bytes; left > 0; left -= ZERO_CHUNK.length) yield left >= ZERO_CHUNK.length ? ZERO_CHUNK : ZERO_CHUNK.subarray(0, left);
+}
+
+/** Where everything goes, and the bytes of everything before the first file's data. */
+function layout(files: readonly IsoFile[], options: IsoOptions): { meta: Buffer; data: FileEntry[]; total: number } {
   const date = options.date ?? new Date();
   const root = newDir('', undefined);
   for (const file of files) addFile(root, file);
+  const bootable = options.efiBootImage !== undefined;
+  const bootFile = bootable ? findFile(root, options.efiBootImage as string) : undefined;
 
   const dirs = allDirs(root);
   const primaryOrder = pathTableOrder(root, primaryName);
@@ -79,9 +141,12 @@ export function buildIso(files: readonly IsoFile[], options: IsoOptions): Buffer
   const primaryTableSize = pathTableSize(primaryOrder, primaryName);
   const jolietTableSize = pathTableSize(jolietOrder, (d) => jolietName(d.name));
 
-  // Layout: descriptors (PVD, Joliet SVD, terminator), four path tables, the Rock Ridge ER
-  // continuation sector, the primary then the Joliet directories, then the files.
-  let lba = FIRST_DESCRIPTOR + 3;
+  // Layout: descriptors (PVD, El Torito's boot record when bootable, Joliet SVD, terminator), the
+  // boot catalog, four path tables, the Rock Ridge ER continuation sector, the primary then the
+  // Joliet directories, then the files.
+  const descriptors = bootable ? 4 : 3;
+  let lba = FIRST_DESCRIPTOR + descriptors;
+  const catalog = bootable ? lba++ : 0;
   const tables = { pL: 0, pM: 0, jL: 0, jM: 0 };
   for (const key of ['pL', 'pM', 'jL', 'jM'] as const) {
     tables[key] = lba;
@@ -98,22 +163,29 @@ export function buildIso(files: readonly IsoFile[], options: IsoOptions): Buffer
     d.joliet = { lba, size: sectors(recordsLength(jolietRecords(d))) * SECTOR };
     lba += d.joliet.size / SECTOR;
   }
+  const metaSectors = lba;
+  const data: FileEntry[] = [];
   for (const d of primaryOrder) {
     for (const f of d.files) {
-      f.lba = f.data.length === 0 ? 0 : lba;
-      lba += sectors(f.data.length);
+      f.lba = f.size === 0 ? 0 : lba;
+      lba += sectors(f.size);
+      if (f.size > 0) data.push(f);
     }
   }
   const total = lba + PAD_SECTORS;
-  const image = Buffer.alloc(total * SECTOR);
+  const image = Buffer.alloc(metaSectors * SECTOR);
 
-  writeDescriptor(image, FIRST_DESCRIPTOR, 'primary', root, total, primaryTableSize, tables.pL, tables.pM, options, date);
-  writeDescriptor(image, FIRST_DESCRIPTOR + 1, 'joliet', root, total, jolietTableSize, tables.jL, tables.jM, options, date);
-  const terminator = (FIRST_DESCRIPTOR + 2) * SECTOR;
+  const joliet = FIRST_DESCRIPTOR + descriptors - 2;
+  writeDescriptor(image, FIRST_DESCRIPTOR, 'primary', root.primary, total, primaryTableSize, tables.pL, tables.pM, options, date);
+  writeDescriptor(image, joliet, 'joliet', root.joliet, total, jolietTableSize, tables.jL, tables.jM, options, date);
+  if (bootFile !== undefined) {
+    writeBootRecord(image, catalog);
+    writeBootCatalog(image, catalog, bootFile.lba, bootFile.size);
+  }
+  const terminator = (joliet + 1) * SECTOR;
   image[terminator] = 255;
   image.write('CD001', terminator + 1, 'latin1');
   image[terminator + 6] = 1;
-
   writePathTable(image, tables.pL, primaryOrder, primaryName, 'LE', (d) => d.primary.lba);
   writePathTable(image, tables.pM, primaryOrder, primaryName, 'BE', (d) => d.primary.lba);
   writePathTable(
@@ -136,9 +208,17 @@ export function buildIso(files: readonly IsoFile[], options: IsoOptions): Buffer
   for (const d of dirs) {
     writeRecords(image, d.primary.lba, primaryRecords(d, { lba: erSector, length: er.length }), date);
     writeRecords(image, d.joliet.lba, jolietRecords(d), date);
-    for (const f of d.files) f.data.copy(image, f.lba * SECTOR);
   }
-  return image;
+  return { meta: image, data, total };
+}
+
+function findFile(root: Dir, path: string): FileEntry {
+  let dir: Dir | undefined = root;
+  const parts = path.split('/');
+  for (const part of parts.slice(0, -1)) dir = dir?.dirs.find((d) => d.name === part);
+  const file = dir?.files.find((f) => f.name === parts[parts.length - 1]);
+  if (file === undefined || file.size === 0) throw new Error(`The El Torito boot image ${path} is not a file of the image`);
+  return file;
 }
 
 // --- the tree ------------------------------------------------------------------------------------
@@ -181,7 +261,8 @@ function addFile(root: Dir, file: IsoFile): void {
   const name = parts[parts.length - 1] as string;
   if (dir.files.some((f) => f.name === name) || dir.dirs.some((d) => d.name === name))
     throw new Error(`Cannot put ${JSON.stringify(file.path)} on an ISO 9660 image twice`);
-  dir.files.push({ name, data: typeof file.data === 'string' ? Buffer.from(file.data, 'utf8') : file.data, lba: 0 });
+  const data = typeof file.data === 'string' ? Buffer.from(file.data, 'utf8') : file.data;
+  dir.files.push({ name, path: file.path, data, size: Buffer.isBuffer(data) ? data.length : data.size, lba: 0 });
   const primaryNames = [...dir.files.map((f) => primaryFileName(f.name)), ...dir.dirs.map((d) => primaryName(d))];
   if (new Set(primaryNames.map((n) => n.toString('latin1'))).size !== primaryNames.length)
     throw new Error(`Cannot put ${JSON.stringify(file.path)} on an ISO 9660 image: its ISO 9660 name collides with another's`);
@@ -302,7 +383,7 @@ function primaryRecords(d: Dir, continuation: { lba: number; length: number }): 
     ...d.files.map((f) => ({
       id: primaryFileName(f.name),
       lba: f.lba,
-      size: f.data.length,
+      size: f.size,
       dir: false,
       systemUse: Buffer.concat([px(FILE_MODE, 1), nm(f.name)]),
     })),
@@ -315,7 +396,7 @@ function jolietRecords(d: Dir): RecordSpec[] {
   const none = Buffer.alloc(0);
   const children: RecordSpec[] = [
     ...d.dirs.map((c) => ({ id: jolietName(c.name), lba: c.joliet.lba, size: c.joliet.size, dir: true, systemUse: none })),
-    ...d.files.map((f) => ({ id: jolietName(f.name), lba: f.lba, size: f.data.length, dir: false, systemUse: none })),
+    ...d.files.map((f) => ({ id: jolietName(f.name), lba: f.lba, size: f.size, dir: false, systemUse: none })),
   ].sort((a, b) => compareIds(a.id, b.id));
   return [
     { id: Buffer.from([0]), lba: d.joliet.lba, size: d.joliet.size, dir: true, systemUse: none },
@@ -327,108 +408,6 @@ function jolietRecords(d: Dir): RecordSpec[] {
 /** A directory's link count: itself, its entry in the parent, and each subdirectory's `..`. */
 function links(d: Dir): number {
   return 2 + d.dirs.length;
-}
-
-function recordLength(r: RecordSpec): number {
-  const base = 33 + r.id.length + (r.id.length % 2 === 0 ? 1 : 0);
-  const length = base + r.systemUse.length;
-  return length + (length % 2);
-}
-
-/** The bytes the records take: a record never crosses a sector boundary. */
-function recordsLength(records: readonly RecordSpec[]): number {
-  let at = 0;
-  for (const r of records) {
-    const length = recordLength(r);
-    if (length > 255) throw new Error('An ISO 9660 directory record would be longer than 255 bytes');
-    if ((at % SECTOR) + length > SECTOR) at += SECTOR - (at % SECTOR);
-    at += length;
-  }
-  return at;
-}
-
-function writeRecords(image: Buffer, sector: number, records: readonly RecordSpec[], date: Date): void {
-  let at = 0;
-  const start = sector * SECTOR;
-  for (const r of records) {
-    const length = recordLength(r);
-    if ((at % SECTOR) + length > SECTOR) at += SECTOR - (at % SECTOR);
-    writeRecord(image, start + at, r, length, date);
-    at += length;
-  }
-}
-
-function writeRecord(image: Buffer, at: number, r: RecordSpec, length: number, date: Date): void {
-  image[at] = length;
-  image[at + 1] = 0;
-  both32(image, at + 2, r.lba);
-  both32(image, at + 10, r.size);
-  recordDate(image, at + 18, date);
-  image[at + 25] = r.dir ? 2 : 0;
-  image[at + 26] = 0;
-  image[at + 27] = 0;
-  both16(image, at + 28, 1);
-  image[at + 32] = r.id.length;
-  r.id.copy(image, at + 33);
-  r.systemUse.copy(image, at + 33 + r.id.length + (r.id.length % 2 === 0 ? 1 : 0));
-}
-
-// --- volume descriptors --------------------------------------------------------------------------
-
-function writeDescriptor(
-  image: Buffer,
-  sector: number,
-  kind: 'primary' | 'joliet',
-  root: Dir,
-  totalSectors: number,
-  tableSize: number,
-  tableL: number,
-  tableM: number,
-  options: IsoOptions,
-  date: Date,
-): void {
-  const at = sector * SECTOR;
-  const joliet = kind === 'joliet';
-  const text = (value: string, offset: number, length: number) => {
-    if (joliet) {
-      for (let i = 0; i < length / 2; i++) image.writeUInt16BE(i < value.length ? value.charCodeAt(i) : 0x20, at + offset + i * 2);
-    } else {
-      image.write(value.slice(0, length).padEnd(length, ' '), at + offset, length, 'latin1');
-    }
-  };
-  image[at] = joliet ? 2 : 1;
-  image.write('CD001', at + 1, 'latin1');
-  image[at + 6] = 1;
-  text('LINUX', 8, 32);
-  text(options.volumeId, 40, 32);
-  both32(image, at + 80, totalSectors);
-  if (joliet) image.write('%/E', at + 88, 'latin1'); // UCS-2 level 3
-  both16(image, at + 120, 1);
-  both16(image, at + 124, 1);
-  both16(image, at + 128, SECTOR);
-  both32(image, at + 132, tableSize);
-  image.writeUInt32LE(tableL, at + 140);
-  image.writeUInt32BE(tableM, at + 148);
-  const extent = joliet ? root.joliet : root.primary;
-  writeRecord(
-    image,
-    at + 156,
-    { id: Buffer.from([0]), lba: extent.lba, size: extent.size, dir: true, systemUse: Buffer.alloc(0) },
-    34,
-    date,
-  );
-  text('', 190, 128);
-  text(options.publisher ?? '', 318, 128);
-  text('', 446, 128);
-  text(options.application ?? '', 574, 128);
-  text('', 702, 36);
-  text('', 739, 36);
-  text('', 776, 36);
-  volumeDate(image, at + 813, date);
-  volumeDate(image, at + 830, date);
-  volumeDate(image, at + 847, undefined);
-  volumeDate(image, at + 864, date);
-  image[at + 881] = 1;
 }
 
 function sectors(bytes: number): number {
