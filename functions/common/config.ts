@@ -58,6 +58,9 @@ export const ENV = {
   imageDeniedHosts: 'IMAGE_DENIED_HOSTS',
   caAllowedPaths: 'CA_ALLOWED_PATHS',
   maxLookupAddresses: 'MAX_LOOKUP_ADDRESSES',
+  bootIsoBucket: 'BOOT_ISO_BUCKET',
+  bootloader: 'BOOTLOADER',
+  redfishKernelAppendParams: 'REDFISH_KERNEL_APPEND_PARAMS',
 } as const;
 
 export class ConfigError extends Error {

@@ -280,6 +280,13 @@ export class HardwareInspectionFailure extends IronicError {
     super(`Failed to inspect hardware. Reason: ${error}`);
   }
 }
+/** Ironic's ImageCreationFailed: building an image (the boot ISO) failed. */
+export class ImageCreationFailed extends IronicError {
+  constructor(imageType: string, error: string) {
+    super(`Creating ${imageType} image failed: ${error}`);
+  }
+}
+
 export class InstanceDeployFailure extends IronicError {
   constructor(reason: string) {
     super(`Failed to deploy instance: ${reason}`);

@@ -3,11 +3,11 @@
  * ISO the BMC's virtual CD pulls over HTTP. Prepare = power off, eject, insert the ISO, boot once
  * from CD; clean up = eject. The instance boots from disk.
  *
- * NOTE: Ironic can build the ISO itself from `deploy_kernel`/`deploy_ramdisk` (and serve it); Ironless
- * has no image service yet, so it needs a ready `deploy_iso` (or `rescue_iso`). Validation keeps
- * Ironic's messages for missing parameters and then says so when only a kernel/ramdisk is given.
+ * When the node gives `<mode>_kernel`/`<mode>_ramdisk` (and a `bootloader`) instead of an ISO, the
+ * conductor builds the ISO, puts it in the boot ISO bucket and inserts a presigned URL of it
+ * (`boot-iso.ts`); cleaning up the ramdisk or the instance deletes it, as Ironic's `cleanup_iso_image`.
  */
-import { InstanceDeployFailure, InvalidParameterValue, MissingParameterValue } from '#common/errors';
+import { InstanceDeployFailure, InvalidParameterValue } from '#common/errors';
 import {
   CLEANING,
   CLEANWAIT,
@@ -25,7 +25,14 @@ import type { Node } from '#objects/node';
 import { BOOT_DEVICES, type BootInterface, type PowerInterface, type Task } from '../base';
 import type { RedfishConfig } from './config';
 import { parseDriverInfo } from './driver-info';
-import { checkUrlHost } from '../hosts';
+import {
+  type BootIsoConfig,
+  type BootIsoPlan,
+  DEFAULT_KERNEL_APPEND_PARAMS,
+  deleteBootIsos,
+  planBootIso,
+  publishBootIso,
+} from './boot-iso';
 import { setBootDevice } from './management';
 import { powerStateOf } from './power';
 import { type RedfishSystem, getSystem, isRedfishFailure, redfishFailure } from './system';
@@ -42,28 +49,10 @@ function mode(node: Node): 'deploy' | 'rescue' {
   return [RESCUING, RESCUEWAIT].includes(node.provision_state) ? 'rescue' : 'deploy';
 }
 
-/** A driver_info field, or its deprecated `redfish_`-prefixed name (Ironic's `get_field`). */
-function field(node: Node, name: string, deprecatedPrefix?: string): unknown {
-  const value = node.driver_info[name];
-  if (value || !deprecatedPrefix) return value;
-  return node.driver_info[`${deprecatedPrefix}_${name}`] || undefined;
-}
+const EMPTY_BOOT_ISO: BootIsoConfig = { kernelAppendParams: DEFAULT_KERNEL_APPEND_PARAMS };
 
-/** The ISO the ramdisk boots from; Ironic's messages when neither an ISO nor a kernel/ramdisk pair is given. */
-function deployIso(node: Node): string {
-  const m = mode(node);
-  const iso = field(node, `${m}_iso`, 'redfish');
-  if (iso) return String(iso);
-  const kernel = field(node, `${m}_kernel`);
-  const ramdisk = field(node, `${m}_ramdisk`);
-  if (!kernel || !ramdisk) {
-    throw new MissingParameterValue(
-      `Error validating Redfish virtual media. Some parameters were missing in node's driver_info. Missing are: ['${m}_kernel', '${m}_ramdisk']`,
-    );
-  }
-  throw new InvalidParameterValue(
-    `Node ${node.uuid}: Ironless cannot build a boot ISO from ${m}_kernel and ${m}_ramdisk yet; set driver_info/${m}_iso to a bootable ISO`,
-  );
+function plan(node: Node, config: RedfishConfig): BootIsoPlan {
+  return planBootIso(node, mode(node), config.bootIso ?? EMPTY_BOOT_ISO, config.policy.image);
 }
 
 /** Instance boot option (`instance_info.capabilities.boot_option`), Ironic's default "local". */
@@ -107,45 +96,63 @@ async function ejectAll(task: Task, system: RedfishSystem): Promise<void> {
   }
 }
 
+/** Delete the node's built ISOs; a failure is logged and left (Ironic's cleanup_iso_image only logs too). */
+async function cleanUpIsos(task: Task, config: RedfishConfig): Promise<void> {
+  const failure = await deleteBootIsos(task.node, config.bootIso ?? EMPTY_BOOT_ISO);
+  if (failure !== undefined) task.log.warn('Deleting the boot ISOs failed', { node: task.node.uuid, error: failure.message });
+}
+
 export function createRedfishVirtualMediaBoot(config: RedfishConfig, power: PowerInterface): BootInterface {
   return {
     name: 'redfish-virtual-media',
 
     async validate(task) {
-      checkUrlHost(config.policy.image, deployIso(task.node), `driver_info/${mode(task.node)}_iso`, task.node.uuid);
+      plan(task.node, config);
       parseDriverInfo(task.node, config.policy);
     },
 
     // As Ironic's: no unmanaged fallback for virtual media; the ramdisk ISO and the BMC must be known.
     async validateInspection(task) {
-      checkUrlHost(config.policy.image, deployIso(task.node), `driver_info/${mode(task.node)}_iso`, task.node.uuid);
+      plan(task.node, config);
       parseDriverInfo(task.node, config.policy);
     },
 
     async prepareRamdisk(task) {
       const node = task.node;
       if (!RAMDISK_STATES.includes(node.provision_state)) return;
-      const iso = deployIso(node);
-      // The BMC fetches the ISO: a URL the image host policy refuses is not handed to it.
-      checkUrlHost(config.policy.image, iso, `driver_info/${mode(node)}_iso`, node.uuid);
+      // The BMC fetches the ISO: a URL the image host policy refuses is not handed to it (planBootIso checks).
+      const planned = plan(node, config);
       const system = await getSystem(task, config);
       // As Ironic's node_power_action: only when needed, and the node records the new state.
       if (powerStateOf(system) !== POWER_OFF) await power.setPowerState(task, POWER_OFF);
       node.power_state = POWER_OFF;
+      const iso =
+        planned.kind === 'ready'
+          ? planned.url
+          : await publishBootIso(node, mode(node), planned, config.bootIso ?? EMPTY_BOOT_ISO, config.policy.image);
+      if (planned.kind === 'build') task.log.info('Built the ramdisk ISO', { node: node.uuid, mode: mode(node) });
       try {
         await ejectMedia(task, system, CD);
         await insertMedia(task, system, iso, CD);
       } catch (err) {
         if (!isRedfishFailure(err)) throw err;
-        redfishFailure(err, `Inserting virtual media ${iso} failed for node ${node.uuid}.`);
+        // A presigned URL carries a signature: the message names the built ISO, not its URL.
+        redfishFailure(
+          err,
+          `Inserting virtual media ${planned.kind === 'ready' ? iso : `the built ${mode(node)} ISO`} failed for node ${node.uuid}.`,
+        );
       }
       await system.refresh();
       await setBootDevice(task, system, BOOT_DEVICES.CDROM, false);
-      task.log.info('Node is set to boot the ramdisk once from virtual CD', { node: node.uuid, iso });
+      task.log.info('Node is set to boot the ramdisk once from virtual CD', {
+        node: node.uuid,
+        iso: planned.kind === 'ready' ? iso : 'built',
+      });
     },
 
     async cleanUpRamdisk(task) {
       await ejectAll(task, await getSystem(task, config));
+      await cleanUpIsos(task, config);
     },
 
     async prepareInstance(task) {
@@ -161,6 +168,7 @@ export function createRedfishVirtualMediaBoot(config: RedfishConfig, power: Powe
 
     async cleanUpInstance(task) {
       await ejectAll(task, await getSystem(task, config));
+      await cleanUpIsos(task, config);
     },
   };
 }

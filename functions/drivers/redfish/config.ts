@@ -7,6 +7,7 @@
  */
 import { type Env, ENV, integer } from '#common/config';
 import { type FetchPolicy, fetchPolicyFromEnv } from '../hosts';
+import { type BootIsoConfig, DEFAULT_KERNEL_APPEND_PARAMS } from './boot-iso';
 
 export interface RedfishConfig {
   /** Tries per request, counting the first; connection errors, timeouts of reads and 5xx answers are retried. */
@@ -23,6 +24,8 @@ export interface RedfishConfig {
   readonly powerPollIntervalMs: number;
   /** The BMC and image hosts, and CA folders, users may name (`../hosts.ts`). */
   readonly policy: FetchPolicy;
+  /** Building the agent ISO from a kernel and ramdisk (`boot-iso.ts`). @default no bucket: only ready ISOs */
+  readonly bootIso?: BootIsoConfig;
 }
 
 export const DEFAULT_REDFISH_CONFIG: Omit<RedfishConfig, 'policy'> = {
@@ -45,5 +48,11 @@ export function loadRedfishConfig(env: Env = process.env): RedfishConfig {
     powerStateChangeTimeoutMs: integer(env, ENV.powerStateChangeTimeout, d.powerStateChangeTimeoutMs / 1000, 1) * 1000,
     powerPollIntervalMs: d.powerPollIntervalMs,
     policy: fetchPolicyFromEnv(env),
+    bootIso: {
+      bucket: env[ENV.bootIsoBucket] || undefined,
+      bootloader: env[ENV.bootloader] || undefined,
+      kernelAppendParams: env[ENV.redfishKernelAppendParams] ?? DEFAULT_KERNEL_APPEND_PARAMS,
+      apiUrl: env[ENV.publicEndpoint]?.replace(/\/+$/, '') || undefined,
+    },
   };
 }

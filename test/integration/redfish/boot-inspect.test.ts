@@ -80,7 +80,11 @@ describe('redfish-virtual-media boot', () => {
     );
     node.driver_info = { ...withoutIso, deploy_kernel: 'http://k', deploy_ramdisk: 'http://r' };
     const kernel = await failure(() => redfish.boot.validate(taskFor(node)));
-    expect(kernel.error.message).toContain('set driver_info/deploy_iso to a bootable ISO');
+    // Building the ISO needs the EFI system partition image (this config names no default and no bucket).
+    expect(kernel.error.message).toContain("Missing are: ['bootloader']");
+    node.driver_info = { ...withoutIso, deploy_kernel: 'http://k', deploy_ramdisk: 'http://r', bootloader: 'http://e' };
+    const bucket = await failure(() => redfish.boot.validate(taskFor(node)));
+    expect(bucket.error.message).toContain('this deployment has no boot ISO bucket');
     node.driver_info = { ...withoutIso, redfish_deploy_iso: 'http://legacy.example/ipa.iso' };
     await expect(redfish.boot.validate(taskFor(node))).resolves.toBeUndefined();
   });

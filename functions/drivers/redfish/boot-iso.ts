@@ -1,0 +1,231 @@
+/**
+ * The agent ISO the `redfish-virtual-media` boot interface builds when a node gives a kernel and
+ * ramdisk instead of a ready ISO (Ironic's `image_utils.prepare_deploy_iso` and
+ * `images.create_esp_image_for_uefi`): the conductor downloads `<mode>_kernel`, `<mode>_ramdisk` and
+ * the EFI system partition image `bootloader`, writes a UEFI-bootable ISO (El Torito, no emulation,
+ * platform EFI) with a grub.cfg that boots the kernel with the ramdisk and the agent's parameters,
+ * puts it in the boot ISO bucket as `<node>/<mode>.iso` (a redeploy replaces it) and hands the BMC a
+ * presigned GET URL. Clean-up deletes the node's ISOs (Ironic's `cleanup_iso_image`).
+ *
+ * NOTE: memory. The downloads are streamed to files in the function's /tmp, and the ISO is
+ * streamed from them to S3 (the metadata, a few sectors, is the only part built in memory), so a
+ * ramdisk of any size needs /tmp space for itself, not memory for itself twice.
+ *
+ * NOTE: BIOS boot needs isolinux (Ironic takes it from the conductor host, `[DEFAULT]isolinux_bin`);
+ * a Lambda has none, so BIOS mode is refused: such nodes name a ready `deploy_iso`.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { ImageCreationFailed, InvalidParameterValue, MissingParameterValue } from '#common/errors';
+import { type IsoFile, isoImage } from '#common/iso9660';
+import { once } from '#common/lazy';
+import type { Node } from '#objects/node';
+import { bootModeOf } from '../boot-mode';
+import { type HostRules, checkUrlHost } from '../hosts';
+import { PRESIGN_SECONDS } from '../agent/image-source';
+
+/** Where the boot ISO goes and what it boots with (`config.ts` reads it from the environment). */
+export interface BootIsoConfig {
+  /** The S3 bucket the built ISOs are put in; none: kernel/ramdisk nodes cannot be booted. */
+  readonly bucket?: string;
+  /** The EFI system partition image used when a node names none (Ironic's `[DEFAULT]bootloader`). */
+  readonly bootloader?: string;
+  /** Kernel parameters (Ironic's `[redfish]kernel_append_params`), before the agent's own. */
+  readonly kernelAppendParams: string;
+  /** The API URL the agent calls (`ipa-api-url`); none: the ramdisk finds it itself. */
+  readonly apiUrl?: string;
+}
+
+/** Ironic's default `[redfish]kernel_append_params`. */
+export const DEFAULT_KERNEL_APPEND_PARAMS = 'nofb vga=normal';
+/** Where the files go on the ISO: Ironic's layout (`EFIBOOT_LOCATION`, `[DEFAULT]grub_config_path`). */
+export const ISO_PATHS = { kernel: 'vmlinuz', ramdisk: 'initrd', esp: 'boot/grub/efiboot.img', grub: 'EFI/BOOT/grub.cfg' } as const;
+const MAX_REDIRECTS = 5;
+const DOWNLOAD_TIMEOUT_MS = 10 * 60_000;
+
+export type Mode = 'deploy' | 'rescue';
+
+/** What the ramdisk boots from: a ready ISO, or one to build from these URLs. */
+export type BootIsoPlan =
+  | { readonly kind: 'ready'; readonly url: string }
+  | { readonly kind: 'build'; readonly kernel: string; readonly ramdisk: string; readonly bootloader: string };
+
+/** A driver_info field, or its deprecated `redfish_`-prefixed name (Ironic's `get_field`). */
+export function driverField(node: Node, name: string, deprecatedPrefix?: string): unknown {
+  const value = node.driver_info[name];
+  if (value || !deprecatedPrefix) return value;
+  return node.driver_info[`${deprecatedPrefix}_${name}`] || undefined;
+}
+
+/**
+ * Decide, with Ironic's messages for what is missing: the node's `<mode>_iso`, else a build from
+ * `<mode>_kernel` + `<mode>_ramdisk` + `bootloader` (UEFI only). Every URL passes the image host
+ * policy (the conductor or the BMC fetches it).
+ */
+export function planBootIso(node: Node, mode: Mode, config: BootIsoConfig, hosts: HostRules): BootIsoPlan {
+  const iso = driverField(node, `${mode}_iso`, 'redfish');
+  if (iso) {
+    checkUrlHost(hosts, String(iso), `driver_info/${mode}_iso`, node.uuid);
+    return { kind: 'ready', url: String(iso) };
+  }
+  const kernel = driverField(node, `${mode}_kernel`);
+  const ramdisk = driverField(node, `${mode}_ramdisk`);
+  if (!kernel || !ramdisk) {
+    throw new MissingParameterValue(
+      `Error validating Redfish virtual media. Some parameters were missing in node's driver_info. Missing are: ['${mode}_kernel', '${mode}_ramdisk']`,
+    );
+  }
+  if (bootModeOf(node) !== 'uefi') {
+    throw new InvalidParameterValue(
+      `Node ${node.uuid}: building a ${mode} ISO for BIOS boot mode needs isolinux, which the Ironless conductor does not have; set driver_info/${mode}_iso to a bootable ISO, or boot the node in UEFI mode`,
+    );
+  }
+  const bootloader = driverField(node, 'bootloader') || config.bootloader;
+  if (!bootloader) {
+    throw new MissingParameterValue(
+      `Node ${node.uuid}: building a UEFI ${mode} ISO needs an EFI system partition image. Some parameters were missing in node's driver_info. Missing are: ['bootloader']`,
+    );
+  }
+  if (config.bucket === undefined) {
+    throw new InvalidParameterValue(
+      `Node ${node.uuid}: this deployment has no boot ISO bucket to build a ${mode} ISO in; set driver_info/${mode}_iso to a bootable ISO`,
+    );
+  }
+  const urls = { [`${mode}_kernel`]: String(kernel), [`${mode}_ramdisk`]: String(ramdisk), bootloader: String(bootloader) };
+  for (const [name, url] of Object.entries(urls)) {
+    if (!/^https?:\/\//.test(url)) {
+      throw new InvalidParameterValue(
+        `Node ${node.uuid}: ${name} "${url}" is not supported: Ironless downloads it from http(s):// URLs only`,
+      );
+    }
+    checkUrlHost(hosts, url, name === 'bootloader' ? 'driver_info/bootloader' : `driver_info/${name}`, node.uuid);
+  }
+  return { kind: 'build', kernel: String(kernel), ramdisk: String(ramdisk), bootloader: String(bootloader) };
+}
+
+/** Ironic's kernel parameters: the node's `kernel_append_params` (`%default%` is the configured ones) or the configured, then the agent's. */
+export function kernelParams(node: Node, config: BootIsoConfig): string {
+  const own = node.driver_info.kernel_append_params;
+  const base = typeof own === 'string' && own !== '' ? own.replaceAll('%default%', config.kernelAppendParams) : config.kernelAppendParams;
+  const agent = [...(config.apiUrl ? [`ipa-api-url=${config.apiUrl}`] : []), 'boot_method=vmedia'];
+  return [base.trim(), ...agent].filter((p) => p !== '').join(' ');
+}
+
+/** The grub.cfg that boots the kernel with the ramdisk (what Ironic's grub template yields, written our way). */
+export function grubConfig(params: string): string {
+  return [
+    'set default=0',
+    'set timeout=5',
+    'set hidden_timeout_quiet=false',
+    '',
+    'menuentry "ironless-agent" {',
+    `    linux /${ISO_PATHS.kernel} ${params} --`,
+    `    initrd /${ISO_PATHS.ramdisk}`,
+    '}',
+    '',
+  ].join('\n');
+}
+
+/** The object a node's ISO is kept under: one per node and purpose, so a rebuild replaces it. */
+export function isoKey(node: Node, mode: Mode): string {
+  return `${node.uuid}/${mode}.iso`;
+}
+
+// The S3 client is loaded for the first ISO built (a conductor's cold start loads none).
+const s3Sdk = once(() => import('@aws-sdk/client-s3'));
+const defaultS3 = once(async () => new (await s3Sdk()).S3Client({}));
+
+/**
+ * Build the ISO, put it in the bucket and return the presigned URL the BMC fetches.
+ * ImageCreationFailed when a download or the upload fails (the message names which).
+ */
+export async function publishBootIso(
+  node: Node,
+  mode: Mode,
+  plan: Extract<BootIsoPlan, { kind: 'build' }>,
+  config: BootIsoConfig,
+  hosts: HostRules,
+  s3?: S3Client,
+): Promise<string> {
+  const bucket = config.bucket as string;
+  const dir = await mkdtemp(join(tmpdir(), 'boot-iso-'));
+  try {
+    const [kernel, ramdisk, esp] = await Promise.all([
+      download(plan.kernel, join(dir, 'kernel'), `driver_info/${mode}_kernel`, node.uuid, hosts),
+      download(plan.ramdisk, join(dir, 'ramdisk'), `driver_info/${mode}_ramdisk`, node.uuid, hosts),
+      download(plan.bootloader, join(dir, 'esp'), 'driver_info/bootloader', node.uuid, hosts),
+    ]);
+    const files: IsoFile[] = [
+      { path: ISO_PATHS.kernel, data: kernel },
+      { path: ISO_PATHS.ramdisk, data: ramdisk },
+      { path: ISO_PATHS.esp, data: esp },
+      { path: ISO_PATHS.grub, data: grubConfig(kernelParams(node, config)) },
+    ];
+    const image = isoImage(files, { volumeId: 'IRONLESS_AGENT', publisher: 'Ironless', efiBootImage: ISO_PATHS.esp });
+    const { PutObjectCommand, GetObjectCommand } = await s3Sdk();
+    const client = s3 ?? (await defaultS3());
+    const key = isoKey(node, mode);
+    try {
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          Body: Readable.from(image.stream()),
+          ContentLength: image.size,
+          ContentType: 'application/x-iso9660-image',
+        }),
+      );
+    } catch (err) {
+      throw new ImageCreationFailed('iso', `putting s3://${bucket}/${key} failed: ${(err as Error).message}`);
+    }
+    const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
+    return await getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: PRESIGN_SECONDS });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Delete the node's built ISOs (deploy and rescue); a failure is returned for the caller to log, as Ironic only logs it. */
+export async function deleteBootIsos(node: Node, config: BootIsoConfig, s3?: S3Client): Promise<Error | undefined> {
+  if (config.bucket === undefined) return undefined;
+  const { DeleteObjectCommand } = await s3Sdk();
+  const client = s3 ?? (await defaultS3());
+  try {
+    for (const mode of ['deploy', 'rescue'] as const)
+      await client.send(new DeleteObjectCommand({ Bucket: config.bucket, Key: isoKey(node, mode) }));
+    return undefined;
+  } catch (err) {
+    return err as Error;
+  }
+}
+
+/** Stream a URL to a file, following redirects only to hosts the policy allows; the file as ISO data. */
+async function download(url: string, path: string, field: string, nodeUuid: string, hosts: HostRules) {
+  let current = url;
+  try {
+    for (let hop = 0; ; hop++) {
+      checkUrlHost(hosts, current, field, nodeUuid);
+      const response = await fetch(current, { redirect: 'manual', signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
+      const location = response.headers.get('location');
+      if (response.status >= 300 && response.status < 400 && location !== null && hop < MAX_REDIRECTS) {
+        await response.body?.cancel();
+        current = new URL(location, current).toString();
+        continue;
+      }
+      if (!response.ok || response.body === null) throw new Error(`HTTP ${response.status}`);
+      await pipeline(Readable.fromWeb(response.body as WebReadableStream), createWriteStream(path));
+      break;
+    }
+  } catch (err) {
+    if (err instanceof InvalidParameterValue) throw err;
+    throw new ImageCreationFailed('iso', `downloading ${field} from ${url} failed: ${(err as Error).message}`);
+  }
+  const size = (await stat(path)).size;
+  return { size, open: () => createReadStream(path) };
+}

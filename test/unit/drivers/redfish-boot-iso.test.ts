@@ -1,0 +1,180 @@
+/**
+ * The agent ISO the redfish-virtual-media boot interface builds (`boot-iso.ts`): which ISO a node
+ * boots and Ironic's errors for what is missing, the kernel parameters and grub.cfg, and building
+ * one from downloads on a loopback image server into a recording S3 stub, then deleting it.
+ */
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { S3Client } from '@aws-sdk/client-s3';
+import { ANY_HOST, DEFAULT_HOST_POLICY, HostRules } from '../../../functions/drivers/hosts';
+import {
+  type BootIsoConfig,
+  deleteBootIsos,
+  grubConfig,
+  isoKey,
+  kernelParams,
+  planBootIso,
+  publishBootIso,
+} from '../../../functions/drivers/redfish/boot-iso';
+import { bootsAgent, readBootIso } from '../../../local/fleet/agent/boot-media';
+import { AGENT_RAMDISK } from '../../../local/fleet/agent-images';
+import { makeNode } from '../helpers/builders';
+
+const ANY = new HostRules(ANY_HOST);
+const CONFIG: BootIsoConfig = { bucket: 'boot-isos', kernelAppendParams: 'nofb vga=normal', apiUrl: 'https://api.example' };
+const KERNEL_INFO = {
+  deploy_kernel: 'http://images.example/k',
+  deploy_ramdisk: 'http://images.example/r',
+  bootloader: 'http://images.example/esp.img',
+};
+
+describe('planBootIso', () => {
+  it('boots a ready deploy_iso (or its deprecated redfish_ name) as it is', () => {
+    expect(planBootIso(makeNode({ driver_info: { deploy_iso: 'http://x/a.iso' } }), 'deploy', CONFIG, ANY)).toEqual({
+      kind: 'ready',
+      url: 'http://x/a.iso',
+    });
+    expect(planBootIso(makeNode({ driver_info: { redfish_rescue_iso: 'http://x/r.iso' } }), 'rescue', CONFIG, ANY)).toMatchObject({
+      url: 'http://x/r.iso',
+    });
+  });
+
+  it('builds from the mode’s kernel and ramdisk with the node’s bootloader, else the configured one', () => {
+    expect(planBootIso(makeNode({ driver_info: KERNEL_INFO }), 'deploy', CONFIG, ANY)).toEqual({
+      kind: 'build',
+      kernel: 'http://images.example/k',
+      ramdisk: 'http://images.example/r',
+      bootloader: 'http://images.example/esp.img',
+    });
+    const { bootloader: _b, ...noBootloader } = KERNEL_INFO;
+    expect(
+      planBootIso(makeNode({ driver_info: noBootloader }), 'deploy', { ...CONFIG, bootloader: 'http://default/esp' }, ANY),
+    ).toMatchObject({ bootloader: 'http://default/esp' });
+  });
+
+  it("says what is missing with Ironic's messages, and refuses BIOS mode naming deploy_iso", () => {
+    const node = makeNode({ driver_info: { deploy_kernel: 'http://k' } });
+    expect(() => planBootIso(node, 'deploy', CONFIG, ANY)).toThrow(
+      "Error validating Redfish virtual media. Some parameters were missing in node's driver_info. Missing are: ['deploy_kernel', 'deploy_ramdisk']",
+    );
+    const { bootloader: _b, ...noBootloader } = KERNEL_INFO;
+    const noEsp = makeNode({ driver_info: noBootloader });
+    expect(() => planBootIso(noEsp, 'deploy', CONFIG, ANY)).toThrow("Missing are: ['bootloader']");
+    const bios = makeNode({ driver_info: KERNEL_INFO, properties: { capabilities: 'boot_mode:bios' } });
+    expect(() => planBootIso(bios, 'deploy', CONFIG, ANY)).toThrow(
+      `Node ${bios.uuid}: building a deploy ISO for BIOS boot mode needs isolinux, which the Ironless conductor does not have; set driver_info/deploy_iso to a bootable ISO, or boot the node in UEFI mode`,
+    );
+  });
+
+  it('refuses without a bucket, other schemes, and hosts the image policy refuses', () => {
+    const node = makeNode({ driver_info: KERNEL_INFO });
+    expect(() => planBootIso(node, 'deploy', { kernelAppendParams: '' }, ANY)).toThrow('this deployment has no boot ISO bucket');
+    const ftp = makeNode({ driver_info: { ...KERNEL_INFO, deploy_ramdisk: 'ftp://x/r' } });
+    expect(() => planBootIso(ftp, 'deploy', CONFIG, ANY)).toThrow('deploy_ramdisk "ftp://x/r" is not supported');
+    const local = makeNode({ driver_info: { ...KERNEL_INFO, bootloader: 'http://127.0.0.1/esp' } });
+    expect(() => planBootIso(local, 'deploy', CONFIG, new HostRules(DEFAULT_HOST_POLICY))).toThrow(
+      `The URL in driver_info/bootloader of node ${local.uuid} may not be used`,
+    );
+  });
+});
+
+describe('kernel parameters and grub.cfg', () => {
+  it('puts the configured parameters (or the node’s, %default% expanded) before the agent’s', () => {
+    expect(kernelParams(makeNode(), CONFIG)).toBe('nofb vga=normal ipa-api-url=https://api.example boot_method=vmedia');
+    const own = makeNode({ driver_info: { kernel_append_params: '%default% console=ttyS0' } });
+    expect(kernelParams(own, { ...CONFIG, apiUrl: undefined })).toBe('nofb vga=normal console=ttyS0 boot_method=vmedia');
+    expect(grubConfig('a=b')).toContain('    linux /vmlinuz a=b --\n    initrd /initrd\n');
+  });
+});
+
+describe('publishing and deleting', () => {
+  let server: Server;
+  let base = '';
+  const served = new Map<string, Buffer>([
+    ['/k', Buffer.from('kernel')],
+    ['/r', AGENT_RAMDISK],
+    ['/esp.img', Buffer.alloc(4096, 0xe5)],
+  ]);
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      if (req.url === '/moved') {
+        res.writeHead(302, { Location: 'http://169.254.169.254/latest' });
+        res.end();
+        return;
+      }
+      const body = served.get(req.url ?? '');
+      res.writeHead(body ? 200 : 404);
+      res.end(body);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  /** A real client (it presigns locally) whose requests are recorded instead of sent; PutObject bodies are read whole. */
+  function stubS3(fail?: Error) {
+    const sent: { name: string; input: Record<string, unknown>; body?: Buffer }[] = [];
+    const client = new S3Client({ region: 'eu-west-1', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } });
+    Object.assign(client, {
+      async send(command: { constructor: { name: string }; input: Record<string, unknown> }) {
+        if (fail) throw fail;
+        const entry: (typeof sent)[number] = { name: command.constructor.name, input: command.input };
+        if (command.input.Body) {
+          const chunks: Buffer[] = [];
+          for await (const c of command.input.Body as AsyncIterable<Buffer>) chunks.push(Buffer.from(c));
+          entry.body = Buffer.concat(chunks);
+        }
+        sent.push(entry);
+        return {};
+      },
+    });
+    return { client, sent };
+  }
+
+  const plan = () => ({ kind: 'build' as const, kernel: `${base}/k`, ramdisk: `${base}/r`, bootloader: `${base}/esp.img` });
+
+  it('puts an ISO the fleet’s firmware boots the agent from under <node>/<mode>.iso', async () => {
+    const node = makeNode();
+    const { client, sent } = stubS3();
+    const url = await publishBootIso(node, 'deploy', plan(), CONFIG, ANY, client);
+    expect(url).toMatch(new RegExp(`^https://boot-isos\\.s3\\.eu-west-1\\.amazonaws\\.com/${node.uuid}/deploy\\.iso\\?X-Amz-Algorithm=`));
+    expect(new URL(url).searchParams.get('X-Amz-Expires')).toBe(String(6 * 3600));
+    const put = sent.find((s) => s.name === 'PutObjectCommand');
+    expect(put?.input).toMatchObject({ Bucket: 'boot-isos', Key: `${node.uuid}/deploy.iso`, ContentLength: put?.body?.length });
+    const iso = readBootIso(put?.body as Buffer);
+    expect(bootsAgent(iso)).toBe(true);
+    expect(iso.kernel.toString()).toBe('kernel');
+    expect(iso.cmdline).toBe('nofb vga=normal ipa-api-url=https://api.example boot_method=vmedia');
+    expect(isoKey(node, 'rescue')).toBe(`${node.uuid}/rescue.iso`);
+  });
+
+  it('fails with ImageCreationFailed naming the download, and refuses a redirect to a refused host', async () => {
+    const node = makeNode();
+    const { client } = stubS3();
+    await expect(publishBootIso(node, 'deploy', { ...plan(), ramdisk: `${base}/gone` }, CONFIG, ANY, client)).rejects.toThrow(
+      `Creating iso image failed: downloading driver_info/deploy_ramdisk from ${base}/gone failed: HTTP 404`,
+    );
+    const policy = new HostRules({ allowed: [], denied: ['169.254.0.0/16'] });
+    await expect(publishBootIso(node, 'deploy', { ...plan(), kernel: `${base}/moved` }, CONFIG, policy, client)).rejects.toThrow(
+      `The URL in driver_info/deploy_kernel of node ${node.uuid} may not be used`,
+    );
+    const failing = stubS3(new Error('AccessDenied'));
+    await expect(publishBootIso(node, 'deploy', plan(), CONFIG, ANY, failing.client)).rejects.toThrow(
+      `Creating iso image failed: putting s3://boot-isos/${node.uuid}/deploy.iso failed: AccessDenied`,
+    );
+  });
+
+  it('deletes both of the node’s ISOs, returns a failure rather than throwing, and does nothing without a bucket', async () => {
+    const node = makeNode();
+    const { client, sent } = stubS3();
+    expect(await deleteBootIsos(node, CONFIG, client)).toBeUndefined();
+    expect(sent.map((s) => [s.name, s.input.Key])).toEqual([
+      ['DeleteObjectCommand', `${node.uuid}/deploy.iso`],
+      ['DeleteObjectCommand', `${node.uuid}/rescue.iso`],
+    ]);
+    expect((await deleteBootIsos(node, CONFIG, stubS3(new Error('down')).client))?.message).toBe('down');
+    const none = stubS3();
+    expect(await deleteBootIsos(node, { kernelAppendParams: '' }, none.client)).toBeUndefined();
+    expect(none.sent).toEqual([]);
+  });
+});
