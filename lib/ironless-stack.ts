@@ -3,7 +3,7 @@
  * `conductor` alias `live` → the steps state machine → DynamoDB. Scheduled periodic tasks invoke
  * the conductor too. Settings are shared with the local stack (`lib/settings.ts`).
  */
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Size, Stack, type StackProps } from 'aws-cdk-lib';
 import type { LambdaRestApi } from 'aws-cdk-lib/aws-apigateway';
 import { SecurityGroup, Subnet, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
@@ -28,6 +28,7 @@ import {
   validateApiExposure,
 } from './api-exposure';
 import { BasicAuth } from './constructs/basic-auth';
+import { BootIsos, CONDUCTOR_TMP_GIB } from './constructs/boot-isos';
 import { ConductorQueues } from './constructs/conductor-queues';
 import { DeployGuard, type Rollout } from './constructs/deploy-guard';
 import { IronlessFunction } from './constructs/function';
@@ -102,6 +103,8 @@ export class IronlessStack extends Stack {
   readonly steps: StepsMachine;
   readonly queues: ConductorQueues;
   readonly tables: Tables;
+  /** The bucket of the agent ISOs the conductor builds (redfish virtual media with a kernel and ramdisk). */
+  readonly bootIsos: BootIsos;
   /** The authorizer and its secret, with `http_basic`. */
   readonly auth: BasicAuth | undefined;
   /** The web console, at `<ApiUrl>ui/`. */
@@ -153,6 +156,7 @@ export class IronlessStack extends Stack {
       [ENV.conductorQueues]: this.queues.environmentValue(),
     };
 
+    this.bootIsos = new BootIsos(this, 'BootIsos');
     const network = props.conductorNetwork;
     const vpc = network
       ? Vpc.fromVpcAttributes(this, 'ConductorVpc', {
@@ -165,7 +169,9 @@ export class IronlessStack extends Stack {
       name: 'conductor',
       timeout: Duration.seconds(settings.conductorTimeoutSeconds),
       memorySize: FUNCTION_MEMORY_MB.conductor,
-      environment: { ...common, [ENV.stepsStateMachineArn]: stepsArn },
+      // Building an agent ISO streams its kernel and ramdisk through /tmp (an IPA ramdisk is some 500 MiB).
+      ephemeralStorageSize: Size.gibibytes(CONDUCTOR_TMP_GIB),
+      environment: { ...common, [ENV.stepsStateMachineArn]: stepsArn, [ENV.bootIsoBucket]: this.bootIsos.bucket.bucketName },
       liveVersion: this.deployGuard.liveVersion({ conductor: true }),
       ...logs,
       ...(vpc && network
@@ -177,6 +183,7 @@ export class IronlessStack extends Stack {
         : {}),
     });
     this.tables.grantReadWrite(this.conductor.function);
+    this.bootIsos.grantConductor(this.conductor.function);
     this.imageBuckets = settings.imageBuckets;
     this.grantImageBuckets(settings.imageBuckets);
     this.conductor.function.addToRolePolicy(new PolicyStatement({ actions: ['states:StartExecution'], resources: [stepsArn] }));

@@ -88,6 +88,17 @@ export function acknowledgeNagFindings(stack: IronlessStack): void {
       'cloudwatch:GetMetricData (the upgrade watches error rates) names its metrics in the request; AWS accepts only "*" as its resource.',
     );
   }
+  const bootIsos = stack.getLogicalId(stack.bootIsos.bucket.node.defaultChild as CfnElement);
+  ack(
+    stack.conductor,
+    `AwsSolutions-IAM5[Resource::<${bootIsos}.Arn>/*]`,
+    'The conductor puts, presigns and deletes the agent ISOs it builds, one object per node and purpose (<node>/<mode>.iso), in its own boot ISO bucket.',
+  );
+  ack(
+    stack.bootIsos,
+    'AwsSolutions-S1',
+    'The bucket holds transient agent ISOs (public kernel, ramdisk and boot loader, and the API URL) that only the conductor writes and BMCs read through presigned URLs; CloudTrail S3 data events are the operator’s choice for object-level audit.',
+  );
   for (const bucket of stack.imageBuckets) {
     ack(
       stack.conductor,
@@ -180,4 +191,28 @@ export function acknowledgeGuardFindings(stack: IronlessStack): void {
     'sqs_dlq_check',
     'The queue is the dead-letter destination of the periodic tasks (EventBridge target DLQ, on-failure destination); nothing consumes it, so it needs no DLQ; its depth is alarmed.',
   );
+  // The boot ISO bucket (CT.S3.PR.2, .4, .9, .10, .11): transient objects, deleted at clean-up and expired by a lifecycle rule.
+  const isoReasons: [string, string][] = [
+    [
+      's3_bucket_logging_enabled_check',
+      'Agent ISOs are transient build products read through presigned URLs; CloudTrail S3 data events are the operator’s choice for object-level audit.',
+    ],
+    [
+      's3_event_notifications_enabled_check',
+      'Nothing reacts to agent ISOs: the conductor that writes one hands its URL to the BMC itself.',
+    ],
+    [
+      's3_bucket_object_lock_enabled_check',
+      'Agent ISOs are replaced on every ramdisk boot and deleted at clean-up; locking them would defeat both.',
+    ],
+    [
+      's3_bucket_versioning_enabled_check',
+      'A replaced or deleted agent ISO is rebuilt from its kernel and ramdisk; old versions would only keep stale copies.',
+    ],
+    [
+      's3_bucket_default_encryption_kms_check',
+      'SSE-S3 encrypts the ISOs; with SSE-KMS every BMC download through a presigned URL would depend on the conductor role’s key rights.',
+    ],
+  ];
+  for (const [rule, reason] of isoReasons) ack(stack.bootIsos, rule, reason);
 }

@@ -5,7 +5,7 @@
  * and an upgrade is a shift of that alias. Which version `live` names is the function's current
  * version (it follows every deploy) unless `liveVersion` says otherwise (`deploy-guard.ts`).
  */
-import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { type Duration, RemovalPolicy, type Size } from 'aws-cdk-lib';
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Alias, Architecture, Code, type IVersion, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -28,6 +28,8 @@ export interface IronlessFunctionProps {
   readonly logRetention?: RetentionDays;
   /** Encrypt the function's log group with this key. @default CloudWatch Logs' own encryption */
   readonly logsKey?: IKey;
+  /** Its /tmp. @default 512 MiB (Lambda's) */
+  readonly ephemeralStorageSize?: Size;
   /** Concurrency reserved for (and capping) this function. @default unreserved */
   readonly reservedConcurrentExecutions?: number;
   /** Place the function in this VPC (to reach BMCs and agents on private networks). @default no VPC */
@@ -70,6 +72,7 @@ export class IronlessFunction extends Construct {
         },
       }),
       memorySize: props.memorySize ?? 512,
+      ephemeralStorageSize: props.ephemeralStorageSize,
       timeout: props.timeout,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       environment: { ...props.environment, NODE_OPTIONS: FUNCTION_NODE_OPTIONS },

@@ -1,7 +1,7 @@
 /**
  * Each role's actions and the resources it may use them on: nothing beyond what its code calls, and
  * "*" only for the actions AWS accepts nothing narrower for (X-Ray, Step Functions log delivery).
- * s3:// images: the conductor reads exactly the allowed buckets.
+ * s3:// images: the conductor reads exactly the allowed buckets; its boot ISO bucket it writes, reads and deletes in.
  */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -109,6 +109,8 @@ it('lets the conductor use the tables, its own executions, its queues, the allow
       'sqs:GetQueueUrl',
       'sqs:SendMessage',
       's3:GetObject',
+      's3:PutObject',
+      's3:DeleteObject',
       'states:StartExecution',
       'lambda:InvokeFunction',
       ...states,
@@ -119,7 +121,9 @@ it('lets the conductor use the tables, its own executions, its queues, the allow
   for (const a of DYNAMODB) expectOn(grants, a, tables);
   for (const a of receive) expectOn(grants, a, conductorQueues);
   expectOn(grants, 'sqs:SendMessage', [idOf('AWS::SQS::Queue', 'PeriodicFailures')]);
-  expectOn(grants, 's3:GetObject', [':s3:::images-a/*', ':s3:::images.b/*']);
+  const bootIsos = idOf('AWS::S3::Bucket', 'BootIsos');
+  expectOn(grants, 's3:GetObject', [':s3:::images-a/*', ':s3:::images.b/*', bootIsos]);
+  for (const a of ['s3:PutObject', 's3:DeleteObject']) expectOn(grants, a, [bootIsos]);
   expectOn(grants, 'states:StartExecution', [':stateMachine:Roles-steps']);
   for (const a of states) expectOn(grants, a, [':stateMachine:Roles-steps', ':execution:Roles-steps:*']);
 });
@@ -143,10 +147,13 @@ it('lets the steps machine and the deploy-time beat invoke only the conductor al
   expectOn(beat, 'lambda:InvokeFunction', [alias]);
 });
 
-it('gives no S3 access without allowed image buckets', () => {
+it('gives no S3 access beyond its boot ISO bucket without allowed image buckets', () => {
   const plain = Template.fromStack(new IronlessStack(new App(), 'NoBuckets'));
   const statements = roleStatements(plain, roleOfFunction(plain, 'conductor'));
-  expect(statements.flatMap((s) => [s.Action].flat()).some((a) => a.startsWith('s3:'))).toBe(false);
+  const s3 = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('s3:')));
+  expect(JSON.stringify(s3.map((s) => s.Resource))).toBe(
+    JSON.stringify([{ 'Fn::Join': ['', [{ 'Fn::GetAtt': [Object.keys(plain.findResources('AWS::S3::Bucket'))[0], 'Arn'] }, '/*']] }]),
+  );
   expect(functionNamed(plain, 'conductor')[1].Properties.Environment).toMatchObject({ Variables: { IMAGE_S3_BUCKETS: '' } });
   expect(functionNamed(template, 'conductor')[1].Properties.Environment).toMatchObject({
     Variables: { IMAGE_S3_BUCKETS: 'images-a,images.b' },
