@@ -114,7 +114,10 @@ export class LocalStack {
   /** The build's manifest, when the stack runs a release built with one. */
   manifest: BuildManifest | undefined;
   queues!: ConductorQueue[];
-  endpoints!: { dynamodb: string; sqs: string; aws: string };
+  /** Where the services listen; S3 (the boot ISO bucket) is fauxqs, as SQS is. */
+  endpoints!: { dynamodb: string; sqs: string; s3: string; aws: string };
+  /** The bucket the conductor puts the agent ISOs it builds in (the stack's BootIsos bucket on AWS). */
+  readonly bootIsoBucket = `${PREFIX}-boot-isos`;
   stateMachineArn = '';
   /** The proxy in front of DynamoDB Local (requests by operation, faults), with `countDynamoDbRequests` or `faults`. */
   dynamoRequests: DynamoDbProxy | undefined;
@@ -197,6 +200,7 @@ export class LocalStack {
         this.settings.conductorGroups,
         queueSettings(this.settings.conductorTimeoutSeconds),
       );
+      sqsServer.setup({ buckets: [this.bootIsoBucket] });
 
       this.logDir = join(workDir, 'logs');
       this.lambda = new LambdaHost({
@@ -209,7 +213,7 @@ export class LocalStack {
       const aws = await this.awsEndpoint.start();
       if (this.options.countDynamoDbRequests || this.options.faults) this.dynamoRequests = new DynamoDbProxy(dynamo.endpoint);
       const dynamodb = this.dynamoRequests ? await this.dynamoRequests.start() : dynamo.endpoint;
-      this.endpoints = { dynamodb, sqs: sqsServer.address, aws };
+      this.endpoints = { dynamodb, sqs: sqsServer.address, s3: sqsServer.address, aws };
       this.faults = new LocalFaults(this.dynamoRequests, this.lambda, this.awsEndpoint);
 
       const conductorArn = LambdaHost.arn('conductor', 'live');
@@ -366,6 +370,8 @@ export class LocalStack {
       [ENV.conductorQueues]: JSON.stringify(Object.fromEntries(this.queues.map((q) => [q.group, q.url]))),
       AWS_ENDPOINT_URL_DYNAMODB: this.endpoints.dynamodb,
       AWS_ENDPOINT_URL_SQS: this.endpoints.sqs,
+      AWS_ENDPOINT_URL_S3: this.endpoints.s3,
+      [ENV.bootIsoBucket]: this.bootIsoBucket,
       AWS_ENDPOINT_URL_SFN: this.endpoints.aws,
       AWS_ENDPOINT_URL_LAMBDA: this.endpoints.aws,
       AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,

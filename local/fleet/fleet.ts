@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { type AgentFaults, type BootEvent, type GuestFactory, type MachineSpec, VirtualMachine } from './machine';
+import { AGENT_ESP_PATH, AGENT_KERNEL_PATH, AGENT_RAMDISK_PATH } from './agent-images';
 import { AGENT_ISO_PATH, FleetServer, type FleetServerOptions } from './server';
 
 export { AGENT_ISO_PATH };
@@ -134,6 +135,22 @@ export class Fleet extends EventEmitter<FleetEvents> {
       // A self-signed certificate cannot be verified; the fleet's HTTPS is for trying TLS options.
       ...(this.url.startsWith('https:') ? { redfish_verify_ca: false } : {}),
       deploy_iso: `${this.url}${AGENT_ISO_PATH}`,
+    };
+  }
+
+  /**
+   * The driver_info of a redfish node that boots the agent from an ISO the conductor builds: the
+   * agent's kernel and ramdisk (for deploy and rescue) and the EFI system partition image, no ISO.
+   */
+  kernelDriverInfo(machine: VirtualMachine): Record<string, unknown> {
+    const { deploy_iso: _iso, ...info } = this.driverInfo(machine);
+    return {
+      ...info,
+      deploy_kernel: `${this.url}${AGENT_KERNEL_PATH}`,
+      deploy_ramdisk: `${this.url}${AGENT_RAMDISK_PATH}`,
+      rescue_kernel: `${this.url}${AGENT_KERNEL_PATH}`,
+      rescue_ramdisk: `${this.url}${AGENT_RAMDISK_PATH}`,
+      bootloader: `${this.url}${AGENT_ESP_PATH}`,
     };
   }
 }

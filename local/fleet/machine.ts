@@ -72,6 +72,7 @@ export interface MachineSpec {
  * `firmwareUpdateFails`: firmware updates end in a failed Task, changing nothing (see `firmware.ts`).
  * `mediaUnreachable`: the BMC cannot fetch images, so InsertMedia is refused (400) and nothing is inserted.
  * `health`: the system's Status.Health ("OK" unless set): a BMC reporting a hardware problem.
+ * `mediaCorrupt`: the ISO the BMC reads from its virtual CD arrives damaged, so the machine boots nothing from it.
  */
 export interface Faults {
   readonly down?: 'reset' | 'hang';
@@ -87,6 +88,7 @@ export interface Faults {
   readonly firmwareUpdateFails?: boolean;
   readonly mediaUnreachable?: boolean;
   readonly health?: 'OK' | 'Warning' | 'Critical';
+  readonly mediaCorrupt?: boolean;
 }
 
 /**
@@ -406,7 +408,13 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
   private async startGuest(event: BootEvent): Promise<void> {
     if (!this.guestFactory) return;
     try {
-      this.guest = (await this.guestFactory(event)) ?? undefined;
+      const guest = (await this.guestFactory(event)) ?? undefined;
+      // The firmware may take a while (fetching an ISO): a machine switched off or rebooted meanwhile runs nothing of this boot.
+      if (guest !== undefined && (this.powerState !== 'On' || this.boots[this.boots.length - 1] !== event)) {
+        await guest.stop();
+        return;
+      }
+      this.guest = guest;
     } catch {
       // A guest that fails to start is a machine that booted into nothing useful.
       this.guest = undefined;

@@ -12,6 +12,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { parseAgentFaults } from './agent/faults';
+import { agentImage } from './agent-images';
 import { firmwareOf } from './firmware';
 import type { Faults, VirtualMachine } from './machine';
 import { machineIdOf, redfishError, type RedfishReply, routeRedfish } from './redfish';
@@ -19,9 +20,7 @@ import { machineIdOf, redfishError, type RedfishReply, routeRedfish } from './re
 const MAX_BODY = 1024 * 1024;
 
 /** The ISO the machines are given as their deploy ramdisk; a guest factory recognises its URL. */
-export const AGENT_ISO_PATH = '/images/ironless-agent.iso';
-/** Its content: a marker, since the virtual machines boot nothing real from it. */
-const AGENT_ISO = Buffer.from('Ironless virtual agent ISO: booting it starts the virtual ramdisk agent, if one is plugged in.\n');
+export { AGENT_ISO_PATH } from './agent-images';
 
 export interface FleetServerOptions {
   /** Default 127.0.0.1. */
@@ -49,6 +48,7 @@ export function parseFaults(value: unknown): Faults | string {
     'firmwareUpdateFails',
     'mediaUnreachable',
     'health',
+    'mediaCorrupt',
   ];
   const unknown = Object.keys(f).filter((k) => !known.includes(k));
   if (unknown.length > 0) return `unknown fault(s): ${unknown.join(', ')}; known: ${known.join(', ')}`;
@@ -73,6 +73,7 @@ export function parseFaults(value: unknown): Faults | string {
     'biosIgnoresSettings',
     'firmwareUpdateFails',
     'mediaUnreachable',
+    'mediaCorrupt',
   ]) {
     if (f[flag] !== undefined && typeof f[flag] !== 'boolean') return `${flag} must be true or false`;
   }
@@ -167,10 +168,11 @@ export class FleetServer {
     const method = req.method ?? 'GET';
 
     if (path.startsWith('/fleet/v1')) return this.control(res, method, path, text);
-    // The image machines are given as their deploy ISO: something to fetch, as a BMC would.
-    if (path === AGENT_ISO_PATH && (method === 'GET' || method === 'HEAD')) {
-      res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(AGENT_ISO.length) });
-      res.end(method === 'GET' ? AGENT_ISO : undefined);
+    // The agent's images (its ISO, or its kernel, ramdisk and ESP image): something to fetch, as a BMC or a conductor would.
+    const image = agentImage(path);
+    if (image !== undefined && (method === 'GET' || method === 'HEAD')) {
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(image.length) });
+      res.end(method === 'GET' ? image : undefined);
       return;
     }
     if (path !== '/redfish/v1' && !path.startsWith('/redfish/v1/')) {

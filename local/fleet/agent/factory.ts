@@ -1,13 +1,16 @@
 /**
  * Plugging the virtual agent into a fleet: a `GuestFactory` that boots an agent when a machine
  * boots the agent ISO from its virtual CD (any image whose URL ends in the fleet's agent ISO path,
- * or what `isAgentImage` accepts) and stops it when the machine powers off. Each machine's agent
+ * or what `isAgentImage` accepts; any other http(s) image is fetched and boots the agent when it is
+ * a UEFI-bootable ISO carrying the fleet's agent ramdisk, see `boot-media.ts`) and stops it when
+ * the machine powers off. Each machine's agent
  * listens on the same port at every boot, as a real agent on its machine's address would, so
  * Ironic's stored callback URL stays right across reboots.
  */
 import type { BootEvent, GuestFactory, VirtualMachine } from '../machine';
 import { AGENT_ISO_PATH } from '../server';
 import { type AgentOptions, VirtualAgent } from './agent';
+import { bootsAgent, fetchBootIso, readBootIso } from './boot-media';
 
 export interface AgentFactoryOptions extends Omit<AgentOptions, 'machine' | 'apiUrl' | 'port' | 'nodeUuid'> {
   /** Ironic's API URL the agents talk to. */
@@ -38,8 +41,22 @@ export function agentGuestFactory(options: AgentFactoryOptions): AgentGuestFacto
   const ports = new Map<string, number>();
   const isAgent = options.isAgentImage ?? defaultIsAgentImage;
 
-  const boot = (event: BootEvent): VirtualAgent | undefined => {
-    if (event.device !== 'Cd' || !event.image || !isAgent(event.image)) return undefined;
+  /** Whether the CD's image is the agent: by its URL, or by what a built ISO carries. */
+  const isAgentMedia = async (machine: VirtualMachine, image: string): Promise<boolean> => {
+    if (isAgent(image)) return true;
+    if (!/^https?:\/\//.test(image)) return false;
+    try {
+      const iso = readBootIso(await fetchBootIso(image, machine.faults.mediaCorrupt === true));
+      if (bootsAgent(iso)) return true;
+      options.log?.(`[machine ${machine.id}] booted an ISO whose ramdisk is not the agent's`);
+    } catch (err) {
+      options.log?.(`[machine ${machine.id}] cannot boot its virtual CD: ${(err as Error).message}`);
+    }
+    return false;
+  };
+
+  const boot = async (event: BootEvent): Promise<VirtualAgent | undefined> => {
+    if (event.device !== 'Cd' || !event.image || !(await isAgentMedia(event.machine, event.image))) return undefined;
     const machine = event.machine;
     const agent = new VirtualAgent({ ...options, machine, port: ports.get(machine.id) ?? 0, nodeUuid: options.nodeUuidOf?.(machine) });
     agents.set(machine.id, agent);

@@ -1,0 +1,112 @@
+/**
+ * Issue 21 on the local stack: a redfish node that gives `deploy_kernel`, `deploy_ramdisk` and a
+ * `bootloader` (no `deploy_iso`) boots the virtual agent from the ISO the conductor builds. The
+ * ISO lives in the stack's boot ISO bucket (fauxqs' S3) while the ramdisk runs and is deleted when
+ * the boot interface cleans up; the machine's firmware reads the ISO's El Torito catalog and
+ * grub.cfg and boots the agent because the ramdisk in it is the fleet's. BIOS mode is refused.
+ */
+import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { LocalStack } from '../../local/stack';
+import { type FleetStack, startFleetStack } from './helpers/fleet';
+import { ApiClient } from './helpers/stack';
+
+let fleet: FleetStack;
+let stack: LocalStack;
+let api: ApiClient;
+let s3: S3Client;
+const IMAGE = Buffer.from('a whole-disk image\n'.repeat(200));
+
+beforeAll(async () => {
+  fleet = await startFleetStack({ count: 2, prefix: 'biso', image: IMAGE });
+  stack = fleet.stack;
+  api = new ApiClient(stack.url, '1.82');
+  s3 = new S3Client({ endpoint: stack.endpoints.s3, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+}, 120_000);
+
+afterAll(async () => {
+  s3?.destroy();
+  await fleet?.stop();
+});
+
+async function isoExists(key: string): Promise<boolean> {
+  try {
+    await s3.send(new HeadObjectCommand({ Bucket: stack.bootIsoBucket, Key: key }));
+    return true;
+  } catch (err) {
+    if ((err as { name?: string }).name === 'NotFound') return false;
+    throw err;
+  }
+}
+
+/** Switch a node from the fleet's ready ISO to a kernel, ramdisk and ESP image for the conductor to build from. */
+async function useKernelAndRamdisk(name: string): Promise<string> {
+  const uuid = (await api.get(`/v1/nodes/${name}`)).body.uuid as string;
+  const machine = stack.fleet?.machine(name);
+  if (machine === undefined || stack.fleet === undefined) throw new Error(`no machine ${name}`);
+  const patched = await api.request('PATCH', `/v1/nodes/${uuid}`, [
+    { op: 'replace', path: '/driver_info', value: stack.fleet.kernelDriverInfo(machine) },
+  ]);
+  expect(patched.status).toBe(200);
+  expect(patched.body.driver_info).not.toHaveProperty('deploy_iso');
+  return uuid;
+}
+
+it('cleans and deploys through an ISO built from deploy_kernel/deploy_ramdisk, kept in the bucket only while the ramdisk runs', async () => {
+  const uuid = await useKernelAndRamdisk('biso-0');
+  const key = `${uuid}/deploy.iso`;
+  let seen = false;
+  let watching = true;
+  const watcher = (async () => {
+    while (watching) {
+      if (await isoExists(key)) seen = true;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  try {
+    await api.provision(uuid, 'manage');
+    await api.settle(uuid, ['manageable'], 60_000);
+    await api.provision(uuid, 'provide');
+    expect(await api.settle(uuid, ['available', 'clean failed'], 150_000)).toMatchObject({
+      provision_state: 'available',
+      last_error: null,
+    });
+    expect(seen).toBe(true);
+    expect(await isoExists(key)).toBe(false);
+
+    seen = false;
+    await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: fleet.image }]);
+    await api.provision(uuid, 'active');
+    expect(await api.settle(uuid, ['active', 'deploy failed'], 300_000)).toMatchObject({ provision_state: 'active', last_error: null });
+    expect(seen).toBe(true);
+    expect(await isoExists(key)).toBe(false);
+  } finally {
+    watching = false;
+    await watcher;
+  }
+  const machine = stack.fleet?.machine('biso-0');
+  // The agent ran from the built ISO: the CD boots used the bucket's presigned URL, then the disk.
+  const cdBoots = machine?.boots.filter((b) => b.device === 'Cd') ?? [];
+  expect(cdBoots.length).toBeGreaterThan(0);
+  for (const boot of cdBoots) expect(boot.image).toContain(`/${stack.bootIsoBucket}/${key}?`);
+  expect(machine?.disk).toMatchObject({ imageId: 'disk.img', size: IMAGE.length });
+  expect(machine?.boots.at(-1)?.device).toBe('Hdd');
+}, 600_000);
+
+it('refuses BIOS boot mode, naming deploy_iso', async () => {
+  const uuid = await useKernelAndRamdisk('biso-1');
+  await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/properties/capabilities', value: 'boot_mode:bios' }]);
+  const validation = await api.get(`/v1/nodes/${uuid}/validate`);
+  expect(validation.status).toBe(200);
+  expect(validation.body.boot).toEqual({
+    result: false,
+    reason: `Node ${uuid}: building a deploy ISO for BIOS boot mode needs isolinux, which the Ironless conductor does not have; set driver_info/deploy_iso to a bootable ISO, or boot the node in UEFI mode`,
+  });
+  await api.provision(uuid, 'manage');
+  await api.settle(uuid, ['manageable'], 60_000);
+  // As in Ironic, provide starts cleaning; preparing the ramdisk then fails with the message.
+  await api.provision(uuid, 'provide');
+  const node = await api.settle(uuid, ['clean failed', 'available'], 120_000);
+  expect(node.provision_state).toBe('clean failed');
+  expect(node.last_error).toContain('building a deploy ISO for BIOS boot mode needs isolinux');
+  expect(await isoExists(`${uuid}/deploy.iso`)).toBe(false);
+}, 300_000);
