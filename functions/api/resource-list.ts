@@ -7,6 +7,22 @@ import { InvalidParameterValue, NotAcceptable } from '#common/errors';
 import type { ApiContext } from './context';
 import type { ApiRequest } from './http';
 import { atLeast } from './microversion';
+import { type Arg, arg, defineQuery } from './request';
+
+/**
+ * A list's query (Ironic's get_all arguments): a marker of the resource's own kind, then limit,
+ * sort_key, sort_dir, fields and detail, read in that order.
+ */
+export function listQuery<M>(marker: Arg<M>) {
+  return defineQuery({
+    marker,
+    limit: arg.integer(),
+    sort_key: arg.string(),
+    sort_dir: arg.string(),
+    fields: arg.stringList(),
+    detail: arg.boolean(),
+  });
+}
 
 /** Python's str() of a boolean. */
 export const pyBool = (value: boolean): string => (value ? 'True' : 'False');

@@ -17,6 +17,7 @@ import {
   checkInvalidSortKey,
   collectionNext,
   columns,
+  listQuery,
   readPaging,
   returnFields,
   sortField,
@@ -34,7 +35,7 @@ const SORT: SortSpec = { invalid: ['extra'], columns: columns(['uuid', 'descript
 const PAGING = { marker: arg.uuid(), limit: arg.integer(), sort_key: arg.string(), sort_dir: arg.string() };
 /** `/v1/chassis/detail` takes paging only; `/v1/chassis` also `fields` and `detail`. */
 const DetailListQuery = defineQuery(PAGING);
-const ListQuery = defineQuery({ ...PAGING, fields: arg.stringList(), detail: arg.boolean() });
+const ListQuery = listQuery(arg.uuid());
 const ShowQuery = defineQuery({ fields: arg.stringList() });
 
 async function listChassis(req: ApiRequest, ctx: ApiContext, detailPath: boolean): Promise<ApiResponse> {

@@ -15,6 +15,7 @@ import { conductorHost } from '../begin';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { atLeast } from '../microversion';
 import { arg, defineQuery } from '../request';
+import { listQuery } from '../resource-list';
 import { route } from '../route';
 import { selfAndBookmark } from '../views/links';
 import { isoTime } from '../views/time';
@@ -34,14 +35,7 @@ function hostnameArg(name: string, value: string | undefined): string | undefine
   return value;
 }
 
-const ListQuery = defineQuery({
-  marker: arg.string().map((value) => hostnameArg('marker', value) as string),
-  limit: arg.integer(),
-  sort_key: arg.string(),
-  sort_dir: arg.string(),
-  fields: arg.stringList(),
-  detail: arg.boolean(),
-});
+const ListQuery = listQuery(arg.string().map((value) => hostnameArg('marker', value) as string));
 const ShowQuery = defineQuery({ fields: arg.stringList() });
 
 function requireVersion(req: ApiRequest): void {

@@ -15,7 +15,16 @@ import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
 import { atLeast } from '../microversion';
 import { isUuidOrName, isValidLogicalName } from '../names';
 import { type PatchOperation, applyPatch } from '../patch';
-import { type SortSpec, checkInvalidSortKey, collectionNext, columns, readPaging, returnFields, sortField } from '../resource-list';
+import {
+  type SortSpec,
+  checkInvalidSortKey,
+  collectionNext,
+  columns,
+  listQuery,
+  readPaging,
+  returnFields,
+  sortField,
+} from '../resource-list';
 import { route } from '../route';
 import { DEPLOY_STEP_SCHEMA, TEMPLATE_SCHEMA, checkDuplicateSteps } from '../schemas/deploy-template';
 import { PATCH_SCHEMA } from '../schemas/node';
@@ -58,14 +67,7 @@ async function findTemplate(req: ApiRequest, ctx: ApiContext, ident: string): Pr
   }
 }
 
-const ListQuery = defineQuery({
-  marker: arg.string().map((value) => argName('marker', value) as string),
-  limit: arg.integer(),
-  sort_key: arg.string(),
-  sort_dir: arg.string(),
-  fields: arg.stringList(),
-  detail: arg.boolean(),
-});
+const ListQuery = listQuery(arg.string().map((value) => argName('marker', value)));
 const ShowQuery = defineQuery({ fields: arg.stringList() });
 
 async function listTemplates(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {

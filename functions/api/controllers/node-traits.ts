@@ -8,6 +8,7 @@
 import { ClientSideError, Invalid, httpErrors, InvalidParameterValue, NodeLocked, NodeTraitNotFound, NotAcceptable } from '#common/errors';
 import type { Node } from '#objects/node';
 import { argString, collectArgs, rejectUnexpected } from '../args';
+import { rejectArgs } from './resource-common';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
@@ -47,9 +48,7 @@ export async function getTraits(req: ApiRequest, ctx: ApiContext, params: { iden
 
 async function putTraits(req: ApiRequest, ctx: ApiContext, ident: string, trait: string | undefined): Promise<ApiResponse> {
   const parsed = parseBody(req);
-  const args = collectArgs(req);
-  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) for (const key of Object.keys(parsed)) args.delete(key);
-  rejectUnexpected(args, []);
+  rejectArgs(req, parsed);
   if (trait) validateSchema('trait', TRAIT_SCHEMA, trait);
   const body = parsed ?? {};
   validateSchema('body', TRAITS_BODY_SCHEMA, body);

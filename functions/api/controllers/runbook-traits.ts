@@ -7,6 +7,7 @@
 import { HttpError, Invalid } from '#common/errors';
 import type { Runbook } from '#objects/runbook';
 import { argString, collectArgs, rejectUnexpected } from '../args';
+import { rejectArgs } from './resource-common';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
@@ -46,9 +47,7 @@ async function getTraits(req: ApiRequest, ctx: ApiContext, params: { ident: stri
 
 async function putTraits(req: ApiRequest, ctx: ApiContext, ident: string, trait: string | undefined): Promise<ApiResponse> {
   const parsed = parseBody(req);
-  const args = collectArgs(req);
-  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) for (const key of Object.keys(parsed)) args.delete(key);
-  rejectUnexpected(args, []);
+  rejectArgs(req, parsed);
   if (trait) validateSchema('trait', TRAIT_SCHEMA, trait);
   const body = parsed ?? {};
   validateSchema('body', RUNBOOK_TRAITS_BODY_SCHEMA, body);
