@@ -70,16 +70,17 @@ export interface LocalStackOptions {
 const HTPASSWD_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:ironless-htpasswd';
 
 /**
- * Execution environments the API function runs at once: one per core (at least two). Each
- * environment is a V8 isolate of its own, compiled, cached and collected apart from the others, so
- * on one machine more of them than the cores can keep busy only add CPU to every request: on 2
- * cores, GET node cost 1.2 ms of the functions' CPU with 8 environments and 0.6 ms with 4; on a
- * loaded 2-core machine (2026-11-27) 1.23–1.38 ms with 2 against 1.65–1.8 ms with 4, and a create
- * 2.3–2.6 ms against 3.45–4.0 ms. Requests beyond them wait their turn, as they would on a
- * function with reserved concurrency. The conductor keeps 8: its invocations wait on BMCs and
- * agents, not on the CPU.
+ * Execution environments the API function runs at once: two per core. Each environment is a V8
+ * isolate of its own, compiled, cached and collected apart from the others, so on one machine
+ * more of them than the cores can keep busy only add CPU to every request: on 2 cores, GET node
+ * cost 1.2 ms of the functions' CPU with 8 environments and 0.6 ms with 4. One per core costs less
+ * CPU per request still (1.23–1.38 ms against 1.65–1.8 ms with 4 on a loaded machine, 2026-11-27)
+ * but halves what the API answers while requests wait on DynamoDB Local: the upgrade test's load
+ * then got 409s and its deploys 351 cycles in 4 minutes against 1,071 with 4. Requests beyond
+ * them wait their turn, as they would on a function with reserved concurrency. The conductor keeps
+ * 8: its invocations wait on BMCs and agents, not on the CPU.
  */
-export const API_ENVIRONMENTS = Math.max(2, availableParallelism());
+export const API_ENVIRONMENTS = Math.max(2, 2 * availableParallelism());
 const CONDUCTOR_ENVIRONMENTS = 8;
 
 /** As the CDK stack's dbsync function: online migrations may run long. */
