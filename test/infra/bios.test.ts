@@ -6,6 +6,7 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { IronlessStack } from '../../lib/ironless-stack';
+import { tableActions } from './helpers';
 
 const template = Template.fromStack(new IronlessStack(new App(), 'Bios'));
 const resources = (type: string) =>
@@ -16,18 +17,8 @@ const biosTableId = () =>
     JSON.stringify(t.Properties.KeySchema).includes('"name"'),
   )?.[0] as string;
 
-/** The actions the role of a function (found by its description) may take on the BIOS table. */
-function biosActions(description: RegExp): string[] {
-  const [fnId] =
-    Object.entries(resources('AWS::Lambda::Function')).find(([, f]) => description.test(String(f.Properties.Description))) ?? [];
-  const fn = resources('AWS::Lambda::Function')[fnId as string] as { Properties: { Role: { 'Fn::GetAtt': [string] } } };
-  const role = fn.Properties.Role['Fn::GetAtt'][0];
-  return Object.values(resources('AWS::IAM::Policy'))
-    .filter((p) => JSON.stringify(p.Properties.Roles).includes(role))
-    .flatMap((p) => (p.Properties.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement)
-    .filter((s) => JSON.stringify(s.Resource).includes(biosTableId()))
-    .flatMap((s) => [s.Action].flat());
-}
+/** The actions the role of a function (found by its description) may take on the table. */
+const biosActions = (description: RegExp): string[] => tableActions(template, description, biosTableId());
 
 it('creates the BIOS settings table: node UUID and setting name as keys, no index, retained', () => {
   const table = resources('AWS::DynamoDB::GlobalTable')[biosTableId()];

@@ -60,3 +60,15 @@ export function grantsOf(statements: Statement[]): Map<string, string[]> {
   }
   return grants;
 }
+
+/** The actions the role of one of the stack's functions (found by its description) may take on a table. */
+export function tableActions(template: Template, description: RegExp, tableLogicalId: string): string[] {
+  const [, fn] = resourcesOf(template, 'AWS::Lambda::Function').find(([, f]) => description.test(String(f.Properties.Description))) ?? [];
+  const role = (fn?.Properties.Role as { 'Fn::GetAtt': [string] } | undefined)?.['Fn::GetAtt'][0];
+  if (role === undefined) throw new Error(`no function described by ${description}`);
+  return resourcesOf(template, 'AWS::IAM::Policy')
+    .filter(([, p]) => JSON.stringify(p.Properties.Roles).includes(role))
+    .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement)
+    .filter((s) => JSON.stringify(s.Resource).includes(tableLogicalId))
+    .flatMap((s) => [s.Action].flat());
+}

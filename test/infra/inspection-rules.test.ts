@@ -6,6 +6,7 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { IronlessStack } from '../../lib/ironless-stack';
+import { tableActions } from './helpers';
 
 const template = Template.fromStack(new IronlessStack(new App(), 'InspectionRules'));
 const resources = (type: string) =>
@@ -17,18 +18,8 @@ const rulesTableId = (): string => {
   return outputs.InspectionRulesTable?.Value.Ref as string;
 };
 
-/** The actions the role of a function (found by its description) may take on the rules table. */
-function ruleTableActions(description: RegExp): string[] {
-  const [fnId] =
-    Object.entries(resources('AWS::Lambda::Function')).find(([, f]) => description.test(String(f.Properties.Description))) ?? [];
-  const fn = resources('AWS::Lambda::Function')[fnId as string] as { Properties: { Role: { 'Fn::GetAtt': [string] } } };
-  const role = fn.Properties.Role['Fn::GetAtt'][0];
-  return Object.values(resources('AWS::IAM::Policy'))
-    .filter((p) => JSON.stringify(p.Properties.Roles).includes(role))
-    .flatMap((p) => (p.Properties.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement)
-    .filter((s) => JSON.stringify(s.Resource).includes(rulesTableId()))
-    .flatMap((s) => [s.Action].flat());
-}
+/** The actions the role of a function (found by its description) may take on the table. */
+const ruleTableActions = (description: RegExp): string[] => tableActions(template, description, rulesTableId());
 
 it('creates the inspection rules table: keyed by uuid, listed through byId, on demand, retained', () => {
   const table = resources('AWS::DynamoDB::GlobalTable')[rulesTableId()];

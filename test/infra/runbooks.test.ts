@@ -5,6 +5,7 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { IronlessStack } from '../../lib/ironless-stack';
+import { tableActions } from './helpers';
 
 const template = Template.fromStack(new IronlessStack(new App(), 'Runbooks'));
 const resources = (type: string) =>
@@ -16,18 +17,8 @@ const runbookTableId = (): string => {
   return Object.values(outputs)[0]?.Value.Ref as string;
 };
 
-/** The actions the role of a function (found by its description) may take on the runbooks table. */
-function runbookActions(description: RegExp): string[] {
-  const [fnId] =
-    Object.entries(resources('AWS::Lambda::Function')).find(([, f]) => description.test(String(f.Properties.Description))) ?? [];
-  const fn = resources('AWS::Lambda::Function')[fnId as string] as { Properties: { Role: { 'Fn::GetAtt': [string] } } };
-  const role = fn.Properties.Role['Fn::GetAtt'][0];
-  return Object.values(resources('AWS::IAM::Policy'))
-    .filter((p) => JSON.stringify(p.Properties.Roles).includes(role))
-    .flatMap((p) => (p.Properties.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement)
-    .filter((s) => JSON.stringify(s.Resource).includes(runbookTableId()))
-    .flatMap((s) => [s.Action].flat());
-}
+/** The actions the role of a function (found by its description) may take on the table. */
+const runbookActions = (description: RegExp): string[] => tableActions(template, description, runbookTableId());
 
 it('creates the runbooks table: UUID as key, the byId index (keys only), on demand, retained', () => {
   const table = resources('AWS::DynamoDB::GlobalTable')[runbookTableId()];
