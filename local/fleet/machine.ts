@@ -409,15 +409,16 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
     if (!this.guestFactory) return;
     try {
       const guest = (await this.guestFactory(event)) ?? undefined;
-      // The firmware may take a while (fetching an ISO): a machine switched off or rebooted meanwhile runs nothing of this boot.
-      if (guest !== undefined && (this.powerState !== 'On' || this.boots[this.boots.length - 1] !== event)) {
-        await guest.stop();
+      // The firmware may take a while (fetching an ISO): a machine switched off or rebooted
+      // meanwhile runs nothing of this boot, and a later boot's guest stays the machine's.
+      if (this.powerState !== 'On' || this.boots[this.boots.length - 1] !== event) {
+        await guest?.stop();
         return;
       }
       this.guest = guest;
     } catch {
       // A guest that fails to start is a machine that booted into nothing useful.
-      this.guest = undefined;
+      if (this.boots[this.boots.length - 1] === event) this.guest = undefined;
     }
   }
 

@@ -1,5 +1,5 @@
 /**
- * Online data migrations on DynamoDB Local: Node 1.0 items brought to 1.1, whose instance_name is
+ * Online data migrations on DynamoDB Local: Node 1.0 items brought to the latest (NODE), whose instance_name is
  * computed from instance_info's display_name. 20,000 nodes (some 20 MB, many Scan pages and
  * batches) migrate and the counts are right, a
  * second run migrates none, --max-count runs resume, the services read both versions meanwhile
@@ -21,6 +21,8 @@ import { batchWrite, nodeItems } from '../helpers/seed';
 let db: TestDynamo;
 const release = selectRelease('');
 const nodes = (table: string) => ({ table, codec: TABLE_CODECS.nodes });
+/** The Node version this release writes (1.1 added instance_name; later versions other fields). */
+const NODE = RELEASE_MAPPING.master!.objects.Node![0]!;
 /**
  * The fleet the first test migrates. 100,000 until 2026-11-27 (266 s of CI, 190 s of it the
  * migration at about 525 items/s); 20,000 exercise the same pages, batches and counts.
@@ -62,20 +64,20 @@ describe('online data migrations', () => {
       const migrated = Date.now();
       expect(first.exitCode).toBe(0);
       expect(first.data?.migrations).toEqual([
-        { object: 'Node', table, latest: '1.1', total: FLEET, migrated: FLEET, conflicts: 0, unreadable: 0 },
+        { object: 'Node', table, latest: NODE, total: FLEET, migrated: FLEET, conflicts: 0, unreadable: 0 },
       ]);
       expect(first.lines).toEqual([
         `update_to_latest_versions(Node) migrated ${FLEET} of ${FLEET} objects.`,
         'Data migrations have completed.',
       ]);
-      expect(await countToMigrate(db.client, table, '1.1')).toBe(0);
+      expect(await countToMigrate(db.client, table, NODE)).toBe(0);
 
       // Items say the same in the new form, keep their revision and stay in their indexes.
       const { Item } = await db.client.send(new GetCommand({ TableName: table, Key: { uuid: uuids[12_344] } }));
-      expect(Item).toMatchObject({ version: '1.1', instance_name: 'vm-12344', extra: { rack: 'r1', slot: 12_344 }, rev: 1, _all: 'node' });
+      expect(Item).toMatchObject({ version: NODE, instance_name: 'vm-12344', extra: { rack: 'r1', slot: 12_344 }, rev: 1, _all: 'node' });
       expect(Item).toMatchObject({ _pstate: 'available', instance_info: { display_name: 'vm-12344' } });
       const { Item: unnamed } = await db.client.send(new GetCommand({ TableName: table, Key: { uuid: uuids[12_345] } }));
-      expect(unnamed).toMatchObject({ version: '1.1', extra: { rack: 'r1', slot: 12_345 } });
+      expect(unnamed).toMatchObject({ version: NODE, extra: { rack: 'r1', slot: 12_345 } });
       expect(unnamed).not.toHaveProperty('instance_name');
       const indexed = await db.client.send(
         new QueryCommand({
@@ -126,7 +128,7 @@ describe('online data migrations', () => {
       const node = await store.get(uuid);
       expect(node.instance_name).toBe(i % 2 === 0 ? `vm-${i}` : null);
     }
-    expect(versions).toEqual(new Set(['1.0', '1.1']));
+    expect(versions).toEqual(new Set(['1.0', NODE]));
   });
 
   it('must be done before the release after this one upgrades: its dbsync upgrade refuses (exit 2) until then', async () => {
@@ -136,10 +138,10 @@ describe('online data migrations', () => {
     expect(refused.exitCode).toBe(2);
     expect(refused.errors).toEqual([
       'The database is not compatible with this release of Ironless (master). Please run "ironless dbsync online-data-migrations" using the previous release.',
-      `  30 Node item(s) in ${table} at version 1.0; this release reads 1.1`,
+      `  30 Node item(s) in ${table} at version 1.0; this release reads ${NODE}`,
     ]);
     expect((await dbsyncOnlineDataMigrations(ctx, { maxCount: 20 })).exitCode).toBe(1);
-    expect((await dbsyncUpgrade(after)).errors[1]).toBe(`  10 Node item(s) in ${table} at version 1.0; this release reads 1.1`);
+    expect((await dbsyncUpgrade(after)).errors[1]).toBe(`  10 Node item(s) in ${table} at version 1.0; this release reads ${NODE}`);
     expect((await dbsyncOnlineDataMigrations(ctx)).exitCode).toBe(0);
     expect(await dbsyncUpgrade(after)).toMatchObject({ exitCode: 0, errors: [] });
   });
@@ -169,12 +171,12 @@ describe('online data migrations', () => {
     await Promise.all(writers);
     expect(outcome.exitCode).toBe(0);
     const [result] = outcome.data!.migrations!;
-    // Nodes the service rewrote first (at 1.1) were left to it; everything ends at 1.1. The writers
+    // Nodes the service rewrote first (at NODE) were left to it; everything ends at NODE. The writers
     // start before the run counts, so a hot node they rewrote already is not in its total.
     expect(result!.total).toBeGreaterThanOrEqual(2_000 - hot.length);
     expect(result!.total).toBeLessThanOrEqual(2_000);
     expect(result!.migrated).toBeLessThanOrEqual(result!.total);
-    expect(await countToMigrate(db.client, ctx.tables[0]!.table, '1.1')).toBe(0);
+    expect(await countToMigrate(db.client, ctx.tables[0]!.table, NODE)).toBe(0);
     for (const [i, uuid] of hot.entries()) {
       const node = await service.get(uuid);
       expect(node.extra.count ?? 0).toBe(increments.get(uuid) ?? 0);
