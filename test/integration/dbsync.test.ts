@@ -20,6 +20,8 @@ import type { LocalStackInfo } from '../../local/stack-info';
 import { ApiClient, startStack } from './helpers/stack';
 
 const execFileAsync = promisify(execFile);
+/** The Node version this release writes. */
+const NODE = RELEASE_MAPPING.master!.objects.Node![0]!;
 let dataDir: string;
 let stack: LocalStack | undefined;
 
@@ -101,14 +103,14 @@ describe('ironless dbsync on a local stack', () => {
     expect(report.data).toMatchObject({ release: 'master', pinned: false, api, rpc });
     expect(report.data.objects.find((o: { object: string }) => o.object === 'Node')).toMatchObject({
       table: stack!.tables.nodes,
-      writes: '1.1',
-      reads: ['1.1', '1.0'],
-      inUse: { '1.1': 1 },
+      writes: NODE,
+      reads: RELEASE_MAPPING.master!.objects.Node,
+      inUse: { [NODE]: 1 },
       pending: 0,
     });
   }, 60_000);
 
-  it('shows a Node 1.0 item (as 2026.3 wrote it) as pending, and migrates it to 1.1 with its instance_name', async () => {
+  it('shows a Node 1.0 item (as 2026.3 wrote it) as pending, and migrates it to the latest version with its instance_name', async () => {
     const { client, table } = items();
     const old = { uuid: oldUuid, version: '1.0', rev: 1, _id: '1', _all: 'node', driver: 'fake-hardware', provision_state: 'active' };
     await client.send(
@@ -116,15 +118,15 @@ describe('ironless dbsync on a local stack', () => {
     );
     const version = await dbsync('version');
     expect(version.code).toBe(0);
-    expect(version.stdout).toContain('1 (to 1.1)');
+    expect(version.stdout).toContain(`1 (to ${NODE})`);
     expect(version.stdout).toContain('Online data migrations pending: 1 item(s); run "ironless dbsync online-data-migrations".');
     const migrations = await dbsync('online-data-migrations', '--max-count', '5');
     expect(migrations.code).toBe(0);
     expect(migrations.stdout).toContain('update_to_latest_versions(Node) migrated 1 of 1 objects.');
     const { Item } = await client.send(new GetCommand({ TableName: table, Key: { uuid: oldUuid } }));
-    expect(Item).toMatchObject({ version: '1.1', instance_name: 'vm-1', rev: 1 });
+    expect(Item).toMatchObject({ version: NODE, instance_name: 'vm-1', rev: 1 });
     const json = JSON.parse((await dbsync('version', '--json')).stdout);
-    expect(json.data.objects.find((o: { object: string }) => o.object === 'Node')).toMatchObject({ inUse: { '1.1': 2 }, pending: 0 });
+    expect(json.data.objects.find((o: { object: string }) => o.object === 'Node')).toMatchObject({ inUse: { [NODE]: 2 }, pending: 0 });
   }, 60_000);
 
   it('refuses, with exit 2 and Ironic’s message, an item this release cannot read', async () => {
@@ -135,7 +137,9 @@ describe('ironless dbsync on a local stack', () => {
     expect(upgrade.stderr).toContain(
       'The database is not compatible with this release of Ironless (master). Please run "ironless dbsync online-data-migrations" using the previous release.',
     );
-    expect(upgrade.stderr).toContain(`1 Node item(s) in ${table} at version 0.9; this release reads 1.1, 1.0`);
+    expect(upgrade.stderr).toContain(
+      `1 Node item(s) in ${table} at version 0.9; this release reads ${RELEASE_MAPPING.master!.objects.Node!.join(', ')}`,
+    );
     expect((await dbsync('online-data-migrations')).code).toBe(2);
 
     // The stack's dbsync function says the same.
@@ -180,7 +184,7 @@ describe('ironless dbsync on a local stack', () => {
     const version = await dbsync('version', '--json');
     expect(version.code).toBe(0);
     const node = JSON.parse(version.stdout).data.objects.find((o: { object: string }) => o.object === 'Node');
-    expect(node).toMatchObject({ table: 'ironless-nodes', inUse: { '1.1': 2 } });
+    expect(node).toMatchObject({ table: 'ironless-nodes', inUse: { [NODE]: 2 } });
     expect(uuid).toBeDefined();
   }, 60_000);
 });

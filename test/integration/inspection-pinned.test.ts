@@ -9,6 +9,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { RELEASE_MAPPING } from '../../functions/common/releases';
 import type { LocalStack } from '../../local/stack';
 import { ApiClient, faultOf, startStack } from './helpers/stack';
 
@@ -205,18 +206,20 @@ describe('pinned to release 2026.3', () => {
     expect((await api.get('/v1/nodes', { 'X-OpenStack-Ironic-API-Version': '1.88' })).status).toBe(200);
   });
 
-  it('services write Node 1.0 (without instance_name) pinned, Node 1.1 unpinned, and read both; ports stay Port 1.0', async () => {
+  it('services write Node 1.0 (without instance_name) and Port 1.0 pinned, the latest versions unpinned, and read both', async () => {
+    const NODE = RELEASE_MAPPING.master!.objects.Node![0]!;
+    const PORT = RELEASE_MAPPING.master!.objects.Port![0]!;
     const created = await api.request('POST', '/v1/nodes', {
       name: 'versions',
       driver: 'fake-hardware',
       instance_info: { display_name: 'vm-a' },
     });
     const uuid = created.body.uuid as string;
-    expect(await stored('nodes', uuid)).toMatchObject({ version: '1.1', instance_name: 'vm-a' });
+    expect(await stored('nodes', uuid)).toMatchObject({ version: NODE, instance_name: 'vm-a' });
     const port = await api.request('POST', '/v1/ports', { node_uuid: uuid, address: '52:54:00:ab:cd:10' });
-    expect(await stored('ports', port.body.uuid as string)).toMatchObject({ version: '1.0' });
+    expect(await stored('ports', port.body.uuid as string)).toMatchObject({ version: PORT });
 
-    // A pinned API reads the 1.1 item and writes it back at 1.0, without the field 2026.3 lacks.
+    // A pinned API reads the latest item and writes it back at 1.0, without the fields 2026.3 lacks.
     await pin('api');
     const patched = await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/extra/by', value: 'pinned' }]);
     expect(patched.status).toBe(200);
@@ -236,9 +239,9 @@ describe('pinned to release 2026.3', () => {
     }
     expect(await stored('nodes', uuid)).toMatchObject({ version: '1.0', power_state: 'power on' });
 
-    // Unpinned again: the 1.0 item is read with its instance_name computed, and written at 1.1.
+    // Unpinned again: the 1.0 item is read with its instance_name computed, and written at the latest.
     stack.lambda.setAlias('conductor', 'live', unpinned.conductor);
     expect((await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/extra/by', value: 'unpinned' }])).status).toBe(200);
-    expect(await stored('nodes', uuid)).toMatchObject({ version: '1.1', instance_name: 'vm-a', extra: { by: 'unpinned' } });
+    expect(await stored('nodes', uuid)).toMatchObject({ version: NODE, instance_name: 'vm-a', extra: { by: 'unpinned' } });
   });
 });
