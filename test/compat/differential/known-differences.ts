@@ -148,14 +148,15 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       String(d.ironless) === String(d.ironic).replace(/\)$/, ", 'service failure')"),
   },
   {
-    id: 'The patchable node fields include parent_node and firmware_interface',
+    id: 'The patchable node fields include parent_node, firmware_interface, disable_power_off and instance_name',
     why:
-      'Ironless serves API 1.87, whose PATCH_ALLOWED_FIELDS (Ironic 2023.2) end in parent_node and firmware_interface; the error ' +
-      'for a field that cannot be patched lists them at every version, as Ironic 2023.2 does.',
+      "Ironless's patchable node fields are Ironic master's PATCH_ALLOWED_FIELDS, which end in parent_node and " +
+      'firmware_interface (2023.2), plus disable_power_off (1.95) and instance_name (1.104), which the api-ref documents as ' +
+      "patchable but master's list leaves out; the error for a field that cannot be patched lists them all at every version.",
     matches: (d) =>
       d.aspect === 'body.error_message.faultstring' &&
       /^Cannot patch .*Only the following can be updated: /.test(String(d.ironic)) &&
-      String(d.ironless) === `${String(d.ironic)}, parent_node, firmware_interface`,
+      String(d.ironless) === `${String(d.ironic)}, parent_node, firmware_interface, disable_power_off, instance_name`,
   },
   {
     id: 'Clean steps may name the vendor and firmware interfaces',
