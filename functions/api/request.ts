@@ -149,29 +149,50 @@ export type Args<S extends Spec> = {
 };
 
 export interface RequestDecl<S extends Spec> {
-  /** The request's arguments, validated; throws Ironic's error for the first one that is not valid. */
-  read(req: ApiRequest): Args<S>;
+  /**
+   * The request's arguments, validated; throws Ironic's error for the first one that is not valid.
+   * `path`: the values of the route parameters declared with the `path` option.
+   */
+  read(req: ApiRequest, path?: Readonly<Record<string, RawArg>>): Args<S>;
   /** The names it accepts. */
+  readonly names: readonly string[];
+}
+
+/** A handler that takes the request body whole: its arguments are read beside that body. */
+export interface BesideBodyDecl<S extends Spec> {
+  /** As RequestDecl.read; `body` is the parsed body the handler takes. */
+  read(req: ApiRequest, body: unknown, path?: Readonly<Record<string, RawArg>>): Args<S>;
   readonly names: readonly string[];
 }
 
 interface DeclOptions {
   /** Names not declared: Ironic's message, by default an InvalidParameterValue (args.validate). */
   readonly unexpected?: (names: readonly string[]) => IronicError;
+  /**
+   * Declared names whose values are route parameters, which Ironic's args.validate checks with the
+   * others, in the order of the handler's signature (the declaration's order). Not query arguments:
+   * one of these names in the query is unexpected.
+   */
+  readonly path?: readonly string[];
 }
 
-function declare<S extends Spec>(spec: S, source: (req: ApiRequest) => Map<string, RawArg>, options: DeclOptions): RequestDecl<S> {
+type Source<X extends unknown[]> = (req: ApiRequest, ...extra: X) => Map<string, RawArg>;
+
+function declare<S extends Spec, X extends unknown[]>(spec: S, source: Source<X>, options: DeclOptions) {
   const names = Object.keys(spec);
+  const pathNames = options.path ?? [];
+  const accepted = names.filter((name) => !pathNames.includes(name));
   const unexpected = options.unexpected ?? ((extra) => new InvalidParameterValue(`Unexpected arguments: ${extra.join(', ')}`));
   return {
     names,
-    read(req) {
-      const raw = source(req);
-      const extra = [...raw.keys()].filter((name) => !names.includes(name));
-      if (extra.length > 0) throw unexpected(extra);
+    read(req: ApiRequest, extra: X, path: Readonly<Record<string, RawArg>> = {}): Args<S> {
+      const raw = source(req, ...extra);
+      const refused = [...raw.keys()].filter((name) => !accepted.includes(name));
+      if (refused.length > 0) throw unexpected(refused);
       const out: Record<string, unknown> = {};
       for (const name of names) {
-        const value = spec[name]!.read(name, raw.get(name), req.version);
+        const fromPath = pathNames.length > 0 && pathNames.includes(name);
+        const value = spec[name]!.read(name, fromPath ? path[name] : raw.get(name), req.version);
         if (value !== undefined) out[name] = value;
       }
       return out as Args<S>;
@@ -181,16 +202,38 @@ function declare<S extends Spec>(spec: S, source: (req: ApiRequest) => Map<strin
 
 /** Arguments from the query string only (a repeated parameter is a list). */
 export function defineQuery<S extends Spec>(spec: S, options: DeclOptions = {}): RequestDecl<S> {
-  return declare(spec, (req) => collectArgs(req), options);
+  const decl = declare(spec, (req) => collectArgs(req), options);
+  return { names: decl.names, read: (req, path) => decl.read(req, [], path) };
 }
 
 /** Arguments as pecan passes them to a handler without a body argument: query parameters and a JSON object body's keys. */
 export function defineArgs<S extends Spec>(spec: S, options: DeclOptions = {}): RequestDecl<S> {
-  return declare(spec, (req) => collectArgs(req, parseBody(req)), options);
+  const decl = declare(spec, (req) => collectArgs(req, parseBody(req)), options);
+  return { names: decl.names, read: (req, path) => decl.read(req, [], path) };
+}
+
+/**
+ * Query arguments of a handler that takes the body whole (pecan's body argument): a query parameter
+ * that a JSON object body also names is not an argument (pecan binds it to the body's keys).
+ */
+export function defineBesideBody<S extends Spec>(spec: S, options: DeclOptions = {}): BesideBodyDecl<S> {
+  const decl = declare(
+    spec,
+    (req, body: unknown) => {
+      const raw = collectArgs(req);
+      if (body !== null && typeof body === 'object' && !Array.isArray(body)) for (const key of Object.keys(body)) raw.delete(key);
+      return raw;
+    },
+    options,
+  );
+  return { names: decl.names, read: (req, body, path) => decl.read(req, [body], path) };
 }
 
 /** An endpoint that takes no query parameter: any is Ironic's "Unexpected arguments". */
 export const NO_QUERY = defineQuery({});
+
+/** A handler that takes the body whole and nothing else: another query parameter is "Unexpected arguments". */
+export const NO_QUERY_BESIDE_BODY = defineBesideBody({});
 
 /**
  * Arguments from a JSON object body (pecan's body keyword arguments). A body that is no object is
@@ -198,7 +241,7 @@ export const NO_QUERY = defineQuery({});
  * body keys are a ClientSideError, pecan's TypeError for unexpected keyword arguments.
  */
 export function defineBody<S extends Spec>(spec: S, options: DeclOptions = {}): RequestDecl<S> {
-  return declare(
+  const decl = declare(
     spec,
     (req) => {
       const body = parseBody(req);
@@ -207,4 +250,5 @@ export function defineBody<S extends Spec>(spec: S, options: DeclOptions = {}): 
     },
     { unexpected: (extra) => new ClientSideError(`Unexpected arguments: ${extra.join(', ')}`), ...options },
   );
+  return { names: decl.names, read: (req, path) => decl.read(req, [], path) };
 }

@@ -6,19 +6,17 @@
  */
 import { Invalid, NodeLocked } from '#common/errors';
 import type { Node } from '#objects/node';
-import { collectArgs, rejectUnexpected } from '../args';
 import type { ApiRequest } from '../http';
 import { isLocked } from '../lookup';
 import type { PatchOperation } from '../patch';
+import { NO_QUERY_BESIDE_BODY } from '../request';
 
 /**
  * A handler with a body takes no other arguments: query parameters are "Unexpected arguments"
  * (keys of the body are not arguments, as pecan hands the body over whole).
  */
 export function rejectArgs(req: ApiRequest, body: unknown): void {
-  const args = collectArgs(req);
-  if (body !== null && typeof body === 'object' && !Array.isArray(body)) for (const key of Object.keys(body)) args.delete(key);
-  rejectUnexpected(args, []);
+  NO_QUERY_BESIDE_BODY.read(req, body);
 }
 
 /** Every operation's first path segment must be patchable. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ClientSideError, InvalidParameterValue, MissingParameterValue, NotAcceptable } from '#common/errors';
 import type { ApiRequest } from '#api/http';
-import { arg, defineArgs, defineBody, defineQuery } from '#api/request';
+import { NO_QUERY_BESIDE_BODY, arg, defineArgs, defineBesideBody, defineBody, defineQuery } from '#api/request';
 
 function request(minor: number, body?: unknown, query: Record<string, string[]> = {}): ApiRequest {
   return {
@@ -104,5 +104,34 @@ describe('argument types', () => {
     const Decl = defineArgs({ reason: arg.string() });
     expect(Decl.read(request(1, { reason: 'disk' }))).toEqual({ reason: 'disk' });
     expect(Decl.read(request(1, undefined, { reason: ['fan'] }))).toEqual({ reason: 'fan' });
+  });
+});
+
+describe('route parameters and body handlers', () => {
+  it('checks a declared route parameter in declaration order, after unexpected arguments, and not from the query', () => {
+    const Show = defineQuery({ ident: arg.uuid(), fields: arg.stringList() }, { path: ['ident'] });
+    const uuid = '1be26c0b-03f2-4d2e-ae87-c02d7f33c123';
+    expect(Show.read(request(1, undefined, { fields: ['uuid'] }), { ident: uuid })).toEqual({ ident: uuid, fields: ['uuid'] });
+    expect(() => Show.read(request(1, undefined, { fields: ['a', 'b'] }), { ident: 'nope' })).toThrow(
+      new InvalidParameterValue('Expected UUID for ident: nope'),
+    );
+    expect(() => Show.read(request(1, undefined, { other: ['x'] }), { ident: 'nope' })).toThrow(
+      new InvalidParameterValue('Unexpected arguments: other'),
+    );
+    expect(() => Show.read(request(1, undefined, { ident: [uuid] }), { ident: uuid })).toThrow(
+      new InvalidParameterValue('Unexpected arguments: ident'),
+    );
+  });
+
+  it('reads query arguments beside a body taken whole, leaving out the names the body has', () => {
+    const Patch = defineBesideBody({ reset_interfaces: arg.boolean() });
+    expect(Patch.read(request(1, [{ op: 'add' }], { reset_interfaces: ['true'] }), [{ op: 'add' }])).toEqual({ reset_interfaces: true });
+    expect(() => Patch.read(request(1, undefined, { other: ['x'] }), undefined)).toThrow(
+      new InvalidParameterValue('Unexpected arguments: other'),
+    );
+    expect(NO_QUERY_BESIDE_BODY.read(request(1, { name: 'a' }, { name: ['b'] }), { name: 'a' })).toEqual({});
+    expect(() => NO_QUERY_BESIDE_BODY.read(request(1, ['x'], { name: ['b'] }), ['x'])).toThrow(
+      new InvalidParameterValue('Unexpected arguments: name'),
+    );
   });
 });
