@@ -141,6 +141,15 @@ type Spec = Readonly<Record<string, Arg<any, boolean>>>;
 type IsRequired<A> = A extends Arg<infer _T, infer R> ? R : never;
 type ValueOf<A> = A extends Arg<infer T, boolean> ? T : never;
 
+/**
+ * A declaration's arguments less `names`, in the same order (the order Ironic checks them in). Typed
+ * as the whole so that variants of one endpoint (a path, a version) share one type: the names left
+ * out are then absent, never required.
+ */
+export function without<S extends Spec>(spec: S, names: readonly (keyof S & string)[]): S {
+  return Object.fromEntries(Object.entries(spec).filter(([name]) => !names.includes(name))) as S;
+}
+
 /** The typed arguments of a declaration: required ones always present, the others optional. */
 export type Args<S extends Spec> = {
   [K in keyof S as IsRequired<S[K]> extends true ? K : never]: ValueOf<S[K]>;

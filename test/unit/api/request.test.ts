@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ClientSideError, InvalidParameterValue, MissingParameterValue, NotAcceptable } from '#common/errors';
 import type { ApiRequest } from '#api/http';
-import { NO_QUERY_BESIDE_BODY, arg, defineArgs, defineBesideBody, defineBody, defineQuery } from '#api/request';
+import { NO_QUERY_BESIDE_BODY, arg, defineArgs, defineBesideBody, defineBody, defineQuery, without } from '#api/request';
 
 function request(minor: number, body?: unknown, query: Record<string, string[]> = {}): ApiRequest {
   return {
@@ -132,6 +132,20 @@ describe('route parameters and body handlers', () => {
     expect(NO_QUERY_BESIDE_BODY.read(request(1, { name: 'a' }, { name: ['b'] }), { name: 'a' })).toEqual({});
     expect(() => NO_QUERY_BESIDE_BODY.read(request(1, ['x'], { name: ['b'] }), ['x'])).toThrow(
       new InvalidParameterValue('Unexpected arguments: name'),
+    );
+  });
+});
+
+describe('without', () => {
+  it('leaves names out of a declaration and keeps the order the others are checked in', () => {
+    const spec = { limit: arg.integer(), fields: arg.stringList(), detail: arg.boolean() };
+    const Detail = defineQuery(without(spec, ['fields']));
+    expect(Detail.names).toEqual(['limit', 'detail']);
+    expect(() => Detail.read(request(1, undefined, { fields: ['uuid'] }))).toThrow(
+      new InvalidParameterValue('Unexpected arguments: fields'),
+    );
+    expect(() => Detail.read(request(1, undefined, { detail: ['maybe'], limit: ['x'] }))).toThrow(
+      new InvalidParameterValue('Expected an integer for limit: x'),
     );
   });
 });
