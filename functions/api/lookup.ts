@@ -1,5 +1,6 @@
 /** Finding the resource a path names (Ironic's `_lookup`, `get_rpc_node` and `get_rpc_node_with_suffix`). */
 import {
+  ConcurrentUpdate,
   NodeLocked,
   ChassisNotFound,
   Invalid,
@@ -103,6 +104,32 @@ export async function whenUnlocked(
     current = await ctx.nodes.get(current.uuid);
   }
   return current;
+}
+
+/** How an update that lost a conditional write is tried again (`retryOnConflict`). */
+export const CONFLICT_RETRY = { attempts: 8, firstPauseMs: 20, maxPauseMs: 400 } as const;
+
+/**
+ * Run `attempt` again while it loses a conditional write to another writer (ConcurrentUpdate),
+ * after a pause drawn at random up to 20 ms, doubling to at most 400 ms (full jitter, as AWS
+ * advises for contended writes), at most 8 times: about 1.6 s in the worst case, inside the 3 s
+ * Ironic's conductor waits for a node's lock. Updates racing on one item then spread out instead
+ * of retrying in lock step, and a client sees a 409 only when the item stays contended that long.
+ */
+export async function retryOnConflict<T>(
+  attempt: () => Promise<T>,
+  sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  random: () => number = Math.random,
+): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!(err instanceof ConcurrentUpdate) || tries >= CONFLICT_RETRY.attempts) throw err;
+    }
+    const ceiling = Math.min(CONFLICT_RETRY.maxPauseMs, CONFLICT_RETRY.firstPauseMs * 2 ** (tries - 1));
+    await sleep(Math.floor(random() * ceiling));
+  }
 }
 
 /**

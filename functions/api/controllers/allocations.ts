@@ -3,16 +3,7 @@
  * and extra (1.57), delete. Creation is in `allocation-create.ts`, the node's own allocation in
  * `node-allocation.ts`. Every request is Ironic's admin (noauth or http_basic): no owner scoping.
  */
-import {
-  ClientSideError,
-  ConcurrentUpdate,
-  Invalid,
-  InvalidParameterValue,
-  NodeNotFound,
-  NotAcceptable,
-  httpErrors,
-  withStatus,
-} from '#common/errors';
+import { ClientSideError, Invalid, InvalidParameterValue, NodeNotFound, NotAcceptable, httpErrors, withStatus } from '#common/errors';
 import type { Allocation } from '#objects/allocation';
 import type { AllocationFilter } from '#db/allocations';
 import { argInteger, argString, argStringList, argUuid, collectArgs, pyStr, rejectUnexpected } from '../args';
@@ -20,7 +11,7 @@ import { argUuidOrName, checkAllocationsAllowed, destroyAllocation, findAllocati
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
-import { findNode } from '../lookup';
+import { findNode, retryOnConflict } from '../lookup';
 import { atLeast } from '../microversion';
 import { isValidLogicalName } from '../names';
 import { nextLink } from '../params';
@@ -167,16 +158,12 @@ async function patchAllocation(req: ApiRequest, ctx: ApiContext, params: { ident
   const patch = parsed as PatchOperation[];
   // The conductor writes the allocation while it allocates; a patch of name or extra that loses
   // that race is applied again to what the conductor wrote, as Ironic's unconditional save would.
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(async () => {
     const allocation = await findAllocation(req, ctx, params.ident);
-    try {
-      await applyAllocationPatch(req, ctx, allocation, patch);
-      ctx.log.info('Allocation updated', { allocation: allocation.uuid });
-      return json(200, showAllocation(req, allocation));
-    } catch (err) {
-      if (!(err instanceof ConcurrentUpdate) || attempt >= 3) throw err;
-    }
-  }
+    await applyAllocationPatch(req, ctx, allocation, patch);
+    ctx.log.info('Allocation updated', { allocation: allocation.uuid });
+    return json(200, showAllocation(req, allocation));
+  });
 }
 
 async function applyAllocationPatch(req: ApiRequest, ctx: ApiContext, allocation: Allocation, patch: PatchOperation[]): Promise<void> {

@@ -7,16 +7,7 @@
  * The update is one conditional write on the revision read and on the lock: a node changed or
  * locked meanwhile is a 409, never a lost update.
  */
-import {
-  ClientSideError,
-  ConcurrentUpdate,
-  Invalid,
-  InvalidParameterValue,
-  InvalidState,
-  NodeAssociated,
-  NodeLocked,
-  NotAcceptable,
-} from '#common/errors';
+import { ClientSideError, Invalid, InvalidParameterValue, InvalidState, NodeAssociated, NodeLocked, NotAcceptable } from '#common/errors';
 import * as st from '#common/states';
 import { Node } from '#objects/node';
 import { argBoolean, collectArgs, rejectUnexpected } from '../args';
@@ -24,7 +15,7 @@ import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { API_INTERFACES, checkAndUpdateInterfaces, checkConductorFor } from '../interfaces';
-import { findNode, isLocked, requireChassis, resolveParentNode } from '../lookup';
+import { findNode, isLocked, requireChassis, resolveParentNode, retryOnConflict } from '../lookup';
 import { atLeast } from '../microversion';
 import { checkNodeName } from '../names';
 import { type PatchOperation, applyPatch } from '../patch';
@@ -225,13 +216,7 @@ export async function patchNode(req: ApiRequest, ctx: ApiContext, params: { iden
   // Ironic's conductor serializes updates of a node under its lock; here two PATCHes of one node
   // race on a conditional write, and the one that loses applies its patch again to what the other
   // saved (so clients updating a node side by side do not see 409s Ironic would not give).
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await patchOnce(req, ctx, params, patch, resetInterfaces);
-    } catch (err) {
-      if (!(err instanceof ConcurrentUpdate) || attempt >= 3) throw err;
-    }
-  }
+  return retryOnConflict(() => patchOnce(req, ctx, params, patch, resetInterfaces));
 }
 
 async function patchOnce(
