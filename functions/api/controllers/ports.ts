@@ -22,7 +22,7 @@ import type { PortFilter } from '#db/ports';
 import type { Node } from '#objects/node';
 import type { Port } from '#objects/port';
 import type { Portgroup } from '#objects/portgroup';
-import { type RawArg, argBoolean, argInteger, argString, argStringList, argUuid, collectArgs, rejectUnexpected } from '../args';
+import { argUuid } from '../args';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
@@ -37,7 +37,7 @@ import { PORT_LIST_FIELDS, checkPortFieldVersions, portView } from '../views/por
 import { argUuidOrName } from './portgroups';
 import { checkNewPort, listPortPage, newPort, portSort, validatePort } from './port-common';
 import { checkNodeUnlocked, rejectArgs } from './resource-common';
-import { NO_QUERY } from '../request';
+import { Arg, NO_QUERY, arg, defineQuery, without } from '../request';
 
 interface Parents {
   readonly node?: string;
@@ -45,24 +45,39 @@ interface Parents {
 }
 
 /** The list arguments, validated in the order of Ironic's signature. */
-const LIST_ARGS: readonly [string, (name: string, value: RawArg) => unknown][] = [
-  ['node', argUuidOrName],
-  ['node_uuid', argUuid],
-  ['address', argMac],
-  ['marker', argUuid],
-  ['limit', argInteger],
-  ['sort_key', argString],
-  ['sort_dir', argString],
-  ['fields', argStringList],
-  ['portgroup', argUuidOrName],
-  ['detail', argBoolean],
-  ['shard', argStringList],
-  ['conductor_groups', argStringList],
-  ['description_contains', argString],
-];
+const LIST_ARGS = {
+  node: Arg.of(argUuidOrName),
+  node_uuid: Arg.of(argUuid),
+  address: Arg.of(argMac),
+  marker: Arg.of(argUuid),
+  limit: arg.integer(),
+  sort_key: arg.string(),
+  sort_dir: arg.string(),
+  fields: arg.stringList(),
+  portgroup: Arg.of(argUuidOrName),
+  detail: arg.boolean(),
+  shard: arg.stringList(),
+  conductor_groups: arg.stringList(),
+  description_contains: arg.string(),
+};
 
-/** Arguments of Ironic master's list (1.97, 1.99), unknown below 1.88 as the 2026.3 release answered. */
-const MASTER_LIST_ARGS = ['conductor_groups', 'description_contains'];
+/**
+ * The list's queries: `/v1/ports/detail` takes no `fields` or `detail`; the arguments of Ironic
+ * master's list (1.97, 1.99) are unknown below 1.88, as the 2026.3 release answered.
+ */
+function listQueries(detailPath: boolean) {
+  const paths: (keyof typeof LIST_ARGS)[] = detailPath ? ['fields', 'detail'] : [];
+  return {
+    before88: defineQuery(without(LIST_ARGS, [...paths, 'conductor_groups', 'description_contains'])),
+    since88: defineQuery(without(LIST_ARGS, paths)),
+  };
+}
+const LIST_QUERIES = { list: listQueries(false), detail: listQueries(true) };
+/** Show: the port's ident (a UUID, from 1.88 also a name) is checked with `fields`, before the lookup. */
+const ShowQueries = {
+  before88: defineQuery({ port_uuid: Arg.of(argUuid), fields: arg.stringList() }, { path: ['port_uuid'] }),
+  since88: defineQuery({ port_ident: Arg.of(argUuidOrName), fields: arg.stringList() }, { path: ['port_ident'] }),
+};
 
 /** Nested paths: the node ident passes webob's check; below 1.24 a portgroup's ports do not exist. */
 function checkParentPath(req: ApiRequest, parents: Parents): void {
@@ -76,45 +91,39 @@ function checkParentPath(req: ApiRequest, parents: Parents): void {
 function listPorts(detailPath: boolean) {
   return async (req: ApiRequest, ctx: ApiContext, parents: Parents): Promise<ApiResponse> => {
     checkParentPath(req, parents);
-    const args = collectArgs(req);
-    const accepted = LIST_ARGS.map(([n]) => n).filter(
-      (n) =>
-        (!detailPath || (n !== 'fields' && n !== 'detail')) && (!MASTER_LIST_ARGS.includes(n) || atLeast(req.version, PORT_NAME_VERSION)),
-    );
-    rejectUnexpected(args, accepted);
-    const v: Record<string, unknown> = {};
-    for (const [name, check] of LIST_ARGS) if (accepted.includes(name) && args.has(name)) v[name] = check(name, args.get(name));
+    const queries = detailPath ? LIST_QUERIES.detail : LIST_QUERIES.list;
+    const v = (atLeast(req.version, PORT_NAME_VERSION) ? queries.since88 : queries.before88).read(req);
     await checkListParent(ctx, parents.node, parents.portgroup);
-    let node = (parents.node ?? v.node) as string | undefined;
-    const portgroup = (parents.portgroup ?? v.portgroup) as string | undefined;
-    const sortKey = (v.sort_key as string | undefined) ?? 'id';
-    const fieldsArg = v.fields as string[] | undefined;
-    const detail = v.detail as boolean | undefined;
+    let node = parents.node ?? v.node;
+    const portgroup = parents.portgroup ?? v.portgroup;
+    const sortKey = v.sort_key ?? 'id';
+    const fieldsArg = v.fields;
+    const detail = v.detail;
     if (!detailPath) {
       checkAllowSpecifyFields(req, fieldsArg);
       checkPortFieldVersions(fieldsArg, req.version);
     }
     checkPortFieldVersions([sortKey], req.version);
     if (portgroup && !atLeast(req.version, 24)) throw new NotAcceptable('Request not acceptable.');
-    const shard = v.shard as string[] | undefined;
+    const shard = v.shard;
     if (shard !== undefined && !atLeast(req.version, 82)) {
       throw new NotAcceptable('Request not acceptable. The minimal required API version should be 1.82');
     }
-    const groups = v.conductor_groups as string[] | undefined;
+    const groups = v.conductor_groups;
     if (groups !== undefined && !atLeast(req.version, PORT_VERSIONS.conductorGroups)) {
       throw new NotAcceptable(`Request not acceptable. The minimal required API version should be 1.${PORT_VERSIONS.conductorGroups}`);
     }
     // Ironic master takes description_contains at every version; it names a field of 1.97.
-    const described = v.description_contains as string | undefined;
+    const described = v.description_contains;
     if (described !== undefined && !atLeast(req.version, PORT_VERSIONS.description)) throw new NotAcceptable('Request not acceptable.');
     const fields = detailPath ? undefined : returnFields(req, fieldsArg, detail, PORT_LIST_FIELDS);
-    const nodeUuidArg = v.node_uuid as string | undefined;
+    const nodeUuidArg = v.node_uuid;
     if (!nodeUuidArg && node && !atLeast(req.version, 5) && !isOsloUuidLike(node)) throw new NotAcceptable('Request not acceptable.');
     if (detailPath && req.path.endsWith('/')) throw httpErrors.notFound();
     node = nodeUuidArg || node;
 
-    const paging = readPaging(ctx, v.limit as number | undefined, sortKey, (v.sort_dir as string | undefined) ?? 'asc');
-    const marker = v.marker as string | undefined;
+    const paging = readPaging(ctx, v.limit, sortKey, v.sort_dir ?? 'asc');
+    const marker = v.marker;
     if (marker) await ctx.stores.ports.get(marker);
     const sort = portSort(req.version);
     checkInvalidSortKey(sortKey, sort);
@@ -138,7 +147,7 @@ function listPorts(detailPath: boolean) {
       ports = await page({ nodeUuid: found.uuid }, marker);
     } else if (v.address !== undefined) {
       // Ironic looks a port up by address alone: the description filter does not apply.
-      ports = await listPortPage(ctx, { address: v.address as string }, paging, undefined, undefined, sort);
+      ports = await listPortPage(ctx, { address: v.address }, paging, undefined, undefined, sort);
     } else if ((shard !== undefined && shard.length > 0) || (groups !== undefined && groups.length > 0)) {
       // A shard list wins over conductor groups, as in Ironic (it never looks at the groups then).
       const nodes = await nodeUuidsWhere(ctx, nodeFiltersOf(shard, groups));
@@ -163,10 +172,9 @@ function refuseNested(req: ApiRequest, parents: Parents, port: string): never {
 }
 
 async function getPort(req: ApiRequest, ctx: ApiContext, params: { port: string }): Promise<ApiResponse> {
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['fields']);
+  const show = atLeast(req.version, PORT_NAME_VERSION) ? ShowQueries.since88 : ShowQueries.before88;
+  const { fields } = show.read(req, { port_uuid: params.port, port_ident: params.port });
   const port = await findPort(req, ctx, params.port);
-  const fields = argStringList('fields', args.get('fields'));
   checkAllowSpecifyFields(req, fields);
   checkPortFieldVersions(fields, req.version);
   return json(200, portView(port, { baseUrl: req.baseUrl, version: req.version, fields }));
