@@ -40,6 +40,10 @@ export class Arg<T, Required extends boolean = false> {
       /** What the type is called in Ironic's message (`Expected <label> for <name>`). */
       readonly label?: string;
       readonly required?: boolean;
+      /** A null value reads as absent even where the argument is required. */
+      readonly nullIsMissing?: boolean;
+      /** A null value is handed over as null. */
+      readonly nullable?: boolean;
       readonly since?: number;
       readonly belowVersion?: (value: T) => IronicError | undefined;
     } = {},
@@ -49,9 +53,22 @@ export class Arg<T, Required extends boolean = false> {
     return new Arg(parse, { label });
   }
 
-  /** Absent → Ironic's MissingParameterValue. */
-  required(): Arg<T, true> {
-    return new Arg(this.parseValue, { ...this.options, required: true }) as unknown as Arg<T, true>;
+  /**
+   * Absent → Ironic's MissingParameterValue. A null value is refused naming the type, unless
+   * `{ null: 'missing' }` reads it as absent too (a handler whose own `if value is None` check
+   * answers with the missing-parameter message) or the argument is `.nullable()`.
+   */
+  required(options: { readonly null?: 'refuse' | 'missing' } = {}): Arg<T, true> {
+    const nullIsMissing = options.null === 'missing';
+    return new Arg(this.parseValue, { ...this.options, required: true, nullIsMissing }) as unknown as Arg<T, true>;
+  }
+
+  /**
+   * A null value is handed over as null instead of reading as absent (a handler that uses None as
+   * given, e.g. to print it in its message). No version check applies to null.
+   */
+  nullable(): Arg<T | null, Required> {
+    return new Arg(this.parseValue, { ...this.options, nullable: true } as never) as unknown as Arg<T | null, Required>;
   }
 
   /**
@@ -88,7 +105,8 @@ export class Arg<T, Required extends boolean = false> {
 
   /** @internal */
   read(name: string, raw: RawArg, version: ApiVersion): T | undefined {
-    if (raw === undefined) {
+    if (raw === null && this.options.nullable) return null as T;
+    if (raw === undefined || (raw === null && this.options.nullIsMissing)) {
       if (this.options.required) throw new MissingParameterValue(`Missing mandatory parameter: ${name}`);
       return undefined;
     }
@@ -117,6 +135,8 @@ export const arg = {
       const uuid = argUuid(name, raw);
       return uuid === undefined ? undefined : canonicalUuid(uuid);
     }, 'UUID'),
+  /** A UUID kept as it was written (the handler looks it up as given, in whatever case). */
+  uuidAsGiven: () => Arg.of(argUuid, 'UUID'),
   /** A comma-separated list, lower-cased, without blanks or duplicates. */
   stringList: () => Arg.of(argStringList, 'string'),
   /** Any JSON value. */
@@ -133,9 +153,9 @@ export const arg = {
     }),
 };
 
-// Any declaration: `Arg<T>` is invariant in T (T is both read and produced), so `unknown` won't do.
+// Declarations of any type: `Arg<T>` is invariant in T (T is both read and produced), so `unknown` won't do.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Spec = Readonly<Record<string, Arg<any, boolean>>>;
+export type Spec = Readonly<Record<string, Arg<any, boolean>>>;
 
 /** Whether a declaration is `.required()`. */
 type IsRequired<A> = A extends Arg<infer _T, infer R> ? R : never;

@@ -7,13 +7,13 @@ import { InvalidParameterValue, NotAcceptable } from '#common/errors';
 import type { ApiContext } from './context';
 import type { ApiRequest } from './http';
 import { atLeast } from './microversion';
-import { type Arg, arg, defineQuery } from './request';
+import { type Arg, type Spec, arg, defineQuery } from './request';
 
 /**
  * A list's query (Ironic's get_all arguments): a marker of the resource's own kind, then limit,
- * sort_key, sort_dir, fields and detail, read in that order.
+ * sort_key, sort_dir, fields and detail, then the list's own filters (`more`), read in that order.
  */
-export function listQuery<M>(marker: Arg<M>) {
+export function listQuery<M, S extends Spec = Record<never, never>>(marker: Arg<M>, more?: S) {
   return defineQuery({
     marker,
     limit: arg.integer(),
@@ -21,6 +21,7 @@ export function listQuery<M>(marker: Arg<M>) {
     sort_dir: arg.string(),
     fields: arg.stringList(),
     detail: arg.boolean(),
+    ...(more as S),
   });
 }
 

@@ -13,14 +13,23 @@ import { newUuid } from '#common/ids';
 import { pyRepr } from '#common/pyrepr';
 import type { Dict } from '#objects/fields';
 import { Runbook } from '#objects/runbook';
-import { argBoolean, argInteger, argString, argStringList, argUuid, collectArgs, rejectUnexpected } from '../args';
+import { argUuid } from '../args';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
 import { atLeast } from '../microversion';
 import { isUuidOrName, isValidLogicalName } from '../names';
 import { type PatchOperation, applyPatch } from '../patch';
-import { type SortSpec, checkInvalidSortKey, collectionNext, columns, readPaging, returnFields, sortField } from '../resource-list';
+import {
+  type SortSpec,
+  checkInvalidSortKey,
+  collectionNext,
+  columns,
+  listQuery,
+  readPaging,
+  returnFields,
+  sortField,
+} from '../resource-list';
 import { route } from '../route';
 import { checkDuplicateSteps } from '../schemas/deploy-template';
 import { PATCH_SCHEMA } from '../schemas/node';
@@ -30,7 +39,7 @@ import { checkFieldVersions } from '../views/node';
 import { findRunbook } from '../runbook-use';
 import { RUNBOOK_LIST_FIELDS, allowRunbookTraits, runbookView } from '../views/runbook';
 import { applyPatchedFields, checkPatchPaths, patchValues, rejectArgs } from './resource-common';
-import { NO_QUERY } from '../request';
+import { NO_QUERY, arg, defineQuery } from '../request';
 
 const SORT: SortSpec = {
   invalid: ['extra', 'steps', 'traits'],
@@ -55,18 +64,20 @@ export function gated<P>(
   };
 }
 
+/** args.name: a logical name (the resource exists from 1.92, where names are RFC 3986's unreserved characters). */
+function argName(name: string, text: string): string {
+  if (!isValidLogicalName(text, { major: 1, minor: 92 })) throw new InvalidParameterValue(`Expected name for ${name}: ${text}`);
+  return text;
+}
+
+const ListQuery = listQuery(
+  arg.string().map((value) => argName('marker', value)),
+  { project: arg.boolean() },
+);
+const ShowQuery = defineQuery({ fields: arg.stringList() });
+
 async function listRunbooks(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['marker', 'limit', 'sort_key', 'sort_dir', 'fields', 'detail', 'project']);
-  const marker = argString('marker', args.get('marker'));
-  if (marker !== undefined && !isValidLogicalName(marker, req.version))
-    throw new InvalidParameterValue(`Expected name for marker: ${marker}`);
-  const limit = argInteger('limit', args.get('limit'));
-  const sortKey = argString('sort_key', args.get('sort_key')) ?? 'id';
-  const sortDir = argString('sort_dir', args.get('sort_dir')) ?? 'asc';
-  const fieldsArg = argStringList('fields', args.get('fields'));
-  const detail = argBoolean('detail', args.get('detail'));
-  const project = argBoolean('project', args.get('project'));
+  const { marker, limit, sort_key: sortKey = 'id', sort_dir: sortDir = 'asc', fields: fieldsArg, detail, project } = ListQuery.read(req);
   checkFieldVersions(fieldsArg, req.version);
   checkFieldVersions([sortKey], req.version);
   const fields = returnFields(req, fieldsArg, detail, RUNBOOK_LIST_FIELDS);
@@ -86,9 +97,7 @@ async function listRunbooks(req: ApiRequest, ctx: ApiContext): Promise<ApiRespon
 }
 
 async function getRunbook(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['fields']);
-  const fields = argStringList('fields', args.get('fields'));
+  const { fields } = ShowQuery.read(req);
   const runbook = await findRunbook(req, ctx, params.ident);
   checkFieldVersions(fields, req.version);
   return json(200, runbookView(runbook, { baseUrl: req.baseUrl, version: req.version, fields }));

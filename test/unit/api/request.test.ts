@@ -34,6 +34,22 @@ describe('a body declaration', () => {
     expect(() => Power.read(request(27, { target: null }))).toThrow(new InvalidParameterValue('Expected string for target: None'));
   });
 
+  it('reads a null required argument as missing, or hands it over, where the handler does so', () => {
+    const Decl = defineArgs({
+      state: arg.string().required({ null: 'missing' }),
+      enabled: arg.boolean().nullable().required(),
+      target: arg.string().nullable(),
+    });
+    expect(() => Decl.read(request(1, { state: null, enabled: true }))).toThrow(
+      new MissingParameterValue('Missing mandatory parameter: state'),
+    );
+    expect(() => Decl.read(request(1, { state: 5, enabled: true }))).toThrow(new InvalidParameterValue('Expected string for state: 5'));
+    expect(() => Decl.read(request(1, { state: 'on' }))).toThrow(new MissingParameterValue('Missing mandatory parameter: enabled'));
+    expect(Decl.read(request(1, { state: 'on', enabled: null, target: null }))).toEqual({ state: 'on', enabled: null, target: null });
+    expect(Decl.read(request(1, { state: 'on', enabled: 'yes' }))).toEqual({ state: 'on', enabled: true });
+    expect(() => Decl.read(request(1, { state: 'on', enabled: 'maybe' }))).toThrow(InvalidParameterValue);
+  });
+
   it('refuses other keys as pecan does, before looking at the declared ones', () => {
     const err = (() => {
       try {
