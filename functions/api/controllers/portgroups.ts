@@ -18,7 +18,7 @@ import { newUuid } from '#common/ids';
 import * as st from '#common/states';
 import { Portgroup } from '#objects/portgroup';
 import type { Dict } from '#objects/fields';
-import { argBoolean, argInteger, argString, argStringList, argUuid, collectArgs, pyStr, rejectUnexpected } from '../args';
+import { argString, argUuid, pyStr } from '../args';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
@@ -35,7 +35,7 @@ import { listPortgroupPage, nodeFiltersOf, nodeUuidsWhere } from '../port-filter
 import { parseBoolean, validateSchema } from '../validation';
 import { PORTGROUP_LIST_FIELDS, checkPortgroupFieldVersions, portgroupView } from '../views/portgroup';
 import { applyPatchedFields, checkNodeUnlocked, checkPatchPaths, isPathUpdated, patchValues, rejectArgs } from './resource-common';
-import { NO_QUERY } from '../request';
+import { Arg, NO_QUERY, arg, defineQuery, without } from '../request';
 
 const SORT: SortSpec = {
   invalid: ['extra', 'internal_info', 'properties'],
@@ -64,6 +64,34 @@ const MOVE_STATES = [st.ENROLL, st.INSPECTING, st.INSPECTWAIT, st.MANAGEABLE];
 
 const notFound = () => new NotFound('Resource could not be found.');
 
+/** The list arguments, in the order of Ironic's signature. */
+const LIST_ARGS = {
+  node: Arg.of(argUuidOrName),
+  address: Arg.of(argMac),
+  marker: Arg.of(argUuid),
+  limit: arg.integer(),
+  sort_key: arg.string(),
+  sort_dir: arg.string(),
+  fields: arg.stringList(),
+  detail: arg.boolean(),
+  shard: arg.stringList(),
+  conductor_groups: arg.stringList(),
+};
+
+/**
+ * `/v1/portgroups/detail` takes no `fields` or `detail`; shard (1.106) and conductor_groups (1.99)
+ * are unknown arguments below 1.88, as in 2026.3.
+ */
+function listQueries(detailPath: boolean) {
+  const paths: (keyof typeof LIST_ARGS)[] = detailPath ? ['fields', 'detail'] : [];
+  return {
+    before88: defineQuery(without(LIST_ARGS, [...paths, 'shard', 'conductor_groups'])),
+    since88: defineQuery(without(LIST_ARGS, paths)),
+  };
+}
+const LIST_QUERIES = { list: listQueries(false), detail: listQueries(true) };
+const ShowQuery = defineQuery({ fields: arg.stringList() });
+
 /** PORTGROUP_VALIDATOR: the schema, then address, node_uuid, standalone_ports_supported and uuid in place. */
 function validatePortgroup(name: string, body: unknown, version: ApiVersion): Record<string, unknown> {
   validateSchema(name, portgroupSchema(version), body);
@@ -83,21 +111,11 @@ function listPortgroups(detailPath: boolean, nested: boolean) {
       checkNodeIdent(params.node as string);
       if (!atLeast(req.version, 24)) throw httpErrors.notFound();
     }
-    const args = collectArgs(req);
-    // shard (1.106) and conductor_groups (1.99) are unknown arguments below 1.88, as in 2026.3.
-    const names = ['node', 'address', 'marker', 'limit', 'sort_key', 'sort_dir'];
-    if (atLeast(req.version, PORT_NAME_VERSION)) names.push('shard', 'conductor_groups');
-    rejectUnexpected(args, detailPath ? names : [...names, 'fields', 'detail']);
-    let node = args.has('node') ? argUuidOrName('node', args.get('node')) : undefined;
-    const address = argMac('address', args.get('address'));
-    const marker = argUuid('marker', args.get('marker'));
-    const limit = argInteger('limit', args.get('limit'));
-    const sortKey = argString('sort_key', args.get('sort_key')) ?? 'id';
-    const sortDir = argString('sort_dir', args.get('sort_dir')) ?? 'asc';
-    const fieldsArg = detailPath ? undefined : argStringList('fields', args.get('fields'));
-    const detail = detailPath ? undefined : argBoolean('detail', args.get('detail'));
-    const shard = argStringList('shard', args.get('shard'));
-    const groups = argStringList('conductor_groups', args.get('conductor_groups'));
+    const queries = detailPath ? LIST_QUERIES.detail : LIST_QUERIES.list;
+    const query = (atLeast(req.version, PORT_NAME_VERSION) ? queries.since88 : queries.before88).read(req);
+    const { address, marker, limit, sort_key: sortKey = 'id', sort_dir: sortDir = 'asc', fields: fieldsArg, detail } = query;
+    const { shard, conductor_groups: groups } = query;
+    let node = query.node;
     if (!atLeast(req.version, 23)) throw notFound();
     for (const [value, minor] of [
       [shard, PORT_VERSIONS.portgroupShard],
@@ -155,9 +173,7 @@ export function argUuidOrName(name: string, value: unknown): string | undefined 
 
 async function getPortgroup(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   checkPortgroupPath(req, params.ident);
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['fields']);
-  const fields = argStringList('fields', args.get('fields'));
+  const { fields } = ShowQuery.read(req);
   // Ironic looks the portgroup up for its policy check without the ".json" fallback first.
   const pg = await findPortgroup(req, ctx, params.ident);
   checkPortgroupFieldVersions(fields, req.version);
