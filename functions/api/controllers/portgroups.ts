@@ -68,7 +68,7 @@ const notFound = () => new NotFound('Resource could not be found.');
 const LIST_ARGS = {
   node: Arg.of(argUuidOrName),
   address: Arg.of(argMac),
-  marker: Arg.of(argUuid),
+  marker: arg.uuidAsGiven(),
   limit: arg.integer(),
   sort_key: arg.string(),
   sort_dir: arg.string(),

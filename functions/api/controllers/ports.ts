@@ -47,9 +47,9 @@ interface Parents {
 /** The list arguments, validated in the order of Ironic's signature. */
 const LIST_ARGS = {
   node: Arg.of(argUuidOrName),
-  node_uuid: Arg.of(argUuid),
+  node_uuid: arg.uuidAsGiven(),
   address: Arg.of(argMac),
-  marker: Arg.of(argUuid),
+  marker: arg.uuidAsGiven(),
   limit: arg.integer(),
   sort_key: arg.string(),
   sort_dir: arg.string(),
@@ -75,7 +75,7 @@ function listQueries(detailPath: boolean) {
 const LIST_QUERIES = { list: listQueries(false), detail: listQueries(true) };
 /** Show: the port's ident (a UUID, from 1.88 also a name) is checked with `fields`, before the lookup. */
 const ShowQueries = {
-  before88: defineQuery({ port_uuid: Arg.of(argUuid), fields: arg.stringList() }, { path: ['port_uuid'] }),
+  before88: defineQuery({ port_uuid: arg.uuidAsGiven(), fields: arg.stringList() }, { path: ['port_uuid'] }),
   since88: defineQuery({ port_ident: Arg.of(argUuidOrName), fields: arg.stringList() }, { path: ['port_ident'] }),
 };
 
