@@ -6,7 +6,7 @@
 import { ClientSideError, Invalid, InvalidParameterValue, NodeNotFound, NotAcceptable, httpErrors, withStatus } from '#common/errors';
 import type { Allocation } from '#objects/allocation';
 import type { AllocationFilter } from '#db/allocations';
-import { argInteger, argString, argStringList, argUuid, collectArgs, pyStr, rejectUnexpected } from '../args';
+import { argUuid, pyStr } from '../args';
 import { argUuidOrName, checkAllocationsAllowed, destroyAllocation, findAllocation } from '../allocation-ops';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
@@ -22,7 +22,7 @@ import { PATCH_SCHEMA } from '../schemas/node';
 import { validateSchema } from '../validation';
 import { ALLOCATION_OWNER_VERSION, allocationView, checkAllocationFields } from '../views/allocation';
 import { createAllocation } from './allocation-create';
-import { NO_QUERY } from '../request';
+import { Arg, NO_QUERY, NO_QUERY_BESIDE_BODY, arg, defineQuery } from '../request';
 
 /** Fields that cannot order a list (Ironic's invalid_sort_key_list). */
 const UNSORTABLE = ['extra', 'candidate_nodes', 'traits'];
@@ -107,18 +107,25 @@ export async function listAllocations(
   return body;
 }
 
+/** The list's arguments, in the order of Ironic's signature. */
+const ListQuery = defineQuery({
+  node: Arg.of(argUuidOrName),
+  resource_class: arg.string(),
+  state: arg.string(),
+  marker: arg.uuidAsGiven(),
+  limit: arg.integer(),
+  sort_key: arg.string(),
+  sort_dir: arg.string(),
+  fields: arg.stringList(),
+  owner: arg.string(),
+});
+/** Show: the allocation's ident is checked with `fields`, before the lookup. */
+const ShowQuery = defineQuery({ allocation_ident: Arg.of(argUuidOrName), fields: arg.stringList() }, { path: ['allocation_ident'] });
+
 async function getAllocations(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['node', 'resource_class', 'state', 'marker', 'limit', 'sort_key', 'sort_dir', 'fields', 'owner']);
-  const node = argUuidOrName('node', args.get('node'));
-  const resourceClass = argString('resource_class', args.get('resource_class'));
-  const state = argString('state', args.get('state'));
-  const marker = argUuid('marker', args.get('marker'));
-  const limit = argInteger('limit', args.get('limit'));
-  const sortKey = argString('sort_key', args.get('sort_key')) ?? 'id';
-  const sortDir = argString('sort_dir', args.get('sort_dir')) ?? 'asc';
-  const fields = argStringList('fields', args.get('fields'));
-  const owner = argString('owner', args.get('owner'));
+  const query = ListQuery.read(req);
+  const { node, resource_class: resourceClass, state, marker, limit, fields, owner } = query;
+  const { sort_key: sortKey = 'id', sort_dir: sortDir = 'asc' } = query;
   checkOwnerAllowed(req, fields);
   if (owner !== undefined && !atLeast(req.version, ALLOCATION_OWNER_VERSION)) throw new NotAcceptable('Request not acceptable.');
   const filter: AllocationFilter = {
@@ -130,10 +137,7 @@ async function getAllocations(req: ApiRequest, ctx: ApiContext): Promise<ApiResp
 }
 
 async function getOneAllocation(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['fields']);
-  argUuidOrName('allocation_ident', params.ident);
-  const fields = argStringList('fields', args.get('fields'));
+  const { fields } = ShowQuery.read(req, { allocation_ident: params.ident });
   const allocation = await findAllocation(req, ctx, params.ident);
   checkOwnerAllowed(req, fields);
   checkAllocationFields(fields, allocation);
@@ -150,9 +154,7 @@ function patchDocument(allocation: Allocation): Record<string, unknown> {
 
 async function patchAllocation(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   const parsed = parseBody(req);
-  const args = collectArgs(req);
-  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) for (const key of Object.keys(parsed)) args.delete(key);
-  rejectUnexpected(args, []);
+  NO_QUERY_BESIDE_BODY.read(req, parsed);
   validateSchema('patch', PATCH_SCHEMA, parsed ?? {});
   if (!atLeast(req.version, 57)) throw new ClientSideError('The API version does not allow updating allocations', 405);
   const patch = parsed as PatchOperation[];
