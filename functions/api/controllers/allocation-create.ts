@@ -10,7 +10,8 @@ import { ALLOCATING, ALLOCATION_ACTIVE, ALLOCATION_ERROR, backfillErrors } from 
 import { isOsloUuidLike, newUuid } from '#common/ids';
 import { Allocation } from '#objects/allocation';
 import type { Node } from '#objects/node';
-import { argUuid, collectArgs, pyStr, rejectUnexpected } from '../args';
+import { argUuid, pyStr } from '../args';
+import { NO_QUERY_BESIDE_BODY } from '../request';
 import { conductorHost } from '../begin';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
@@ -53,9 +54,7 @@ function allocationGroup(ctx: ApiContext): string {
 
 export async function createAllocation(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
   const parsed = parseBody(req);
-  const args = collectArgs(req);
-  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) for (const key of Object.keys(parsed)) args.delete(key);
-  rejectUnexpected(args, []);
+  NO_QUERY_BESIDE_BODY.read(req, parsed);
   validateSchema('allocation', ALLOCATION_SCHEMA, parsed ?? null);
   const body = { ...(parsed as Record<string, unknown>) };
   argUuid('uuid', body.uuid);
