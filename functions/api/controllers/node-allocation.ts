@@ -3,7 +3,6 @@
  * shown or deleted. Before 1.52 the path does not exist (404).
  */
 import { NotFound, httpErrors } from '#common/errors';
-import { argStringList, collectArgs, rejectUnexpected } from '../args';
 import { ALLOCATIONS_VERSION, destroyAllocation } from '../allocation-ops';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
@@ -11,20 +10,20 @@ import { checkNodeIdent, findNode } from '../lookup';
 import { atLeast } from '../microversion';
 import { route } from '../route';
 import { listAllocations } from './allocations';
-import { NO_QUERY } from '../request';
+import { NO_QUERY, arg, defineQuery } from '../request';
 
 function checkVersion(req: ApiRequest, ident: string): void {
   checkNodeIdent(ident);
   if (!atLeast(req.version, ALLOCATIONS_VERSION)) throw httpErrors.notFound();
 }
 
+const ShowQuery = defineQuery({ fields: arg.stringList() });
+
 const notFound = (ident: string) => new NotFound(`Allocation for node ${ident} was not found`);
 
 async function getNodeAllocation(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   checkVersion(req, params.ident);
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['fields']);
-  const fields = argStringList('fields', args.get('fields'));
+  const { fields } = ShowQuery.read(req);
   const result = await listAllocations(req, ctx, { filter: {}, nodeIdent: params.ident, sortKey: 'id', sortDir: 'asc', fields });
   const first = result.allocations[0];
   if (first === undefined) throw notFound(params.ident);
