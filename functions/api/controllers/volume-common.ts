@@ -24,7 +24,7 @@ import { isOsloUuidLike, isUuidLike, newUuid } from '#common/ids';
 import { DELETE_ALLOWED_STATES, POWER_OFF } from '#common/states';
 import { InvalidInput } from '#common/volume-errors';
 import type { Node } from '#objects/node';
-import { type RawArg, argBoolean, argInteger, argString, argStringList, argUuid, collectArgs, pyStr, rejectUnexpected } from '../args';
+import { argUuid, pyStr } from '../args';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
@@ -38,7 +38,7 @@ import { validateSchema } from '../validation';
 import { argUuidOrName } from './portgroups';
 import { applyPatchedFields, checkPatchPaths, patchValues, rejectArgs } from './resource-common';
 import type { VolumeItem, VolumeKind } from './volume-kinds';
-import { NO_QUERY } from '../request';
+import { Arg, NO_QUERY, arg, defineQuery } from '../request';
 
 /** API 1.32 added volume connectors and targets. */
 export const VOLUME_VERSION = 32;
@@ -59,17 +59,24 @@ function checkPath(req: ApiRequest, parent: string | undefined): void {
   requireVolume(req);
 }
 
-const LIST_ARGS: readonly [string, (name: string, value: RawArg) => unknown][] = [
-  ['node', argUuidOrName],
-  ['marker', argUuid],
-  ['limit', argInteger],
-  ['sort_key', argString],
-  ['sort_dir', argString],
-  ['fields', argStringList],
-  ['detail', argBoolean],
+/** The list's arguments, in the order of Ironic's signature. */
+const ListQuery = defineQuery({
+  node: Arg.of(argUuidOrName),
+  marker: arg.uuidAsGiven(),
+  limit: arg.integer(),
+  sort_key: arg.string(),
+  sort_dir: arg.string(),
+  fields: arg.stringList(),
+  detail: arg.boolean(),
   // Ironic's handler takes `project` too, and replaces it with what its policy allows.
-  ['project', () => undefined],
-];
+  project: Arg.of(() => undefined),
+});
+
+/** Show: the item's UUID (`connector_uuid`, `target_uuid`) is checked with `fields`, before the lookup. */
+const ShowQueries = {
+  connector: defineQuery({ connector_uuid: arg.uuidAsGiven(), fields: arg.stringList() }, { path: ['connector_uuid'] }),
+  target: defineQuery({ target_uuid: arg.uuidAsGiven(), fields: arg.stringList() }, { path: ['target_uuid'] }),
+};
 
 /** The parent node of a nested list, by UUID only (Ironic's check_volume_list_policy). */
 async function parentNode(ctx: ApiContext, ident: string): Promise<Node> {
@@ -84,27 +91,21 @@ export async function listVolume<T extends VolumeItem>(
   parent?: string,
 ): Promise<ApiResponse> {
   checkPath(req, parent);
-  const args = collectArgs(req);
-  rejectUnexpected(
-    args,
-    LIST_ARGS.map(([n]) => n),
-  );
-  const v: Record<string, unknown> = {};
-  for (const [name, check] of LIST_ARGS) if (args.has(name)) v[name] = check(name, args.get(name));
+  const v = ListQuery.read(req);
   if (parent !== undefined) await parentNode(ctx, parent);
-  const detail = v.detail as boolean | undefined;
-  let fields = v.fields as string[] | undefined;
+  const detail = v.detail;
+  let fields = v.fields;
   if (fields === undefined && !detail) fields = [...kind.listFields];
   if (fields !== undefined && fields.length > 0 && detail) {
     throw new InvalidParameterValue("Can't fetch a subset of fields with 'detail' set");
   }
-  const sortKey = (v.sort_key as string | undefined) ?? 'id';
-  const paging = readPaging(ctx, v.limit as number | undefined, sortKey, (v.sort_dir as string | undefined) ?? 'asc');
-  const marker = v.marker as string | undefined;
+  const sortKey = v.sort_key ?? 'id';
+  const paging = readPaging(ctx, v.limit, sortKey, v.sort_dir ?? 'asc');
+  const marker = v.marker;
   const store = kind.store(ctx);
   if (marker !== undefined) await store.get(marker);
   checkInvalidSortKey(sortKey, kind.sort);
-  const ident = parent ?? (v.node as string | undefined);
+  const ident = parent ?? v.node;
   const nodeUuid = ident ? (await findNode(req, ctx, ident)).uuid : undefined;
   const page = await store.list(nodeUuid === undefined ? {} : { nodeUuid }, {
     limit: paging.limit,
@@ -134,10 +135,7 @@ export async function getVolume<T extends VolumeItem>(
   parent?: string,
 ): Promise<ApiResponse> {
   checkPath(req, parent);
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['fields']);
-  argUuid(`${kind.singular}_uuid`, uuid);
-  const fields = argStringList('fields', args.get('fields'));
+  const { fields } = ShowQueries[kind.singular].read(req, { [`${kind.singular}_uuid`]: uuid });
   const item = await kind.store(ctx).get(uuid);
   if (parent !== undefined) throw new OperationNotPermitted();
   return json(200, kind.view(item, { baseUrl: req.baseUrl, fields }));
