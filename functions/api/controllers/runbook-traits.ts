@@ -6,7 +6,6 @@
  */
 import { HttpError, Invalid } from '#common/errors';
 import type { Runbook } from '#objects/runbook';
-import { argString, collectArgs, rejectUnexpected } from '../args';
 import { rejectArgs } from './resource-common';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
@@ -19,7 +18,7 @@ import { RUNBOOK_TRAITS_BODY_SCHEMA } from '../schemas/runbook';
 import { validateSchema } from '../validation';
 import { allowRunbookTraits } from '../views/runbook';
 import { gated } from './runbooks';
-import { NO_QUERY } from '../request';
+import { NO_QUERY, defineArgs } from '../request';
 
 const EITHER_ONE =
   'A single runbook trait may be added via PUT /v1/runbooks/<runbook identifier>/traits/<trait> with no body, or all runbook traits may be replaced via PUT /v1/runbooks/<runbook identifier>/traits with the list of traits specified in the request body.';
@@ -33,6 +32,9 @@ function traitsGated<P>(
     return handler(req, ctx, params);
   });
 }
+
+/** DELETE takes no argument: query parameters and a JSON object body's keys are unexpected. */
+const DeleteArgs = defineArgs({});
 
 async function saveTraits(ctx: ApiContext, runbook: Runbook, traits: Iterable<string>): Promise<void> {
   runbook.traits = [...new Set(traits)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -65,8 +67,7 @@ async function putTraits(req: ApiRequest, ctx: ApiContext, ident: string, trait:
 
 /** One trait, or all; a trait the runbook does not have is no error (Ironic's no-op). */
 async function deleteTraits(req: ApiRequest, ctx: ApiContext, ident: string, trait: string | undefined): Promise<ApiResponse> {
-  rejectUnexpected(collectArgs(req, parseBody(req)), []);
-  argString('trait', trait);
+  DeleteArgs.read(req);
   const runbook = await findRunbook(req, ctx, ident);
   const next = trait ? runbook.traits.filter((t) => t !== trait) : [];
   if (next.length !== runbook.traits.length) await saveTraits(ctx, runbook, next);
