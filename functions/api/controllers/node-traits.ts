@@ -7,7 +7,6 @@
  */
 import { ClientSideError, Invalid, httpErrors, InvalidParameterValue, NodeLocked, NodeTraitNotFound, NotAcceptable } from '#common/errors';
 import type { Node } from '#objects/node';
-import { argString, collectArgs, rejectUnexpected } from '../args';
 import { rejectArgs } from './resource-common';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
@@ -18,13 +17,16 @@ import { route } from '../route';
 import { TRAITS_BODY_SCHEMA, TRAIT_SCHEMA } from '../schemas/node';
 import { validateSchema } from '../validation';
 import { pyTruthy } from '../pyrepr';
-import { NO_QUERY } from '../request';
+import { NO_QUERY, defineArgs } from '../request';
 
 /** Ironic's limit of traits per node. */
 export const MAX_TRAITS_PER_NODE = 50;
 
 const EITHER_ONE =
   'A single node trait may be added via PUT /v1/nodes/<node identifier>/traits/<trait> with no body, or all node traits may be replaced via PUT /v1/nodes/<node identifier>/traits with the list of traits specified in the request body.';
+
+/** DELETE takes no argument: query parameters and a JSON object body's keys are unexpected. */
+const DeleteArgs = defineArgs({});
 
 async function saveTraits(ctx: ApiContext, node: Node, traits: Iterable<string>): Promise<void> {
   if (isLocked(node)) throw new NodeLocked(node.uuid, node.reservation as string);
@@ -69,8 +71,7 @@ async function putTraits(req: ApiRequest, ctx: ApiContext, ident: string, trait:
 }
 
 async function deleteTraits(req: ApiRequest, ctx: ApiContext, ident: string, trait: string | undefined): Promise<ApiResponse> {
-  rejectUnexpected(collectArgs(req, parseBody(req)), []);
-  argString('trait', trait);
+  DeleteArgs.read(req);
   const node = await findNode(req, ctx, ident);
   if (trait) {
     if (!node.traits.includes(trait)) throw new NodeTraitNotFound(node.uuid, trait);
