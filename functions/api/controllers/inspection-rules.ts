@@ -10,7 +10,7 @@ import { validateRule } from '#common/inspection-rules/validation';
 import { pyRepr } from '#common/pyrepr';
 import type { Dict } from '#objects/fields';
 import { InspectionRule } from '#objects/inspection-rule';
-import { argBoolean, argInteger, argString, argStringList, argUuid, collectArgs, rejectUnexpected } from '../args';
+import { argUuid } from '../args';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
@@ -23,7 +23,7 @@ import { PATCH_SCHEMA } from '../schemas/node';
 import { validateRequestSchema, validateSchema } from '../validation';
 import { RULE_LIST_FIELDS, inspectionRuleView } from '../views/inspection-rule';
 import { applyPatchedFields, patchValues, rejectArgs } from './resource-common';
-import { NO_QUERY } from '../request';
+import { NO_QUERY, arg, defineQuery } from '../request';
 
 export const INSPECTION_RULES_VERSION = 96;
 
@@ -56,16 +56,20 @@ function ruleUuid(ident: string): string {
   return ident;
 }
 
+/** The list's query, read in this order (limit, fields and detail first, as the list has always checked them). */
+const ListQuery = defineQuery({
+  limit: arg.integer(),
+  fields: arg.stringList(),
+  detail: arg.boolean(),
+  marker: arg.string(),
+  sort_key: arg.string(),
+  sort_dir: arg.string(),
+  phase: arg.string(),
+});
+const ShowQuery = defineQuery({ fields: arg.stringList() });
+
 async function listRules(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['marker', 'limit', 'sort_key', 'sort_dir', 'fields', 'detail', 'phase']);
-  const limit = argInteger('limit', args.get('limit'));
-  const fieldsArg = argStringList('fields', args.get('fields'));
-  const detail = argBoolean('detail', args.get('detail'));
-  const marker = argString('marker', args.get('marker'));
-  const sortKey = argString('sort_key', args.get('sort_key')) ?? 'id';
-  const sortDir = argString('sort_dir', args.get('sort_dir')) ?? 'asc';
-  const phase = argString('phase', args.get('phase'));
+  const { limit, fields: fieldsArg, detail, marker, sort_key: sortKey = 'id', sort_dir: sortDir = 'asc', phase } = ListQuery.read(req);
   if (SORT.invalid.includes(sortKey)) {
     throw new InvalidParameterValue(
       `Schema error: ${pyRepr(sortKey)} should not be valid under {'type': 'string', 'enum': ['actions', 'conditions']}`,
@@ -88,9 +92,7 @@ async function listRules(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse>
 }
 
 async function getRule(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['fields']);
-  const fields = argStringList('fields', args.get('fields'));
+  const { fields } = ShowQuery.read(req);
   const rule = await ctx.stores.inspectionRules.get(ruleUuid(params.ident));
   return json(200, inspectionRuleView(rule, { baseUrl: req.baseUrl, fields }));
 }
