@@ -10,22 +10,26 @@ import { InvalidParameterValue, MissingParameterValue } from '#common/errors';
 import { defaultVendorInterface, getHardwareType, loadDriver } from '#drivers/registry';
 import { type VendorInterface, passthruMetadata, passthruRoute } from '#drivers/vendor';
 import type { PassthruResult } from '#rpc/messages';
-import { argString, collectArgs, rejectUnexpected } from '../args';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { findNode } from '../lookup';
 import { type Route, route } from '../route';
 import { requireServedDriver } from './drivers';
-import { NO_QUERY } from '../request';
+import { NO_QUERY, arg, defineQuery } from '../request';
 
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
+/** The query of a call whose method the query names. */
+const MethodQuery = defineQuery({ method: arg.string() });
+/** The query of a call whose method the path names: a `method` parameter is allowed and not read. */
+const PathMethodQuery = defineQuery({ method: arg.any() });
+
 /** The method's name (query `method` or the path's last segment) and its arguments (the body, an object). */
 function callOf(req: ApiRequest, pathMethod: string | undefined): { method: string; info: Record<string, unknown> } {
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['method']);
-  const method = pathMethod ?? argString('method', args.get('method'));
+  let method = pathMethod;
+  if (method === undefined) method = MethodQuery.read(req).method;
+  else PathMethodQuery.read(req);
   if (method === undefined || method === '') throw new MissingParameterValue('Missing mandatory parameter: method');
   const body = parseBody(req) ?? {};
   // NOTE: Ironic 21.4 fails a body that is not an object with a 500 from its RPC; this is a 400.
