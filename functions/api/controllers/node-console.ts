@@ -9,17 +9,17 @@
  * changes when the conductor has started or stopped the console, or last_error says why not.
  * GET asks the conductor for the connection info only when the console is on.
  */
-import { MissingParameterValue } from '#common/errors';
 import { validatedConsole } from '#drivers/console';
 import { loadDriver } from '#drivers/registry';
-import { argBoolean, collectArgs, rejectUnexpected } from '../args';
 import { beginAndCast } from '../begin';
-import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { findNode, whenUnlocked } from '../lookup';
 import { route } from '../route';
-import { NO_QUERY } from '../request';
+import { NO_QUERY, arg, defineArgs } from '../request';
+
+/** PUT's one argument, from the query or the body; a null `enabled` means off. */
+const SetConsoleArgs = defineArgs({ enabled: arg.boolean().nullable().required() });
 
 export async function getConsole(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   NO_QUERY.read(req);
@@ -37,10 +37,7 @@ export async function getConsole(req: ApiRequest, ctx: ApiContext, params: { ide
 }
 
 export async function setConsole(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  const args = collectArgs(req, parseBody(req));
-  rejectUnexpected(args, ['enabled']);
-  if (!args.has('enabled')) throw new MissingParameterValue('Missing mandatory parameter: enabled');
-  const enabled = argBoolean('enabled', args.get('enabled')) ?? false;
+  const enabled = SetConsoleArgs.read(req).enabled ?? false;
   const found = await findNode(req, ctx, params.ident);
   await validatedConsole(loadDriver(found), { node: found, log: ctx.log });
   const location = { Location: `${req.baseUrl}/v1/nodes/${params.ident}/states/console` };
