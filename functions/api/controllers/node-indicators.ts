@@ -5,14 +5,15 @@
  * are served at every microversion although the API reference says 1.63.
  */
 import { InvalidParameterValue, MissingParameterValue } from '#common/errors';
-import { argString, collectArgs, rejectUnexpected } from '../args';
-import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
 import { findNode } from '../lookup';
 import { route } from '../route';
 import { selfAndBookmark } from '../views/links';
-import { NO_QUERY } from '../request';
+import { NO_QUERY, arg, defineArgs } from '../request';
+
+/** PUT's one argument, from the query or the body; null is missing. */
+const SetStateArgs = defineArgs({ state: arg.string().required({ null: 'missing' }) });
 
 /** `name@component`, split at the first `@` (Ironic's IndicatorAtComponent). */
 function indicatorAt(unique: string): { component: string; name: string } {
@@ -52,11 +53,7 @@ export async function getIndicator(req: ApiRequest, ctx: ApiContext, params: { i
 }
 
 function stateOf(req: ApiRequest): string {
-  const args = collectArgs(req, parseBody(req));
-  rejectUnexpected(args, ['state']);
-  const state = argString('state', args.get('state'));
-  if (state === undefined) throw new MissingParameterValue('Missing mandatory parameter: state');
-  return state;
+  return SetStateArgs.read(req).state;
 }
 
 export async function setIndicator(req: ApiRequest, ctx: ApiContext, params: { ident: string; indicator: string }): Promise<ApiResponse> {
