@@ -124,6 +124,23 @@ function segmentsOf(req: ApiRequest, ctx: ApiContext): string[] | undefined {
     return undefined;
   }
   if (segments[0] !== 'v1') segments.unshift('v1');
+  return statesAlias(segments);
+}
+
+/** The actions and sub-resource of Ironic's NodeStatesController (`/v1/nodes/{node}/states/...`). */
+const STATES_ACTIONS = new Set(['console', 'power', 'provision', 'raid', 'boot_mode', 'secure_boot']);
+
+/**
+ * Ironic's NodeStatesController is also an attribute of its NodesController, so pecan serves the
+ * node's states paths with the node last as well: `/v1/nodes/states/{node}` and
+ * `/v1/nodes/states/{action}/{node}` (ironic-tempest-plugin reads the console that way). They are
+ * rewritten to the node-first form; as in Ironic, `/v1/nodes/states/...` never names a node "states".
+ */
+export function statesAlias(segments: string[]): string[] {
+  if (segments[1] !== 'nodes' || segments[2] !== 'states') return segments;
+  const [action, node] = [segments[3] as string, segments[4]];
+  if (segments.length === 4 && !STATES_ACTIONS.has(action)) return ['v1', 'nodes', action, 'states'];
+  if (segments.length === 5 && STATES_ACTIONS.has(action)) return ['v1', 'nodes', node as string, 'states', action];
   return segments;
 }
 

@@ -103,6 +103,18 @@ describe('the console', () => {
     ]);
     expect((await api.get(`/v1/nodes/${locked}`)).body.console_enabled).toBe(false);
   });
+
+  it('and the other states are served node-last too, as Ironic’s pecan routes /v1/nodes/states/…/{node}', async () => {
+    const uuid = await create({ name: 'console-alias' });
+    expect((await api.get(`/v1/nodes/states/console/${uuid}`)).body).toEqual({ console_enabled: false, console_info: null });
+    expect((await api.request('PUT', '/v1/nodes/states/console/console-alias', { enabled: true })).status).toBe(202);
+    await until(uuid, (n) => n.console_enabled === true && n.reservation === null);
+    const states = await api.get('/v1/nodes/states/console-alias');
+    expect([states.status, states.body.console_enabled]).toEqual([200, true]);
+    expect((await api.request('PUT', `/v1/nodes/states/power/${uuid}`, { target: 'power on' })).status).toBe(202);
+    await until(uuid, (n) => n.power_state === 'power on' && n.reservation === null);
+    expect((await api.get('/v1/nodes/states/console/no-such-node')).status).toBe(404);
+  });
 });
 
 describe('indicators', () => {

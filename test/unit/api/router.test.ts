@@ -2,7 +2,7 @@
  * The router loads controller modules when a request first needs them: each module's path patterns
  * must cover every route it declares, or a request would miss the route (404, or a 405 without it).
  */
-import { CONTROLLERS } from '../../../functions/api/router';
+import { CONTROLLERS, statesAlias } from '../../../functions/api/router';
 import { type LazyRoutes, type Route, lazyRoutes, loadRoutesFor, underPattern } from '../../../functions/api/route';
 
 /** A route's path after `v1`, its `:name` segments as `:`. */
@@ -82,3 +82,23 @@ describe('router', () => {
 function samePath(route: Route, path: readonly string[]): boolean {
   return route.segments.slice(1).every((s, i) => s.startsWith(':') || s === path[i]);
 }
+
+describe('statesAlias', () => {
+  it("rewrites Ironic's node-last states paths to the node-first form", () => {
+    expect(statesAlias(['v1', 'nodes', 'states', 'n1'])).toEqual(['v1', 'nodes', 'n1', 'states']);
+    expect(statesAlias(['v1', 'nodes', 'states', 'console', 'n1'])).toEqual(['v1', 'nodes', 'n1', 'states', 'console']);
+    expect(statesAlias(['v1', 'nodes', 'states', 'power', 'n1'])).toEqual(['v1', 'nodes', 'n1', 'states', 'power']);
+    expect(statesAlias(['v1', 'nodes', 'states', 'provision', 'n1'])).toEqual(['v1', 'nodes', 'n1', 'states', 'provision']);
+  });
+
+  it('leaves every other path alone', () => {
+    for (const path of [
+      ['v1', 'nodes', 'n1', 'states', 'console'],
+      ['v1', 'nodes', 'states'],
+      ['v1', 'nodes', 'states', 'console'],
+      ['v1', 'nodes', 'states', 'traits', 'n1'],
+      ['v1', 'ports', 'states', 'n1'],
+    ])
+      expect(statesAlias(path)).toEqual(path);
+  });
+});
