@@ -8,7 +8,6 @@
  */
 import { Invalid, httpErrors } from '#common/errors';
 import { VMEDIA_DEVICES } from '#drivers/base';
-import { argStringList, collectArgs, rejectUnexpected } from '../args';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
@@ -16,7 +15,7 @@ import { findNode } from '../lookup';
 import { atLeast } from '../microversion';
 import { route } from '../route';
 import { type JsonSchema, validateSchema } from '../validation';
-import { NO_QUERY } from '../request';
+import { NO_QUERY, arg, defineQuery } from '../request';
 
 const MIN_ATTACH_DETACH = 89;
 const MIN_GET = 93;
@@ -34,6 +33,8 @@ const ATTACH_SCHEMA: JsonSchema = {
   required: ['device_type', 'image_url'],
   additionalProperties: false,
 };
+
+const DetachQuery = defineQuery({ device_types: arg.stringList() });
 
 function checkVersion(req: ApiRequest, minor: number): void {
   if (!atLeast(req.version, minor)) throw httpErrors.notFound();
@@ -75,9 +76,7 @@ export async function attachVmedia(req: ApiRequest, ctx: ApiContext, params: { i
 
 export async function detachVmedia(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   checkVersion(req, MIN_ATTACH_DETACH);
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['device_types']);
-  const deviceTypes = argStringList('device_types', args.get('device_types'));
+  const { device_types: deviceTypes } = DetachQuery.read(req);
   const devices: readonly string[] = VMEDIA_DEVICES;
   const invalid = (deviceTypes ?? []).filter((d) => !devices.includes(d));
   if (invalid.length > 0) {
