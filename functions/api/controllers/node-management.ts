@@ -8,15 +8,15 @@
  * last_error and locks the node for the message in one write, casts, and answers 202; the result
  * shows in the node's boot_mode/secure_boot or last_error.
  */
-import { Conflict, MissingParameterValue, NotFound, InvalidParameterValue } from '#common/errors';
+import { Conflict, NotFound, InvalidParameterValue } from '#common/errors';
 import * as st from '#common/states';
-import { argBoolean, argString, collectArgs, pyStr, rejectUnexpected } from '../args';
+import { pyStr } from '../args';
 import { beginAndCast } from '../begin';
-import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
 import { findNode, whenUnlocked } from '../lookup';
 import { atLeast } from '../microversion';
+import { arg, defineArgs } from '../request';
 import { route } from '../route';
 
 /** Ironic's boot modes a node may be switched to (ALLOWED_TARGET_BOOT_MODES). */
@@ -39,38 +39,29 @@ const UNSTABLE_STATES: readonly string[] = [
 const MIN_NMI = 29;
 const MIN_BOOT_MODE = 76;
 
-/** The arguments of a handler: query and the JSON body's keys, only `accepted` ones. */
-function argsOf(req: ApiRequest, accepted: readonly string[]): Map<string, unknown> {
-  const body = parseBody(req);
-  const args = collectArgs(req, body);
-  rejectUnexpected(args, accepted);
-  return args;
-}
-
-function required(args: ReadonlyMap<string, unknown>, name: string): unknown {
-  if (!args.has(name)) throw new MissingParameterValue(`Missing mandatory parameter: ${name}`);
-  return args.get(name);
-}
+// Each handler's arguments, from the query and a JSON object body's keys.
+const NoArgs = defineArgs({});
+const BootDeviceArgs = defineArgs({ boot_device: arg.string().required({ null: 'missing' }), persistent: arg.boolean() });
+/** A null target reaches the handler, which names it in its message after the node's lookup. */
+const BootModeArgs = defineArgs({ target: arg.string().nullable().required() });
+const SecureBootArgs = defineArgs({ target: arg.boolean().nullable().required() });
 
 export async function getBootDevice(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  argsOf(req, []);
+  NoArgs.read(req);
   const node = await findNode(req, ctx, params.ident);
   const message = ctx.rpc.message('get_boot_device', { node_id: node.uuid }, { request_id: req.requestId });
   return json(200, await ctx.rpc.call(message));
 }
 
 export async function getSupportedBootDevices(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  argsOf(req, []);
+  NoArgs.read(req);
   const node = await findNode(req, ctx, params.ident);
   const message = ctx.rpc.message('get_supported_boot_devices', { node_id: node.uuid }, { request_id: req.requestId });
   return json(200, { supported_boot_devices: await ctx.rpc.call(message) });
 }
 
 export async function setBootDevice(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  const args = argsOf(req, ['boot_device', 'persistent']);
-  const device = argString('boot_device', required(args, 'boot_device'));
-  if (device === undefined) throw new MissingParameterValue('Missing mandatory parameter: boot_device');
-  const persistent = argBoolean('persistent', args.get('persistent')) ?? false;
+  const { boot_device: device, persistent = false } = BootDeviceArgs.read(req);
   const node = await findNode(req, ctx, params.ident);
   const message = ctx.rpc.message('set_boot_device', { node_id: node.uuid, device, persistent }, { request_id: req.requestId });
   await ctx.rpc.call(message);
@@ -79,7 +70,7 @@ export async function setBootDevice(req: ApiRequest, ctx: ApiContext, params: { 
 
 export async function injectNmi(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   if (!atLeast(req.version, MIN_NMI)) throw new NotFound('Resource could not be found.');
-  argsOf(req, []);
+  NoArgs.read(req);
   const node = await findNode(req, ctx, params.ident);
   await ctx.rpc.call(ctx.rpc.message('inject_nmi', { node_id: node.uuid }, { request_id: req.requestId }));
   return noContent();
@@ -95,13 +86,12 @@ const TRANSITIONING =
   'Node is in %(state)s state. Since node is transitioning, the boot mode will not be set as this may interfere with ongoing changes and result in erroneous modification. Try again later.';
 
 export async function setBootMode(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  const args = argsOf(req, ['target']);
-  const target = argString('target', required(args, 'target'));
+  const { target } = BootModeArgs.read(req);
   const node = await findNode(req, ctx, params.ident);
   notBeforeBootMode(req);
-  if (target === undefined || !ALLOWED_TARGET_BOOT_MODES.includes(target)) {
+  if (target === null || !ALLOWED_TARGET_BOOT_MODES.includes(target)) {
     throw new InvalidParameterValue(
-      `Invalid boot mode ${pyStr(target ?? null)} requested for node. Allowed boot modes are: ${ALLOWED_TARGET_BOOT_MODES.join(', ')}`,
+      `Invalid boot mode ${pyStr(target)} requested for node. Allowed boot modes are: ${ALLOWED_TARGET_BOOT_MODES.join(', ')}`,
     );
   }
   if (UNSTABLE_STATES.includes(node.provision_state)) throw new Conflict(TRANSITIONING);
@@ -117,11 +107,10 @@ export async function setBootMode(req: ApiRequest, ctx: ApiContext, params: { id
 }
 
 export async function setSecureBoot(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  const args = argsOf(req, ['target']);
-  const target = argBoolean('target', required(args, 'target'));
+  const { target } = SecureBootArgs.read(req);
   const node = await findNode(req, ctx, params.ident);
   notBeforeBootMode(req);
-  if (target === undefined) {
+  if (target === null) {
     throw new InvalidParameterValue('Invalid secure_boot None requested for node. Allowed secure_boot states are: True, False) ');
   }
   if (UNSTABLE_STATES.includes(node.provision_state)) throw new Conflict(TRANSITIONING);
