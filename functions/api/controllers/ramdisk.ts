@@ -11,14 +11,13 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { type AgentConfig, loadAgentConfig } from '#common/config';
-import { InvalidParameterValue, IronicError, MissingParameterValue, NotFound, ResourceNotFound } from '#common/errors';
+import { InvalidParameterValue, IronicError, NotFound, ResourceNotFound } from '#common/errors';
 import { newUuid } from '#common/ids';
 import * as st from '#common/states';
 import { normalizeMac } from '#common/strutils';
 import { fastTrackEnabled } from '#drivers/agent/deploy';
 import type { Node } from '#objects/node';
-import { argString, argUuid, collectArgs, rejectUnexpected } from '../args';
-import { parseBody } from '../body';
+import { arg, defineArgs, defineQuery } from '../request';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { findNode, portOwners } from '../lookup';
@@ -111,12 +110,20 @@ function sameSecret(given: string, stored: unknown): boolean {
   return timingSafeEqual(digest(given), digest(stored));
 }
 
+const LookupQuery = defineQuery({ addresses: arg.string(), node_uuid: arg.uuidAsGiven() });
+/** The heartbeat's arguments, from the query and the JSON body's keys; a null callback_url is missing. */
+const HeartbeatArgs = defineArgs({
+  callback_url: arg.string().required({ null: 'missing' }),
+  agent_version: arg.string(),
+  agent_token: arg.string(),
+  agent_verify_ca: arg.string(),
+  agent_status: arg.string(),
+  agent_status_message: arg.string(),
+});
+
 export async function lookup(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
   checkRamdiskVersion(req);
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['addresses', 'node_uuid']);
-  const rawAddresses = argString('addresses', args.get('addresses'));
-  const nodeUuid = argUuid('node_uuid', args.get('node_uuid'));
+  const { addresses: rawAddresses, node_uuid: nodeUuid } = LookupQuery.read(req);
   const addresses = [
     ...new Set(
       (rawAddresses ?? '')
@@ -161,15 +168,14 @@ export function ramdiskNodeView(req: ApiRequest, ctx: ApiContext, node: Node, to
 
 export async function heartbeat(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   checkRamdiskVersion(req);
-  const args = collectArgs(req, parseBody(req));
-  rejectUnexpected(args, ['callback_url', 'agent_version', 'agent_token', 'agent_verify_ca', 'agent_status', 'agent_status_message']);
-  const callbackUrl = argString('callback_url', args.get('callback_url'));
-  if (callbackUrl === undefined) throw new MissingParameterValue('Missing mandatory parameter: callback_url');
-  const agentVersion = argString('agent_version', args.get('agent_version'));
-  const agentToken = argString('agent_token', args.get('agent_token'));
-  const verifyCa = argString('agent_verify_ca', args.get('agent_verify_ca'));
-  const agentStatus = argString('agent_status', args.get('agent_status'));
-  const statusMessage = argString('agent_status_message', args.get('agent_status_message'));
+  const {
+    callback_url: callbackUrl,
+    agent_version: agentVersion,
+    agent_token: agentToken,
+    agent_verify_ca: verifyCa,
+    agent_status: agentStatus,
+    agent_status_message: statusMessage,
+  } = HeartbeatArgs.read(req);
   if (agentVersion && !atLeast(req.version, 36)) throw new InvalidParameterValue('Field "agent_version" not recognised');
   if ((agentStatus || statusMessage) && !atLeast(req.version, 72)) {
     throw new InvalidParameterValue('Fields "agent_status" and "agent_status_message" not recognised.');
