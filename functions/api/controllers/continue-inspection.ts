@@ -34,9 +34,9 @@ import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import { MAX_CAST_BYTES } from '#rpc/client';
 import { METHOD_VERSIONS } from '#rpc/messages';
-import { argUuid, collectArgs, rejectUnexpected } from '../args';
 import { beginAndCast } from '../begin';
 import { parseBody } from '../body';
+import { arg, defineQuery } from '../request';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { checkConductorFor } from '../interfaces';
@@ -127,14 +127,14 @@ async function lookupNode(ctx: ApiContext, macs: readonly string[], bmcAddresses
   return node;
 }
 
+const ContinueQuery = defineQuery({ node_uuid: arg.uuidAsGiven() });
+
 async function continueInspection(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
-  const args = collectArgs(req);
   const allowed = atLeast(req.version, CONTINUE_INSPECTION_VERSION) || req.version.minor === 1;
-  if (!allowed || (args.has('node_uuid') && !atLeast(req.version, CONTINUE_INSPECTION_VERSION))) {
+  if (!allowed || (req.query.node_uuid !== undefined && !atLeast(req.version, CONTINUE_INSPECTION_VERSION))) {
     throw new NotFound(`API version 1.${CONTINUE_INSPECTION_VERSION} or newer is required`);
   }
-  rejectUnexpected(args, ['node_uuid']);
-  const nodeUuid = argUuid('node_uuid', args.get('node_uuid'));
+  const { node_uuid: nodeUuid } = ContinueQuery.read(req);
   const data = parseBody(req);
   validateSchema('data', DATA_SCHEMA, data);
   const { inventory, ...pluginData } = data as { inventory: Inventory } & Record<string, unknown>;
