@@ -6,11 +6,11 @@
 import { InvalidParameterValue, NotAcceptable } from '#common/errors';
 import type { NodeFilter } from '#db/nodes';
 import type { Node } from '#objects/node';
-import { type RawArg, argBoolean, argInteger, argString, argStringList, argUuid, collectArgs, rejectUnexpected } from './args';
 import type { ApiContext } from './context';
 import type { ApiRequest } from './http';
 import { requireChassis } from './lookup';
 import { atLeast } from './microversion';
+import { arg, defineQuery, without } from './request';
 import { checkFieldVersions } from './views/node';
 
 /** Provision states Ironic 21.4's state machine knows (the `provision_state` filter accepts these). */
@@ -139,34 +139,37 @@ const FILTER_VERSIONS: readonly [name: string, minor: number][] = [
 ];
 
 /** Each argument of the list and its validator, in the order of Ironic's signature. */
-const LIST_ARGS: readonly [string, (name: string, value: RawArg) => unknown][] = [
-  ['chassis_uuid', argUuid],
-  ['instance_uuid', argUuid],
-  ['associated', argBoolean],
-  ['maintenance', argBoolean],
-  ['retired', argBoolean],
-  ['provision_state', argString],
-  ['marker', argUuid],
-  ['limit', argInteger],
-  ['sort_key', argString],
-  ['sort_dir', argString],
-  ['driver', argString],
-  ['fields', argStringList],
-  ['resource_class', argString],
-  ['fault', argString],
-  ['conductor_group', argString],
-  ['detail', argBoolean],
-  ['conductor', argString],
-  ['owner', argString],
-  ['description_contains', argString],
-  ['lessee', argString],
-  ['project', argString],
-  ['shard', argStringList],
-  ['sharded', argBoolean],
-  ['include_children', argBoolean],
-  ['parent_node', argString],
-  ['instance_name', argString],
-];
+const LIST_ARGS = {
+  chassis_uuid: arg.uuidAsGiven(),
+  instance_uuid: arg.uuidAsGiven(),
+  associated: arg.boolean(),
+  maintenance: arg.boolean(),
+  retired: arg.boolean(),
+  provision_state: arg.string(),
+  marker: arg.uuidAsGiven(),
+  limit: arg.integer(),
+  sort_key: arg.string(),
+  sort_dir: arg.string(),
+  driver: arg.string(),
+  fields: arg.stringList(),
+  resource_class: arg.string(),
+  fault: arg.string(),
+  conductor_group: arg.string(),
+  detail: arg.boolean(),
+  conductor: arg.string(),
+  owner: arg.string(),
+  description_contains: arg.string(),
+  lessee: arg.string(),
+  project: arg.string(),
+  shard: arg.stringList(),
+  sharded: arg.boolean(),
+  include_children: arg.boolean(),
+  parent_node: arg.string(),
+  instance_name: arg.string(),
+};
+/** `/v1/nodes` and `/v1/nodes/detail` (which takes no `fields` or `detail`), declared once. */
+const LIST_QUERY = defineQuery(LIST_ARGS);
+const DETAIL_QUERY = defineQuery(without(LIST_ARGS, ['fields', 'detail']));
 
 export interface NodeListQuery {
   readonly filter: NodeFilter;
@@ -192,11 +195,7 @@ const pyBool = (value: boolean) => (value ? 'True' : 'False');
 
 /** Read and check the arguments of a list request (`detailPath`: `/v1/nodes/detail`). */
 export function readListQuery(req: ApiRequest, ctx: ApiContext, detailPath: boolean): NodeListQuery {
-  const args = collectArgs(req);
-  const accepted = LIST_ARGS.map(([name]) => name).filter((name) => !detailPath || (name !== 'fields' && name !== 'detail'));
-  rejectUnexpected(args, accepted);
-  const v: Record<string, unknown> = {};
-  for (const [name, check] of LIST_ARGS) if (args.has(name)) v[name] = check(name, args.get(name));
+  const v: Readonly<Record<string, unknown>> = (detailPath ? DETAIL_QUERY : LIST_QUERY).read(req);
   const str = (name: string) => v[name] as string | undefined;
   const sortKey = str('sort_key') ?? 'id';
   const fieldsArg = v.fields as string[] | undefined;

@@ -2,7 +2,6 @@
 import { ClientSideError, InvalidState, NodeAssociated, NodeProtected, NotAcceptable } from '#common/errors';
 import { AVAILABLE, DELETE_ALLOWED_STATES } from '#common/states';
 import type { Node } from '#objects/node';
-import { argStringList, collectArgs, rejectUnexpected } from '../args';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
@@ -11,6 +10,7 @@ import { findNode, requireChassis, resolveParentNode, whenUnlocked } from '../lo
 import { atLeast } from '../microversion';
 import { checkCreateBody, newNode } from '../node-create';
 import { listNextLink, readListQuery, runListQuery } from '../node-list';
+import { NO_QUERY, NO_QUERY_BESIDE_BODY, arg, defineQuery } from '../request';
 import { route } from '../route';
 import { checkFieldNames, checkFieldVersions, nodeView } from '../views/node';
 
@@ -57,10 +57,10 @@ async function listNodes(req: ApiRequest, ctx: ApiContext, detailPath: boolean):
 export const getNodes = (req: ApiRequest, ctx: ApiContext) => listNodes(req, ctx, false);
 export const getNodesDetail = (req: ApiRequest, ctx: ApiContext) => listNodes(req, ctx, true);
 
+const ShowQuery = defineQuery({ fields: arg.stringList() });
+
 export async function getNode(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  const args = collectArgs(req);
-  rejectUnexpected(args, ['fields']);
-  const fields = argStringList('fields', args.get('fields'));
+  const { fields } = ShowQuery.read(req);
   const node = await findNode(req, ctx, params.ident, true);
   if (fields !== undefined && !atLeast(req.version, 8)) throw new NotAcceptable('Request not acceptable.');
   checkFieldVersions(fields, req.version);
@@ -70,9 +70,7 @@ export async function getNode(req: ApiRequest, ctx: ApiContext, params: { ident:
 
 export async function createNode(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
   const parsed = parseBody(req) ?? {};
-  const args = collectArgs(req);
-  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) for (const key of Object.keys(parsed)) args.delete(key);
-  rejectUnexpected(args, []);
+  NO_QUERY_BESIDE_BODY.read(req, parsed);
   const { body, uuid, group } = checkCreateBody(parsed, req.version);
   if (body.chassis_uuid) body.chassis_uuid = await requireChassis(ctx, body.chassis_uuid as string);
   if (body.parent_node) body.parent_node = await resolveParentNode(req, ctx, body.parent_node as string);
@@ -87,7 +85,7 @@ export async function createNode(req: ApiRequest, ctx: ApiContext): Promise<ApiR
 const DELETABLE_STATES = [...DELETE_ALLOWED_STATES, AVAILABLE];
 
 export async function deleteNode(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  rejectUnexpected(collectArgs(req), []);
+  NO_QUERY.read(req);
   const found = await findNode(req, ctx, params.ident, true);
   await checkConductorFor(ctx, found.driver, found.conductor_group, found.uuid);
   const node = await whenUnlocked(ctx, found);
