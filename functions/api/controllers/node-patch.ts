@@ -10,7 +10,7 @@
 import { ClientSideError, Invalid, InvalidParameterValue, InvalidState, NodeAssociated, NodeLocked, NotAcceptable } from '#common/errors';
 import * as st from '#common/states';
 import { Node } from '#objects/node';
-import { argBoolean, collectArgs, rejectUnexpected } from '../args';
+import { arg, defineBesideBody } from '../request';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
@@ -203,12 +203,12 @@ function releasedAllocation(node: Node, before: Node, changed: Set<string>): str
   return before.allocation_uuid;
 }
 
+/** The query beside the patch (pecan hands the body to `patch`). */
+const PatchQuery = defineBesideBody({ reset_interfaces: arg.boolean() });
+
 export async function patchNode(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   const parsed = parseBody(req);
-  const args = collectArgs(req);
-  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) for (const key of Object.keys(parsed)) args.delete(key);
-  rejectUnexpected(args, ['reset_interfaces']);
-  const resetInterfaces = argBoolean('reset_interfaces', args.get('reset_interfaces'));
+  const { reset_interfaces: resetInterfaces } = PatchQuery.read(req, parsed);
   validateSchema('patch', PATCH_SCHEMA, parsed ?? {});
   const patch = parsed as PatchOperation[];
   if (resetInterfaces !== undefined && !atLeast(req.version, 45)) throw new NotAcceptable('Request not acceptable.');
