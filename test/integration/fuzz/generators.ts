@@ -12,7 +12,11 @@ export const token = fc.oneof(
   unicode,
   fc.constantFrom('', ' ', '%', '..', 'detail', 'validate', 'None', 'null'),
 );
-export const enc = (s: string) => encodeURIComponent(s);
+/**
+ * A path segment. fetch resolves `.` and `..` segments (encoded too) before sending, so that
+ * `DELETE /v1/nodes/fuzz-0/vifs/..` would delete the node itself: such a segment goes as `...`.
+ */
+export const enc = (s: string) => (/^\.{1,2}$/.test(s) ? '...' : encodeURIComponent(s));
 
 /** The fuzz nodes' names (seed.ts creates them). */
 export const NODE_NAMES = ['fuzz-0', 'fuzz-1', 'fuzz-2'] as const;
