@@ -1,13 +1,10 @@
 /**
- * Request arguments the way Ironic's controllers receive them (pecan + `ironic.common.args`):
- * query parameters (a repeated one becomes a list) and, for handlers that take no body argument,
- * the keys of a JSON object body. A handler declares the names it accepts; anything else is
- * "Unexpected arguments: …". Each validator answers with Ironic's message, in which a value is
- * printed as Python's str() prints it (a list as `['a', 'b']`).
+ * The validators of Ironic's `ironic.common.args`, one per argument type, which the request layer
+ * (request.ts) applies to the arguments an endpoint declares. Each answers with Ironic's message,
+ * in which a value is printed as Python's str() prints it (a list as `['a', 'b']`).
  */
 import { InvalidParameterValue } from '#common/errors';
 import { isUuidLike } from '#common/ids';
-import type { ApiRequest } from './http';
 import { pyRepr } from './pyrepr';
 import { parseBoolean } from './validation';
 
@@ -17,25 +14,6 @@ export type RawArg = unknown;
 /** Python's str() of a value, as `%s` formats it into a message. */
 export function pyStr(value: unknown): string {
   return typeof value === 'string' ? value : pyRepr(value);
-}
-
-/**
- * The arguments of a request: query parameters, plus the keys of a JSON object body when
- * `bodyKeys` (handlers without a body argument get those as keyword arguments in pecan).
- */
-export function collectArgs(req: ApiRequest, body?: unknown): Map<string, RawArg> {
-  const args = new Map<string, RawArg>();
-  for (const [name, values] of Object.entries(req.query)) args.set(name, values.length === 1 ? values[0] : [...values]);
-  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    for (const [name, value] of Object.entries(body as Record<string, unknown>)) args.set(name, value);
-  }
-  return args;
-}
-
-/** Refuse arguments the handler does not take, naming them (Ironic lists them in set order; we keep request order). */
-export function rejectUnexpected(args: ReadonlyMap<string, RawArg>, accepted: readonly string[]): void {
-  const extra = [...args.keys()].filter((name) => !accepted.includes(name));
-  if (extra.length > 0) throw new InvalidParameterValue(`Unexpected arguments: ${extra.join(', ')}`);
 }
 
 export function argString(name: string, value: RawArg): string | undefined {

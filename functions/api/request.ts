@@ -14,7 +14,7 @@
  */
 import { ClientSideError, type IronicError, InvalidParameterValue, MissingParameterValue, NotAcceptable } from '#common/errors';
 import { canonicalUuid } from '#common/ids';
-import { argBoolean, argInteger, argString, argStringList, argUuid, collectArgs, type RawArg } from './args';
+import { argBoolean, argInteger, argString, argStringList, argUuid, type RawArg } from './args';
 import { parseBody } from './body';
 import type { ApiRequest } from './http';
 import { type ApiVersion, atLeast } from './microversion';
@@ -203,6 +203,19 @@ interface DeclOptions {
    * one of these names in the query is unexpected.
    */
   readonly path?: readonly string[];
+}
+
+/**
+ * The arguments pecan hands a handler: query parameters (a repeated one becomes a list) and, given
+ * a body, the keys of a JSON object body.
+ */
+function collectArgs(req: ApiRequest, body?: unknown): Map<string, RawArg> {
+  const args = new Map<string, RawArg>();
+  for (const [name, values] of Object.entries(req.query)) args.set(name, values.length === 1 ? values[0] : [...values]);
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    for (const [name, value] of Object.entries(body as Record<string, unknown>)) args.set(name, value);
+  }
+  return args;
 }
 
 type Source<X extends unknown[]> = (req: ApiRequest, ...extra: X) => Map<string, RawArg>;
