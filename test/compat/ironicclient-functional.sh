@@ -45,7 +45,12 @@ case "$target" in
   ironless)
     port=$(free_port)
     echo "starting Ironless on port $port (log: $dir/ironless.log)"
-    (cd "$repo" && exec npx tsx --disable-warning=ExperimentalWarning bin/ironless.ts local --port "$port" --in-memory --fleet 0 --quiet) >"$dir/ironless.log" 2>&1 &
+    # The project's Node 22 itself (not npx, whose tsx runs the stack in a child process a kill of
+    # npx would leave running), so that stopping this pid stops the stack.
+    node="$repo/node_modules/.bin/node"
+    [ -x "$node" ] || { echo "$node not found: run npm ci first" >&2; exit 2; }
+    (cd "$repo" && exec "$node" --import tsx --disable-warning=ExperimentalWarning bin/ironless.ts local \
+      --port "$port" --in-memory --fleet 0 --quiet) >"$dir/ironless.log" 2>&1 &
     stack_pid=$!
     url="http://127.0.0.1:$port"
     for _ in $(seq 1 600); do
