@@ -62,6 +62,24 @@ export function pyJsonDumps(value: unknown): string {
   return 'null';
 }
 
+/**
+ * Python's `json.dumps(value, indent=N)`: one item per line, nested by N spaces, `,` and `: `
+ * separators, empty lists and objects as `[]` and `{}`, non-ASCII characters escaped.
+ */
+export function pyJsonDumpsIndented(value: unknown, indent = 2, level = 0): string {
+  const nested = (v: unknown) => pyJsonDumpsIndented(v, indent, level + 1);
+  let open: string;
+  let items: string[];
+  if (Array.isArray(value)) [open, items] = ['[', value.map(nested)];
+  else if (value !== null && typeof value === 'object')
+    [open, items] = ['{', Object.entries(value as Record<string, unknown>).map(([k, v]) => `${asciiJson(k)}: ${nested(v)}`)];
+  else return pyJsonDumps(value);
+  const close = open === '[' ? ']' : '}';
+  if (items.length === 0) return open + close;
+  const pad = (n: number) => ' '.repeat(indent * n);
+  return `${open}\n${items.map((i) => pad(level + 1) + i).join(',\n')}\n${pad(level)}${close}`;
+}
+
 function asciiJson(text: string): string {
   return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -3,9 +3,11 @@
  * `bootloader` (no `deploy_iso`) boots the virtual agent from the ISO the conductor builds. The
  * ISO lives in the stack's boot ISO bucket (fauxqs' S3) while the ramdisk runs and is deleted when
  * the boot interface cleans up; the machine's firmware reads the ISO's El Torito catalog and
- * grub.cfg and boots the agent because the ramdisk in it is the fleet's. BIOS mode is refused.
+ * grub.cfg and boots the agent because the ramdisk in it is the fleet's. The node's network_data
+ * is read back from the ISO in the bucket, on a `config-2` volume. BIOS mode is refused.
  */
-import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { readIso } from '../../local/fleet/agent/iso9660';
 import type { LocalStack } from '../../local/stack';
 import { type FleetStack, startFleetStack } from './helpers/fleet';
 import { ApiClient } from './helpers/stack';
@@ -27,6 +29,17 @@ afterAll(async () => {
   s3?.destroy();
   await fleet?.stop();
 });
+
+/** The ISO's bytes while it is in the bucket, else undefined. */
+async function isoBytes(key: string): Promise<Buffer | undefined> {
+  try {
+    const got = await s3.send(new GetObjectCommand({ Bucket: stack.bootIsoBucket, Key: key }));
+    return Buffer.from((await got.Body?.transformToByteArray()) ?? []);
+  } catch (err) {
+    if ((err as { name?: string }).name === 'NoSuchKey') return undefined;
+    throw err;
+  }
+}
 
 async function isoExists(key: string): Promise<boolean> {
   try {
@@ -53,12 +66,24 @@ async function useKernelAndRamdisk(name: string): Promise<string> {
 
 it('cleans and deploys through an ISO built from deploy_kernel/deploy_ramdisk, kept in the bucket only while the ramdisk runs', async () => {
   const uuid = await useKernelAndRamdisk('biso-0');
+  const networkData = {
+    links: [{ id: 'port-0', type: 'phy', ethernet_mac_address: '52:54:00:00:00:01' }],
+    networks: [{ id: 'net-0', link: 'port-0', type: 'ipv4_dhcp', network_id: 'provisioning' }],
+    services: [],
+  };
+  const withData = await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/network_data', value: networkData }]);
+  expect(withData.status).toBe(200);
   const key = `${uuid}/deploy.iso`;
   let seen = false;
+  let built: Buffer | undefined;
   let watching = true;
   const watcher = (async () => {
     while (watching) {
-      if (await isoExists(key)) seen = true;
+      const bytes = await isoBytes(key);
+      if (bytes !== undefined) {
+        seen = true;
+        built ??= bytes;
+      }
       await new Promise((r) => setTimeout(r, 200));
     }
   })();
@@ -72,6 +97,9 @@ it('cleans and deploys through an ISO built from deploy_kernel/deploy_ramdisk, k
     });
     expect(seen).toBe(true);
     expect(await isoExists(key)).toBe(false);
+    const iso = readIso(built as Buffer);
+    expect(iso.volumeId).toBe('config-2');
+    expect(JSON.parse(iso.files.get('openstack/latest/network_data.json')?.toString() ?? 'null')).toEqual(networkData);
 
     seen = false;
     await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: fleet.image }]);

@@ -7,6 +7,12 @@
  * puts it in the boot ISO bucket as `<node>/<mode>.iso` (a redeploy replaces it) and hands the BMC a
  * presigned GET URL. Clean-up deletes the node's ISOs (Ironic's `cleanup_iso_image`).
  *
+ * A node with `network_data` gets it on the ISO as `openstack/latest/network_data.json` (Python's
+ * `json.dumps(..., indent=2)`), and the volume is then labelled `config-2` as a config drive is, so
+ * the ramdisk's network tooling (glean, cloud-init) configures the NICs from it before the agent
+ * looks up; without it the label is `VMEDIA_BOOT_ISO`. Both are the labels Ironic's
+ * `images.create_boot_iso` gives and IPA's `copy_config_from_vmedia` searches for.
+ *
  * NOTE: memory. The downloads are streamed to files in the function's /tmp, and the ISO is
  * streamed from them to S3 (the metadata, a few sectors, is the only part built in memory), so a
  * ramdisk of any size needs /tmp space for itself, not memory for itself twice.
@@ -25,6 +31,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { ImageCreationFailed, InvalidParameterValue, MissingParameterValue } from '#common/errors';
 import { type IsoFile, isoImage } from '#common/iso9660';
 import { once } from '#common/lazy';
+import { pyJsonDumpsIndented } from '#common/pyrepr';
 import type { Node } from '#objects/node';
 import { bootModeOf } from '../boot-mode';
 import { type HostRules, checkUrlHost } from '../hosts';
@@ -45,7 +52,13 @@ export interface BootIsoConfig {
 /** Ironic's default `[redfish]kernel_append_params`. */
 export const DEFAULT_KERNEL_APPEND_PARAMS = 'nofb vga=normal';
 /** Where the files go on the ISO: Ironic's layout (`EFIBOOT_LOCATION`, `[DEFAULT]grub_config_path`). */
-export const ISO_PATHS = { kernel: 'vmlinuz', ramdisk: 'initrd', esp: 'boot/grub/efiboot.img', grub: 'EFI/BOOT/grub.cfg' } as const;
+export const ISO_PATHS = {
+  kernel: 'vmlinuz',
+  ramdisk: 'initrd',
+  esp: 'boot/grub/efiboot.img',
+  grub: 'EFI/BOOT/grub.cfg',
+  networkData: 'openstack/latest/network_data.json',
+} as const;
 const MAX_REDIRECTS = 5;
 const DOWNLOAD_TIMEOUT_MS = 10 * 60_000;
 
@@ -132,6 +145,23 @@ export function grubConfig(params: string): string {
   ].join('\n');
 }
 
+/**
+ * The files injected beside the boot files (Ironic's `inject_files` of `prepare_deploy_iso`): the
+ * node's `network_data` when it has any (the flat and noop network interfaces give the node's own,
+ * as Ironic's base `get_node_network_data` does). Ironic skips it while inspecting with
+ * `[inspector]force_dhcp`, whose default (off) is the only behaviour Ironless has.
+ */
+export function injectedFiles(node: Node): IsoFile[] {
+  const data = node.network_data as Record<string, unknown> | null | undefined;
+  if (data === null || data === undefined || Object.keys(data).length === 0) return [];
+  return [{ path: ISO_PATHS.networkData, data: pyJsonDumpsIndented(data) }];
+}
+
+/** The volume label (Ironic's `images._label`): a config drive's when OpenStack metadata is on it. */
+export function isoLabel(files: readonly IsoFile[]): string {
+  return files.some((f) => f.path.startsWith('openstack/')) ? 'config-2' : 'VMEDIA_BOOT_ISO';
+}
+
 /** The object a node's ISO is kept under: one per node and purpose, so a rebuild replaces it. */
 export function isoKey(node: Node, mode: Mode): string {
   return `${node.uuid}/${mode}.iso`;
@@ -166,8 +196,9 @@ export async function publishBootIso(
       { path: ISO_PATHS.ramdisk, data: ramdisk },
       { path: ISO_PATHS.esp, data: esp },
       { path: ISO_PATHS.grub, data: grubConfig(kernelParams(node, config)) },
+      ...injectedFiles(node),
     ];
-    const image = isoImage(files, { volumeId: 'IRONLESS_AGENT', publisher: 'Ironless', efiBootImage: ISO_PATHS.esp });
+    const image = isoImage(files, { volumeId: isoLabel(files), publisher: 'Ironless', efiBootImage: ISO_PATHS.esp });
     const { PutObjectCommand, GetObjectCommand } = await s3Sdk();
     const client = s3 ?? (await defaultS3());
     const key = isoKey(node, mode);

@@ -17,6 +17,7 @@ import {
   publishBootIso,
 } from '../../../functions/drivers/redfish/boot-iso';
 import { bootsAgent, readBootIso } from '../../../local/fleet/agent/boot-media';
+import { readIso } from '../../../local/fleet/agent/iso9660';
 import { AGENT_RAMDISK } from '../../../local/fleet/agent-images';
 import { makeNode } from '../helpers/builders';
 
@@ -146,6 +147,55 @@ describe('publishing and deleting', () => {
     expect(iso.kernel.toString()).toBe('kernel');
     expect(iso.cmdline).toBe('nofb vga=normal ipa-api-url=https://api.example boot_method=vmedia');
     expect(isoKey(node, 'rescue')).toBe(`${node.uuid}/rescue.iso`);
+  });
+
+  it('puts the node’s network_data on a config-2 volume as Ironic does, and labels it VMEDIA_BOOT_ISO without', async () => {
+    const networkData = {
+      links: [{ id: 'port-0', type: 'phy', ethernet_mac_address: '52:54:00:00:00:01' }],
+      networks: [{ id: 'net-0', link: 'port-0', type: 'ipv4', ip_address: '192.0.2.10', netmask: '255.255.255.0', routes: [] }],
+      services: [{ type: 'dns', address: 'ré.example' }],
+    };
+    const { client, sent } = stubS3();
+    await publishBootIso(makeNode({ network_data: networkData }), 'deploy', plan(), CONFIG, ANY, client);
+    const withData = readIso(sent.find((s) => s.name === 'PutObjectCommand')?.body as Buffer);
+    expect(withData.volumeId).toBe('config-2');
+    // Python's json.dumps(network_data, indent=2), byte for byte.
+    expect(withData.files.get('openstack/latest/network_data.json')?.toString()).toBe(
+      [
+        '{',
+        '  "links": [',
+        '    {',
+        '      "id": "port-0",',
+        '      "type": "phy",',
+        '      "ethernet_mac_address": "52:54:00:00:00:01"',
+        '    }',
+        '  ],',
+        '  "networks": [',
+        '    {',
+        '      "id": "net-0",',
+        '      "link": "port-0",',
+        '      "type": "ipv4",',
+        '      "ip_address": "192.0.2.10",',
+        '      "netmask": "255.255.255.0",',
+        '      "routes": []',
+        '    }',
+        '  ],',
+        '  "services": [',
+        '    {',
+        '      "type": "dns",',
+        '      "address": "r\\u00e9.example"',
+        '    }',
+        '  ]',
+        '}',
+      ].join('\n'),
+    );
+    expect(JSON.parse(withData.files.get('openstack/latest/network_data.json')?.toString() ?? '')).toEqual(networkData);
+
+    const plain = stubS3();
+    await publishBootIso(makeNode({ network_data: {} }), 'deploy', plan(), CONFIG, ANY, plain.client);
+    const without = readIso(plain.sent.find((s) => s.name === 'PutObjectCommand')?.body as Buffer);
+    expect(without.volumeId).toBe('VMEDIA_BOOT_ISO');
+    expect([...without.files.keys()].filter((p) => p.startsWith('openstack/'))).toEqual([]);
   });
 
   it('fails with ImageCreationFailed naming the download, and refuses a redirect to a refused host', async () => {
