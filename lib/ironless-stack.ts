@@ -283,6 +283,8 @@ export class IronlessStack extends Stack {
     });
     this.tables.grantReadWrite(this.apiFunction.function);
     this.queues.grantSend(this.apiFunction.function);
+    // The conductor casts to itself the work of a call that runs after its answer (functions/conductor/spawn.ts).
+    this.queues.grantSend(this.conductor.function);
     this.conductor.live.grantInvoke(this.apiFunction.function);
     // Policies of their own, not the roles' default ones: each names a function whose creation
     // waits for its role's default policy, so a default-policy grant on it would be a cycle.

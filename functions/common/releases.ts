@@ -79,6 +79,7 @@ export const RELEASE_MAPPING: ReleaseMappings = {
   // API 1.89–1.115 (Ironic master, 2026.2 "Hibiscus"): virtual media, runbooks, inspection rules, the
   // port and portgroup fields, node disable_power_off, instance_name, health; see the README.
   // RPC 1.4: virtual media (attach, detach, get).
+  // RPC 1.5: virtual media actions and async vendor passthru run after the call answers (casts).
   // NodeHistory 1.1: project, state, target_provision_state, duration_seconds (API 1.113, 1.115).
   // FirmwareComponent 1.1: vendor, model, serial_number (API 1.114).
   // Port 1.1 (description, vendor, category, available_for_dynamic_portgroup) and Portgroup 1.1
@@ -86,7 +87,7 @@ export const RELEASE_MAPPING: ReleaseMappings = {
   // defaults; online data migrations rewrite them at 1.1.
   master: {
     api: '1.115',
-    rpc: '1.4',
+    rpc: '1.5',
     objects: {
       Node: ['1.2', '1.1', '1.0'],
       Port: ['1.1', '1.0'],

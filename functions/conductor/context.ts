@@ -7,6 +7,7 @@ import type { ConductorConfig } from '#common/config';
 import type { Stores } from '#db/stores';
 import type { NodeStore } from '#db/nodes';
 import type { Step } from '#drivers/base';
+import type { ConductorRpcClient } from '#rpc/client';
 import type { Redelivery } from './redelivery';
 
 /** Starting Step Functions executions of the steps machine. */
@@ -65,6 +66,12 @@ export interface ConductorContext {
    * running out of time then fails the action as any other error, rather than asking for a retry.
    */
   readonly finalDelivery?: boolean;
+  /**
+   * Casting to the conductors' queues, capped at this conductor's pinned RPC version: the work
+   * Ironic's conductor spawns after answering a call (see `spawn.ts`) is cast here. Absent (unit
+   * tests), or capped below the cast's version, that work runs within the call.
+   */
+  readonly rpc?: Pick<ConductorRpcClient, 'canSend' | 'message' | 'cast'>;
   /** Asking SQS for an early redelivery of a message DynamoDB could not serve; without it, the queue's visibility timeout. */
   readonly redelivery?: Redelivery;
 }

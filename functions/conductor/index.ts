@@ -19,6 +19,7 @@ import { invocationDeadline, stepDeadline } from './attempt';
 import type { ConductorContext } from './context';
 import { handleCall, handleSqsBatch } from './entries/rpc';
 import { isCallEvent } from '#rpc/messages';
+import { ConductorRpcClient } from '#rpc/client';
 import { handleStepsTask, isStepsTask } from './entries/steps';
 import { syncPowerStates } from './flows/power-sync';
 import { failStuckNodes } from './flows/stuck';
@@ -37,6 +38,9 @@ const log = new Logger({ serviceName: 'ironless-conductor', persistentKeys: { ho
 
 const stores = createStores({ client: createDocumentClient('conductor'), tables: tableNamesFromEnv(process.env), release });
 
+// Send to the endpoint the SDK resolves (a local queue URL is no valid endpoint), as the API does.
+const sqs = new SQSClient({ useQueueUrlAsEndpoint: false });
+
 const ctx: ConductorContext = {
   config,
   log,
@@ -47,8 +51,13 @@ const ctx: ConductorContext = {
   // Step Functions throttles SendTask* and StartExecution too: a finished step must not be lost
   // to a few throttled calls (its task would then time out and fail the node).
   steps: new SfnStepsRunner(new SFNClient({ retryMode: 'adaptive', maxAttempts: 8 }), config.stepsStateMachineArn),
-  // Send to the endpoint the SDK resolves (a local queue URL is no valid endpoint), as the API does.
-  redelivery: new SqsRedelivery(new SQSClient({ useQueueUrlAsEndpoint: false }), config.conductorQueues),
+  redelivery: new SqsRedelivery(sqs, config.conductorQueues),
+  // Casts the conductor sends itself: the work of a call that runs after its answer (spawn.ts).
+  rpc: new ConductorRpcClient({
+    sqs,
+    queues: config.conductorQueues,
+    versionCap: release.mapping.rpc,
+  }),
 };
 
 // Cold start: refuse to run (the init fails, with the reason logged) when the identity recorded for

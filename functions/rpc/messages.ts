@@ -28,7 +28,11 @@
 // 1.4: Virtual media (API 1.89/1.93): attach_virtual_media, detach_virtual_media,
 //      get_virtual_media (calls). A conductor of 1.3 knows none of them: an API capped below 1.4
 //      answers these endpoints 503 (its client refuses to send).
-export const RPC_API_VERSION = '1.4';
+// 1.5: Work Ironic's conductor spawns after answering a call: do_attach_virtual_media,
+//      do_detach_virtual_media and do_vendor_passthru (casts the conductor sends itself, the
+//      node locked for them by the call). A conductor capped below 1.5 (pinned) never sends them
+//      and runs that work within the call, as before: a conductor of 1.4 would not know them.
+export const RPC_API_VERSION = '1.5';
 
 export interface RequestContext {
   /** The request id of the API call that caused this message (Ironic's `openstack-request-id`). */
@@ -108,14 +112,29 @@ export interface RpcMethods {
   get_supported_indicators: { node_id: string; component?: string };
   get_indicator_state: { node_id: string; component: string; indicator: string };
   set_indicator_state: { node_id: string; component: string; indicator: string; state: string };
-  /** Calls: a vendor passthru method of a node's vendor interface, or of a hardware type's default one. */
+  /**
+   * Calls: a vendor passthru method of a node's vendor interface, or of a hardware type's default
+   * one. An `async` node method is answered at once and cast as do_vendor_passthru (RPC 1.5).
+   */
   vendor_passthru: { node_id: string; method: string; http_method: string; info: Record<string, unknown> };
   driver_vendor_passthru: { driver_name: string; method: string; http_method: string; info: Record<string, unknown> };
-  /** Calls: virtual media through the management interface; device types are Ironic's `VMEDIA_DEVICES`. */
+  /**
+   * Calls: virtual media through the management interface; device types are Ironic's
+   * `VMEDIA_DEVICES`. Attach and detach answer once the node is locked and validated; the action
+   * is cast as do_attach_virtual_media / do_detach_virtual_media (RPC 1.5).
+   */
   attach_virtual_media: { node_id: string; device_type: string; image_url: string; image_download_source: string };
   /** No `device_types`: every device. */
   detach_virtual_media: { node_id: string; device_types?: string[] };
   get_virtual_media: { node_id: string };
+  /**
+   * Casts from the conductor to itself: the work its attach_virtual_media, detach_virtual_media
+   * and vendor_passthru calls validated, locked the node for (`lock_token`) and answered.
+   */
+  do_attach_virtual_media: { node_id: string; lock_token: string; device_type: string; image_url: string; image_download_source: string };
+  do_detach_virtual_media: { node_id: string; lock_token: string; device_types?: string[] };
+  /** An `async` node method; no `lock_token` for a method that needs no exclusive lock. */
+  do_vendor_passthru: { node_id: string; lock_token?: string; method: string; http_method: string; info: Record<string, unknown> };
 }
 
 /** What a vendor passthru call answers (Ironic's `{return, async, attach}`). */
@@ -200,6 +219,9 @@ export const METHOD_VERSIONS: Readonly<Record<RpcMethod, string>> = {
   attach_virtual_media: '1.4',
   detach_virtual_media: '1.4',
   get_virtual_media: '1.4',
+  do_attach_virtual_media: '1.5',
+  do_detach_virtual_media: '1.5',
+  do_vendor_passthru: '1.5',
 };
 
 /**

@@ -90,7 +90,7 @@ it('lets the api function use the tables, send casts to the conductor queues and
   expectOn(grants, 'lambda:GetAlias', [functionNamed(template, 'conductor')[0], functionNamed(template, 'api')[0]]);
 });
 
-it('lets the conductor use the tables, its own executions, its queues, the allowed image buckets and its failure queue', () => {
+it('lets the conductor use the tables, its own executions, its queues (receive and send), the allowed image buckets and its failure queue', () => {
   const grants = grantsOfFunction('conductor');
   const receive = ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage'];
   const states = [
@@ -120,7 +120,8 @@ it('lets the conductor use the tables, its own executions, its queues, the allow
   expectOn(grants, 'lambda:InvokeFunction', [idOf('AWS::Lambda::Alias', 'ConductorLive')]);
   for (const a of DYNAMODB) expectOn(grants, a, tables);
   for (const a of receive) expectOn(grants, a, conductorQueues);
-  expectOn(grants, 'sqs:SendMessage', [idOf('AWS::SQS::Queue', 'PeriodicFailures')]);
+  // Its failure queue, and its own queues: the work of a call that runs after the answer is a cast.
+  expectOn(grants, 'sqs:SendMessage', [idOf('AWS::SQS::Queue', 'PeriodicFailures'), ...conductorQueues]);
   const bootIsos = idOf('AWS::S3::Bucket', 'BootIsos');
   expectOn(grants, 's3:GetObject', [':s3:::images-a/*', ':s3:::images.b/*', bootIsos]);
   for (const a of ['s3:PutObject', 's3:DeleteObject']) expectOn(grants, a, [bootIsos]);

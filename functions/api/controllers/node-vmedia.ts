@@ -2,9 +2,10 @@
  * `/v1/nodes/{node}/vmedia` (Ironic's NodeVmediaController): attach an image to a virtual media
  * device (POST, 1.89), detach some or all devices (DELETE, 1.89) and list the devices (GET, 1.93).
  * Below those versions the resource does not exist (404). Each is a conductor call: the conductor
- * locks the node (409 when it is locked), validates the management interface (400) and runs the
- * action; a failure of the action itself (the BMC refusing the image, a driver without virtual
- * media) is the node's last_error, as Ironic's worker leaves it, and the answer stays 204.
+ * locks the node (409 when it is locked), validates the management interface (400) and answers;
+ * the action runs after the 204 with the node still locked (see the conductor's `spawn.ts`), and a
+ * failure of it (the BMC refusing the image, a driver without virtual media) is the node's
+ * last_error, as Ironic's worker leaves it.
  */
 import { Invalid, httpErrors } from '#common/errors';
 import { VMEDIA_DEVICES } from '#drivers/base';

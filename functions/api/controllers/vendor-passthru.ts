@@ -3,8 +3,9 @@
  * vendor methods at `/v1/nodes/{node}/vendor_passthru?method=M` (or `/vendor_passthru/M`), a
  * hardware type's at `/v1/drivers/{driver}/vendor_passthru?method=M`, with any HTTP method, and
  * the methods' metadata at `…/vendor_passthru/methods`. The JSON body is the method's arguments.
- * A method runs in the conductor (a call); an `async` one is answered 202 with no body, a
- * synchronous one 200 with its result. The metadata is the interfaces' own, read here.
+ * A method runs in the conductor (a call); an `async` one is answered 202 with no body (the
+ * conductor runs it after answering), a synchronous one 200 with its result. The metadata is the
+ * interfaces' own, read here.
  */
 import { InvalidParameterValue, MissingParameterValue } from '#common/errors';
 import { defaultVendorInterface, getHardwareType, loadDriver } from '#drivers/registry';

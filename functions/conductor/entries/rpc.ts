@@ -35,8 +35,8 @@ import {
 import { doNodeService, doUnhold } from '../flows/service';
 import { getConsoleInformation, setConsoleMode } from '../flows/console';
 import { getIndicatorState, getSupportedIndicators, setIndicatorState } from '../flows/indicators';
-import { driverVendorPassthru, vendorPassthru } from '../flows/vendor';
-import { attachVirtualMedia, detachVirtualMedia, getVirtualMedia } from '../flows/vmedia';
+import { doVendorPassthru, driverVendorPassthru, vendorPassthru } from '../flows/vendor';
+import { attachVirtualMedia, detachVirtualMedia, doAttachVirtualMedia, doDetachVirtualMedia, getVirtualMedia } from '../flows/vmedia';
 import { validateDriverInterfaces } from '../flows/validate';
 import { vifAttach, vifDetach, vifList } from '../flows/vifs';
 
@@ -79,6 +79,12 @@ export async function handleMessage(ctx: ConductorContext, message: RpcMessage):
         return await doAllocate(ctx, message.args as RpcMethods['create_allocation']);
       case 'set_console_mode':
         return await setConsoleMode(ctx, { ...(message.args as RpcMethods['set_console_mode']), message_id: id });
+      case 'do_attach_virtual_media':
+        return await doAttachVirtualMedia(ctx, { ...(message.args as RpcMethods['do_attach_virtual_media']), message_id: id });
+      case 'do_detach_virtual_media':
+        return await doDetachVirtualMedia(ctx, { ...(message.args as RpcMethods['do_detach_virtual_media']), message_id: id });
+      case 'do_vendor_passthru':
+        return await doVendorPassthru(ctx, { ...(message.args as RpcMethods['do_vendor_passthru']), message_id: id });
       case 'do_provisioning_action': {
         const args = { ...(message.args as RpcMethods['do_provisioning_action']), message_id: id };
         if (args.action === 'provide') return await doProvide(ctx, args);
@@ -126,15 +132,15 @@ export async function handleCall(ctx: ConductorContext, message: RpcMessage): Pr
       case 'set_indicator_state':
         return { result: await setIndicatorState(ctx, message.args as RpcMethods['set_indicator_state']) };
       case 'vendor_passthru':
-        return { result: await vendorPassthru(ctx, message.args as RpcMethods['vendor_passthru']) };
+        return { result: await vendorPassthru(ctx, message.args as RpcMethods['vendor_passthru'], message.context) };
       case 'driver_vendor_passthru':
         return { result: await driverVendorPassthru(ctx, message.args as RpcMethods['driver_vendor_passthru']) };
       case 'get_virtual_media':
         return { result: await getVirtualMedia(ctx, message.args as RpcMethods['get_virtual_media']) };
       case 'attach_virtual_media':
-        return { result: await attachVirtualMedia(ctx, message.args as RpcMethods['attach_virtual_media']) };
+        return { result: await attachVirtualMedia(ctx, message.args as RpcMethods['attach_virtual_media'], message.context) };
       case 'detach_virtual_media':
-        return { result: await detachVirtualMedia(ctx, message.args as RpcMethods['detach_virtual_media']) };
+        return { result: await detachVirtualMedia(ctx, message.args as RpcMethods['detach_virtual_media'], message.context) };
       default:
         throw new UnsupportedMessage(`RPC method "${message.method}" cannot be called`);
     }

@@ -1,23 +1,30 @@
 /**
- * Virtual media (Ironic's manager.py get_virtual_media, attach_virtual_media, detach_virtual_media).
+ * Virtual media (Ironic's manager.py get_virtual_media, attach_virtual_media, detach_virtual_media
+ * and its do_attach_virtual_media / run_node_action workers).
  *
  * Reading takes no lock (Ironic's shared task) and answers the management interface's list, or
- * its error. Attaching and detaching take the node's lock, validate the management interface and
- * refuse a node in maintenance for a power failure (TemporaryFailure), all answered to the API;
- * then last_error is cleared and the action runs. Ironic runs it in a worker after answering; here
- * it runs within the call (a BMC's insert or eject takes seconds) and, like Ironic's worker, turns
- * a failure into last_error (and so an ERROR history event), not into the API's answer. A
- * management interface without virtual media (fake-hardware's, as Ironic's FakeManagement) fails
- * that way too, with UnsupportedDriverExtension.
+ * its error. Attaching and detaching are calls that do what Ironic's do before answering: take the
+ * node's lock (NodeLocked, 409), validate the management interface, refuse a node in maintenance
+ * for a power failure (TemporaryFailure) and clear last_error. The action itself runs after the
+ * answer, as in Ironic's worker: the call hands the lock to a cast (`spawn.ts`), whose handler here
+ * acts on the BMC and releases the lock. A failure becomes last_error (and so an ERROR history
+ * event), not the API's answer; a management interface without virtual media (fake-hardware's, as
+ * Ironic's FakeManagement) fails that way too, with UnsupportedDriverExtension.
  */
 import { TemporaryFailure, UnsupportedDriverExtension } from '#common/errors';
+import { newUuid } from '#common/ids';
+import * as st from '#common/states';
 import { pyRepr } from '#common/pyrepr';
 import type { ManagementInterface, Task } from '#drivers/base';
 import { rethrowRefusal } from '#drivers/guard';
 import { loadDriver } from '#drivers/registry';
-import type { RpcMethods, RpcResults } from '#rpc/messages';
+import type { Node } from '#objects/node';
+import type { RequestContext, RpcMethods, RpcResults } from '#rpc/messages';
+import { guarded, shouldRetry } from '../attempt';
+import { type MessageArgs, claimForMessage } from '../claim';
 import type { ConductorContext } from '../context';
-import { withNodeLock } from './management';
+import { lockOwner } from '../lock';
+import { canSpawn, spawnLocked } from '../spawn';
 import { POWER_FAILURE } from './power-sync';
 
 type VmediaMethod = 'getVirtualMedia' | 'attachVirtualMedia' | 'detachVirtualMedia';
@@ -46,65 +53,130 @@ export async function getVirtualMedia(
   return devices.map((d) => ({ media_types: [...d.media_types], inserted: d.inserted, image: d.image }));
 }
 
+type Action = (management: ManagementInterface, task: Task) => Promise<void>;
+type Failure = (node: string, reason: string) => string;
+
+/** Run `action` on the locked node; its failure becomes last_error as `failure(message)` words it. */
+async function act(ctx: ConductorContext, node: Node, action: Action, failure: Failure, inCall: boolean): Promise<void> {
+  const task = { node, log: ctx.log };
+  try {
+    await action(loadDriver(node).management, task);
+  } catch (err) {
+    // A fenced or timed-out action, or DynamoDB failing, is not the hardware's failure.
+    if (inCall) rethrowRefusal(err);
+    else if (shouldRetry(ctx, err)) throw err;
+    node.last_error = failure(node.uuid, (err as Error).message);
+    ctx.log.error('Virtual media action failed', { node: node.uuid, error: node.last_error });
+  }
+}
+
+type VmediaCast = 'do_attach_virtual_media' | 'do_detach_virtual_media';
+
 /**
- * The locked part both actions share: validate, refuse a power failure, clear last_error, run
- * `action`; its failure becomes last_error as `failure(message)` words it.
+ * The call: lock, validate, refuse a power failure, clear last_error, then hand the action to
+ * `cast` (answered at once) or, when this conductor may not cast it, run it here.
  */
-async function runAction(
+async function begin<M extends VmediaCast>(
   ctx: ConductorContext,
   nodeId: string,
   what: string,
-  action: (management: ManagementInterface, task: Task) => Promise<void>,
-  failure: (node: string, reason: string) => string,
+  context: RequestContext,
+  cast: { method: M; args: (lockToken: string) => RpcMethods[M] },
+  action: Action,
+  failure: Failure,
 ): Promise<null> {
-  return withNodeLock(ctx, nodeId, async (node) => {
-    const task = { node, log: ctx.log };
-    const management = loadDriver(node).management;
-    await management.validate(task);
+  const node = guarded(ctx, await ctx.nodes.reserve(nodeId, lockOwner(ctx, `call:${newUuid()}`)), 'The virtual media call');
+  const release = () =>
+    ctx.nodes.release(node).catch((e: unknown) => ctx.log.error('Could not release a node lock', { node: nodeId, error: String(e) }));
+  try {
+    await loadDriver(node).management.validate({ node, log: ctx.log });
     if (node.maintenance && node.fault === POWER_FAILURE) {
       throw new TemporaryFailure(`Unable to ${what} virtual media for node ${node.uuid} due to power failure state`);
     }
-    node.last_error = null;
-    try {
-      await action(management, task);
-    } catch (err) {
-      // A fenced or timed-out action, or DynamoDB failing, is not the hardware's failure.
-      rethrowRefusal(err);
-      node.last_error = failure(node.uuid, (err as Error).message);
-      ctx.log.error('Virtual media action failed', { node: node.uuid, error: node.last_error });
-    }
+  } catch (err) {
+    await release();
+    throw err;
+  }
+  // Starting a new operation: the previous error goes (Ironic saves this before spawning).
+  node.last_error = null;
+  if (canSpawn(ctx, cast.method)) {
+    await spawnLocked(ctx, node, cast.method, cast.args, context);
     return null;
-  });
+  }
+  try {
+    await act(ctx, node, action, failure, true);
+  } catch (err) {
+    await release();
+    throw err;
+  }
+  await ctx.nodes.save(node, { release: true });
+  return null;
 }
 
-export async function attachVirtualMedia(ctx: ConductorContext, args: RpcMethods['attach_virtual_media']): Promise<null> {
-  const { device_type: deviceType, image_url: imageUrl } = args;
+/** The cast: the node locked for it by the call; act, record a failure, release. */
+async function finish(ctx: ConductorContext, args: MessageArgs, action: Action, failure: Failure): Promise<void> {
+  const node = await claimForMessage(ctx, args, st.ALL_STATES);
+  if (node === undefined) return;
+  await act(ctx, node, action, failure, false);
+  await ctx.nodes.save(node, { release: true });
+}
+
+function attachAction(ctx: ConductorContext, deviceType: string, imageUrl: string): { action: Action; failure: Failure } {
   // NOTE: Ironless has no image server of its own: every image_download_source ('local' and 'swift'
   // too) hands the URL to the BMC as 'http' does (see the README).
-  return runAction(
-    ctx,
-    args.node_id,
-    'attach',
-    async (management, task) => {
+  return {
+    action: async (management, task) => {
       await method(management, task, 'attachVirtualMedia')(task, deviceType, imageUrl);
       ctx.log.info('Virtual media attached', { node: task.node.uuid, device_type: deviceType, image_url: imageUrl });
     },
-    (node, reason) => `Could not attach device ${deviceType} to node ${node}: ${reason}`,
-  );
+    failure: (node, reason) => `Could not attach device ${deviceType} to node ${node}: ${reason}`,
+  };
 }
 
-export async function detachVirtualMedia(ctx: ConductorContext, args: RpcMethods['detach_virtual_media']): Promise<null> {
-  const deviceTypes = args.device_types;
+function detachAction(ctx: ConductorContext, deviceTypes: string[] | undefined): { action: Action; failure: Failure } {
   // Ironic's message shows the list as Python prints it, or None for every device.
   const shown = deviceTypes === undefined ? 'None' : pyRepr(deviceTypes);
-  return runAction(
-    ctx,
-    args.node_id,
-    'detach',
-    async (management, task) => {
+  return {
+    action: async (management, task) => {
       await method(management, task, 'detachVirtualMedia')(task, deviceTypes);
       ctx.log.info('Virtual media detached', { node: task.node.uuid, device_types: shown });
     },
-    (node, reason) => `Could not detach device(s) ${shown} from node ${node}: ${reason}`,
-  );
+    failure: (node, reason) => `Could not detach device(s) ${shown} from node ${node}: ${reason}`,
+  };
+}
+
+export async function attachVirtualMedia(
+  ctx: ConductorContext,
+  args: RpcMethods['attach_virtual_media'],
+  context: RequestContext,
+): Promise<null> {
+  const { action, failure } = attachAction(ctx, args.device_type, args.image_url);
+  const cast = { method: 'do_attach_virtual_media' as const, args: (lock_token: string) => ({ ...args, lock_token }) };
+  return begin(ctx, args.node_id, 'attach', context, cast, action, failure);
+}
+
+export async function detachVirtualMedia(
+  ctx: ConductorContext,
+  args: RpcMethods['detach_virtual_media'],
+  context: RequestContext,
+): Promise<null> {
+  const { action, failure } = detachAction(ctx, args.device_types);
+  const cast = { method: 'do_detach_virtual_media' as const, args: (lock_token: string) => ({ ...args, lock_token }) };
+  return begin(ctx, args.node_id, 'detach', context, cast, action, failure);
+}
+
+export async function doAttachVirtualMedia(
+  ctx: ConductorContext,
+  args: RpcMethods['do_attach_virtual_media'] & MessageArgs,
+): Promise<void> {
+  const { action, failure } = attachAction(ctx, args.device_type, args.image_url);
+  return finish(ctx, args, action, failure);
+}
+
+export async function doDetachVirtualMedia(
+  ctx: ConductorContext,
+  args: RpcMethods['do_detach_virtual_media'] & MessageArgs,
+): Promise<void> {
+  const { action, failure } = detachAction(ctx, args.device_types);
+  return finish(ctx, args, action, failure);
 }

@@ -87,8 +87,8 @@ describe('RELEASE_MAPPING', () => {
     for (const row of Object.values(RELEASE_MAPPING)) expect(compareVersionStrings(row.rpc, RPC_API_VERSION)).toBeLessThanOrEqual(0);
   });
 
-  it('has the next release in master: API 1.115, RPC 1.4 (console, indicators, vendor passthru; virtual media), Node 1.2 (disable_power_off, health) and 1.1 (instance_name), Port 1.1 and Portgroup 1.1 (the 1.97–1.111 fields) beside the 1.0 that 2026.3 writes', () => {
-    expect(RELEASE_MAPPING.master).toMatchObject({ api: '1.115', rpc: '1.4' });
+  it('has the next release in master: API 1.115, RPC 1.5 (console, indicators, vendor passthru; virtual media; their work after the answer), Node 1.2 (disable_power_off, health) and 1.1 (instance_name), Port 1.1 and Portgroup 1.1 (the 1.97–1.111 fields) beside the 1.0 that 2026.3 writes', () => {
+    expect(RELEASE_MAPPING.master).toMatchObject({ api: '1.115', rpc: '1.5' });
     expect(RELEASE_MAPPING.master!.objects).toMatchObject({ Node: ['1.2', '1.1', '1.0'], Port: ['1.1', '1.0'], Portgroup: ['1.1', '1.0'] });
     const [pinned, latest] = [selectRelease('2026.3'), selectRelease('')];
     expect([pinned.apiMaxVersion, pinned.objectVersion('Node'), pinned.objectVersion('Port')]).toEqual(['1.87', '1.0', '1.0']);
