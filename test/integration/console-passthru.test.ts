@@ -1,7 +1,8 @@
 /**
  * The node console, indicators, external events and vendor passthru on the local stack with
  * fake-hardware: the console through the `set_console_mode` cast (console_enabled, last_error,
- * the lock waited for), indicators and passthru methods through conductor calls, events through
+ * the lock waited for), indicators and passthru methods through conductor calls (an async method
+ * then runs after the answer, through a cast, the node locked until it is done), events through
  * the API alone, each with Ironic's refusals.
  */
 import { jest } from '@jest/globals';
@@ -199,8 +200,24 @@ describe('vendor passthru', () => {
     expect([sync.status, sync.body]).toEqual([200, true]);
     const byPath = await api.request('POST', `/v1/nodes/${uuid}/vendor_passthru/third_method_sync`, { bar: 'x' });
     expect([byPath.status, byPath.body]).toEqual([200, false]);
-    const async = await api.request('POST', `/v1/nodes/${uuid}/vendor_passthru?method=second_method`, { bar: 'kazoo' });
-    expect([async.status, async.text]).toEqual([202, '']);
+    // An async method runs after the 202, as in Ironic's worker: with the conductor's queue held,
+    // the node stays locked for it (a sync method then finds it locked), and is let go once it ran.
+    stack.setEventSourcesEnabled(false);
+    try {
+      const async = await api.request('POST', `/v1/nodes/${uuid}/vendor_passthru?method=second_method`, { bar: 'kazoo' });
+      expect([async.status, async.text]).toEqual([202, '']);
+      const holder = (await api.get(`/v1/nodes/${uuid}`)).body.reservation;
+      expect(typeof holder).toBe('string');
+      const busy = await api.request('POST', `/v1/nodes/${uuid}/vendor_passthru?method=third_method_sync`, { bar: 'meow' });
+      expect([busy.status, faultOf(busy).faultstring]).toEqual([
+        409,
+        `Node ${uuid} is locked by host ${String(holder)}, please retry after the current operation is completed.`,
+      ]);
+    } finally {
+      stack.setEventSourcesEnabled(true);
+    }
+    expect((await until(uuid, (n) => n.reservation === null)).last_error).toBeNull();
+    // A method that needs no exclusive lock takes none, before or after the answer.
     expect((await api.request('POST', `/v1/nodes/${uuid}/vendor_passthru?method=fourth_method_shared_lock`, { bar: 'woof' })).status).toBe(
       202,
     );

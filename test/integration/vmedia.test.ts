@@ -1,9 +1,11 @@
 /**
- * Virtual media (API 1.89 attach/detach, 1.93 list) on the local stack: API → conductor call →
- * redfish management → the virtual BMC's VirtualMedia devices, which the test reads back from the
- * machine. Faults of the BMC become the node's last_error (and an ERROR history event) while the
- * API answers 204, as Ironic's worker leaves them; fake-hardware has no virtual media, as Ironic's
- * FakeManagement; locks, versions and bad input are refused with Ironic's statuses and messages.
+ * Virtual media (API 1.89 attach/detach, 1.93 list) on the local stack: API → conductor call (lock,
+ * validation, 204) → cast → redfish management → the virtual BMC's VirtualMedia devices, which the
+ * test reads back from the machine once the node's lock is released. The action runs after the
+ * answer, with the node locked until it is done, as Ironic's worker; faults of the BMC become the
+ * node's last_error (and an ERROR history event) after the 204; fake-hardware has no virtual media,
+ * as Ironic's FakeManagement; locks, versions and bad input are refused with Ironic's statuses and
+ * messages.
  */
 import { jest } from '@jest/globals';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -52,15 +54,31 @@ async function redfishNode(): Promise<{ uuid: string; machine: VirtualMachine }>
 
 const at = (version: string) => new ApiClient(stack.url, version);
 const attach = (uuid: string, body: Json, client = api) => client.request('POST', `/v1/nodes/${uuid}/vmedia`, body);
+
+/** The node once the conductor has done the action the 204 answered (its lock released). */
+async function settled(uuid: string): Promise<Json> {
+  for (let i = 0; i < 400; i++) {
+    const node = (await api.get(`/v1/nodes/${uuid}`)).body;
+    if (node.reservation === null) return node;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`node ${uuid} stayed locked`);
+}
+
+/** The status of a request whose action runs after the answer, once that action is done. */
+async function done(request: Promise<Reply>, uuid: string): Promise<number> {
+  const reply = await request;
+  await settled(uuid);
+  return reply.status;
+}
 const media = (m: VirtualMachine) => [m.media.Cd.inserted, m.media.Cd.image, m.media.Floppy.inserted, m.media.Floppy.image];
 
 describe('virtual media on a redfish node', () => {
   it('attaches at 1.89, lists at 1.93 and detaches by device type or all, on the BMC', async () => {
     const { uuid, machine } = await redfishNode();
-    const attached = await attach(uuid, { device_type: 'cdrom', image_url: ISO, image_download_source: 'http' }, at('1.89'));
-    expect(attached.status).toBe(204);
+    expect(await done(attach(uuid, { device_type: 'cdrom', image_url: ISO, image_download_source: 'http' }, at('1.89')), uuid)).toBe(204);
     expect(media(machine)).toEqual([true, ISO, false, null]);
-    expect((await attach(uuid, { device_type: 'disk', image_url: 'https://images.example.com/disk.img' })).status).toBe(204);
+    expect(await done(attach(uuid, { device_type: 'disk', image_url: 'https://images.example.com/disk.img' }), uuid)).toBe(204);
     expect(media(machine)).toEqual([true, ISO, true, 'https://images.example.com/disk.img']);
 
     const listed = await api.get(`/v1/nodes/${uuid}/vmedia`);
@@ -73,17 +91,40 @@ describe('virtual media on a redfish node', () => {
     ]);
 
     // An empty list names no device: nothing is ejected (Ironic passes [] on to the driver).
-    expect((await api.request('DELETE', `/v1/nodes/${uuid}/vmedia?device_types=`)).status).toBe(204);
+    expect(await done(api.request('DELETE', `/v1/nodes/${uuid}/vmedia?device_types=`), uuid)).toBe(204);
     expect(media(machine)).toEqual([true, ISO, true, 'https://images.example.com/disk.img']);
-    expect((await api.request('DELETE', `/v1/nodes/${uuid}/vmedia?device_types=disk`)).status).toBe(204);
+    expect(await done(api.request('DELETE', `/v1/nodes/${uuid}/vmedia?device_types=disk`), uuid)).toBe(204);
     expect(media(machine)).toEqual([true, ISO, false, null]);
     // Attaching again replaces what the CD holds.
-    expect((await attach(uuid, { device_type: 'cdrom', image_url: 'http://images.example.com/other.iso' })).status).toBe(204);
+    expect(await done(attach(uuid, { device_type: 'cdrom', image_url: 'http://images.example.com/other.iso' }), uuid)).toBe(204);
     expect(media(machine)).toEqual([true, 'http://images.example.com/other.iso', false, null]);
-    expect((await at('1.89').request('DELETE', `/v1/nodes/${uuid}/vmedia`)).status).toBe(204);
+    expect(await done(at('1.89').request('DELETE', `/v1/nodes/${uuid}/vmedia`), uuid)).toBe(204);
     expect(media(machine)).toEqual([false, null, false, null]);
     const node = (await api.get(`/v1/nodes/${uuid}`)).body;
     expect([node.last_error, node.reservation]).toEqual([null, null]);
+  });
+
+  it('answers 204 before the BMC is touched, the node locked until the action is done', async () => {
+    const { uuid, machine } = await redfishNode();
+    await stores.nodes.save(Object.assign(await stores.nodes.get(uuid), { last_error: 'an old failure' }));
+    // The conductor's queue held: the call has answered, its cast waits there.
+    stack.setEventSourcesEnabled(false);
+    let node: Json;
+    try {
+      expect((await attach(uuid, { device_type: 'cdrom', image_url: ISO })).status).toBe(204);
+      node = (await api.get(`/v1/nodes/${uuid}`)).body;
+      // last_error cleared by the call, the lock held for the action, nothing on the BMC yet.
+      expect([node.last_error, typeof node.reservation, media(machine)]).toEqual([null, 'string', [false, null, false, null]]);
+      const busy = await api.request('DELETE', `/v1/nodes/${uuid}/vmedia`);
+      expect([busy.status, faultOf(busy).faultstring]).toEqual([
+        409,
+        `Node ${uuid} is locked by host ${String(node.reservation)}, please retry after the current operation is completed.`,
+      ]);
+    } finally {
+      stack.setEventSourcesEnabled(true);
+    }
+    node = await settled(uuid);
+    expect([node.last_error, media(machine)]).toEqual([null, [true, ISO, false, null]]);
   });
 
   it('does not exist below 1.89 (attach, detach) and 1.93 (list)', async () => {
@@ -97,8 +138,16 @@ describe('virtual media on a redfish node', () => {
   it('records a BMC that cannot fetch the image, or fails the insert, as last_error and an ERROR history event', async () => {
     const { uuid, machine } = await redfishNode();
     machine.setFaults({ mediaUnreachable: true });
-    expect((await attach(uuid, { device_type: 'cdrom', image_url: ISO })).status).toBe(204);
-    let node = (await api.get(`/v1/nodes/${uuid}`)).body;
+    stack.setEventSourcesEnabled(false);
+    try {
+      // The 204 comes before the BMC is asked: no error yet, the node locked for the action.
+      expect((await attach(uuid, { device_type: 'cdrom', image_url: ISO })).status).toBe(204);
+      const answered = (await api.get(`/v1/nodes/${uuid}`)).body;
+      expect([answered.last_error, typeof answered.reservation]).toEqual([null, 'string']);
+    } finally {
+      stack.setEventSourcesEnabled(true);
+    }
+    let node = await settled(uuid);
     expect(node.last_error).toMatch(
       new RegExp(
         `^Could not attach device cdrom to node ${uuid}: Virtual media mount failed for node ${uuid} with image ${ISO}\\. ` +
@@ -112,7 +161,7 @@ describe('virtual media on a redfish node', () => {
     expect(history.map((h) => [h.severity, h.event])).toContainEqual(['ERROR', node.last_error]);
 
     machine.setFaults({ errorStatus: 500, errorMethods: ['POST'] });
-    expect((await attach(uuid, { device_type: 'floppy', image_url: ISO })).status).toBe(204);
+    expect(await done(attach(uuid, { device_type: 'floppy', image_url: ISO }), uuid)).toBe(204);
     node = (await api.get(`/v1/nodes/${uuid}`)).body;
     expect(node.last_error).toMatch(
       new RegExp(`^Could not attach device floppy to node ${uuid}: Virtual media mount failed .* returned code 500`),
@@ -121,7 +170,7 @@ describe('virtual media on a redfish node', () => {
     // The BMC well again: the next attach works and clears last_error.
     machine.clearFaults();
     expect((await attach(uuid, { device_type: 'floppy', image_url: ISO })).status).toBe(204);
-    node = (await api.get(`/v1/nodes/${uuid}`)).body;
+    node = await settled(uuid);
     expect([node.last_error, media(machine)]).toEqual([null, [false, null, true, ISO]]);
   });
 
@@ -145,7 +194,7 @@ describe('virtual media refusals', () => {
       'Driver fake-hardware does not support get_virtual_media (disabled or not implemented).',
     ]);
     expect((await attach(uuid, { device_type: 'cdrom', image_url: ISO, image_download_source: 'http' })).status).toBe(204);
-    expect((await api.get(`/v1/nodes/${uuid}`)).body.last_error).toBe(
+    expect((await settled(uuid)).last_error).toBe(
       `Could not attach device cdrom to node ${uuid}: Driver fake-hardware does not support attach_virtual_media (disabled or not implemented).`,
     );
   });
