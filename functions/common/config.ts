@@ -61,6 +61,9 @@ export const ENV = {
   bootIsoBucket: 'BOOT_ISO_BUCKET',
   bootloader: 'BOOTLOADER',
   redfishKernelAppendParams: 'REDFISH_KERNEL_APPEND_PARAMS',
+  tbnRules: 'TRAIT_BASED_NETWORKING_RULES',
+  tbnRaiseWhenNoMatch: 'TRAIT_BASED_NETWORKING_RAISE_WHEN_NO_MATCH',
+  tbnEnableDefaultTrait: 'TRAIT_BASED_NETWORKING_ENABLE_DEFAULT_TRAIT',
 } as const;
 
 export class ConfigError extends Error {
