@@ -204,6 +204,21 @@ export class VifNotAttached extends Invalid {
     super(`Unable to detach VIF ${vif} from node ${node} because it is not attached to it.`);
   }
 }
+/**
+ * Trait based networking found no rules for the node (Ironic's TBNNoTraitsApplicableToNode, and
+ * TBNNoPortMatchesFound below). NOTE: Ironic answers both with 500; they are the request's (or
+ * the node's) fault, so 400 here.
+ */
+export class TbnNoTraitsApplicableToNode extends Invalid {
+  constructor(node: string) {
+    super(`No Trait Based Networking traits were found which could apply to the node ${node}.`);
+  }
+}
+export class TbnNoPortMatchesFound extends Invalid {
+  constructor(node: string, vif: string) {
+    super(`No matching ports were found when planning the networking for node ${node} and network ${vif}.`);
+  }
+}
 export class PortgroupPhysnetInconsistent extends IronicError {
   constructor(portgroup: string, physicalNetworks: string) {
     super(

@@ -12,6 +12,7 @@ import type { InterfaceType, Node } from '#objects/node';
 import type { Port } from '#objects/port';
 import type { Portgroup } from '#objects/portgroup';
 import type { AgentCommand } from './agent-client';
+import type { TbnConfig } from './tbn/rules';
 
 /** What a driver call gets: the locked node and a logger. The caller saves the node afterwards. */
 export interface Task {
@@ -340,6 +341,11 @@ export interface NetworkTask extends Task {
   readonly portgroups: readonly Portgroup[];
   savePort(port: Port): Promise<void>;
   savePortgroup(portgroup: Portgroup): Promise<void>;
+  /** Create a portgroup (a dynamic one); PortgroupDuplicateName when the name is taken. */
+  createPortgroup(portgroup: Portgroup): Promise<Portgroup>;
+  destroyPortgroup(portgroup: Portgroup): Promise<void>;
+  /** Trait based networking, when the conductor has rules for it (Ironic's `enable_trait_based_networking`). */
+  readonly tbn?: TbnConfig;
 }
 
 /** Virtual network interfaces (VIFs) of a node (Ironic's NetworkInterface VIF methods). */

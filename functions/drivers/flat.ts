@@ -9,22 +9,12 @@
  */
 import { NoFreePhysicalPorts, PortgroupPhysnetInconsistent, VifAlreadyAttached, VifNotAttached } from '#common/errors';
 import type { Port } from '#objects/port';
-import { Portgroup } from '#objects/portgroup';
+import type { Portgroup } from '#objects/portgroup';
 import type { NetworkInterface, NetworkTask, VifInfo } from './base';
+import { releaseDynamicPortgroup, tbnVifAttach } from './tbn/attach';
+import { type PortLike, TENANT_VIF_KEY, attachedVif, isPortgroup, recordVif, savePortLike } from './vif-record';
 
-/** Where a port or portgroup records the tenant VIF attached to it. */
-export const TENANT_VIF_KEY = 'tenant_vif_port_id';
-
-type PortLike = Port | Portgroup;
-
-function isPortgroup(obj: PortLike): obj is Portgroup {
-  return obj instanceof Portgroup;
-}
-
-function attachedVif(obj: PortLike): string | undefined {
-  const vif = obj.internal_info[TENANT_VIF_KEY];
-  return typeof vif === 'string' && vif !== '' ? vif : undefined;
-}
+export { TENANT_VIF_KEY };
 
 /** True when another VIF is attached; VifAlreadyAttached when this one is. */
 function vifAttached(obj: PortLike, vifId: string): boolean {
@@ -109,11 +99,6 @@ export function selectPortLikeObject(task: NetworkTask, vif: VifInfo, physnets: 
   return (keyed[0] as { obj: PortLike }).obj;
 }
 
-async function save(task: NetworkTask, obj: PortLike): Promise<void> {
-  if (isPortgroup(obj)) await task.savePortgroup(obj);
-  else await task.savePort(obj);
-}
-
 export const flatNetwork: NetworkInterface = {
   name: 'flat',
   async validate() {},
@@ -126,13 +111,12 @@ export const flatNetwork: NetworkInterface = {
   },
 
   async vifAttach(task, vif) {
+    // As Ironic: with trait based networking on, its rules choose the ports instead.
+    if (task.tbn !== undefined) return tbnVifAttach(task, vif, task.tbn);
     // As Ironic: the VIF's physical networks matter only when some port of the node has one.
     const given = typeof vif.physical_network === 'string' && vif.physical_network !== '' ? [vif.physical_network] : [];
     const physnets = new Set(task.ports.some((p) => p.physical_network !== null) ? given : []);
-    const target = selectPortLikeObject(task, vif, physnets);
-    target.internal_info = { ...target.internal_info, [TENANT_VIF_KEY]: vif.id };
-    await save(task, target);
-    task.log.info('VIF attached', { node: task.node.uuid, vif: vif.id, to: target.uuid });
+    await recordVif(task, selectPortLikeObject(task, vif, physnets), vif.id);
   },
 
   async vifDetach(task, vifId) {
@@ -146,6 +130,8 @@ export const flatNetwork: NetworkInterface = {
       delete extra.vif_port_id;
       target.extra = extra;
     }
-    await save(task, target);
+    await savePortLike(task, target);
+    // As Ironic: a dynamic portgroup lives as long as its VIF.
+    if (isPortgroup(target) && target.dynamic_portgroup) await releaseDynamicPortgroup(task, target);
   },
 };

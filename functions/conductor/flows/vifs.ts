@@ -6,11 +6,20 @@
  */
 import type { NetworkTask, VifInfo } from '#drivers/base';
 import { loadDriver } from '#drivers/registry';
+import { type TbnConfig, loadTbnConfig } from '#drivers/tbn/rules';
 import type { PageOf } from '#db/query';
 import type { Node } from '#objects/node';
 import type { RpcMethods, RpcResults } from '#rpc/messages';
 import type { ConductorContext } from '../context';
 import { withNodeLock } from './management';
+
+let tbn: { config: TbnConfig | undefined } | undefined;
+
+/** The trait based networking rules, read from the environment once (invalid rules: ConfigError, loudly). */
+function tbnConfig(): TbnConfig | undefined {
+  tbn ??= { config: loadTbnConfig() };
+  return tbn.config;
+}
 
 async function all<T>(page: (marker: string | undefined) => Promise<PageOf<T & { uuid: string }>>): Promise<T[]> {
   const out: T[] = [];
@@ -36,6 +45,9 @@ export async function networkTask(ctx: ConductorContext, node: Node): Promise<Ne
     portgroups,
     savePort: async (port) => void (await ctx.stores.ports.save(port)),
     savePortgroup: async (portgroup) => void (await ctx.stores.portgroups.save(portgroup)),
+    createPortgroup: (portgroup) => ctx.stores.portgroups.create(portgroup),
+    destroyPortgroup: (portgroup) => ctx.stores.portgroups.destroy(portgroup),
+    tbn: tbnConfig(),
   };
 }
 

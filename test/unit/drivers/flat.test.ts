@@ -27,6 +27,8 @@ function task(ports: Port[], portgroups: Portgroup[] = []): NetworkTask & { save
     saved,
     savePort: async (p) => void saved.push(p.uuid),
     savePortgroup: async (pg) => void saved.push(pg.uuid),
+    createPortgroup: async (pg) => pg,
+    destroyPortgroup: async () => {},
   };
 }
 
