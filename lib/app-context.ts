@@ -7,6 +7,7 @@ import type { Node } from 'constructs';
 import type { ApiExposure } from './api-exposure';
 import type { IronlessStackProps } from './ironless-stack';
 import type { IronlessSettings } from './settings';
+import { readTraitRulesFile } from './trait-based-networking';
 
 /** The context keys read, for error messages and the README. */
 export const CONTEXT_KEYS = [
@@ -24,6 +25,9 @@ export const CONTEXT_KEYS = [
   'upgradeOperatorPolicy',
   'conductorGroups',
   'conductorGroupConcurrency',
+  'traitBasedNetworkingRules',
+  'traitBasedNetworkingRaiseWhenNoMatch',
+  'traitBasedNetworkingEnableDefaultTrait',
 ] as const;
 
 function list(value: unknown): string[] | undefined {
@@ -93,6 +97,17 @@ export function propsFromContext(
           .map((g) => g.trim());
   const concurrency = concurrencyByGroup(get('conductorGroupConcurrency'));
   if (concurrency) settings.conductorGroupConcurrency = concurrency;
+  // A rules file (Ironic's YAML, or JSON), read at synth: `-c traitBasedNetworkingRules=tbn.yaml`.
+  const tbnRules = get('traitBasedNetworkingRules');
+  if (tbnRules !== undefined) {
+    const raise = flag('traitBasedNetworkingRaiseWhenNoMatch', get('traitBasedNetworkingRaiseWhenNoMatch'));
+    const byDefault = flag('traitBasedNetworkingEnableDefaultTrait', get('traitBasedNetworkingEnableDefaultTrait'));
+    settings.traitBasedNetworking = {
+      rules: readTraitRulesFile(String(tbnRules)),
+      ...(raise === undefined ? {} : { raiseWhenNoMatch: raise }),
+      ...(byDefault === undefined ? {} : { enableDefaultTrait: byDefault }),
+    };
+  }
 
   const api: { -readonly [K in keyof ApiExposure]?: ApiExposure[K] } = {};
   const endpointType = get('endpointType');

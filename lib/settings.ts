@@ -8,11 +8,18 @@ import { validateInspectionHooks } from '../functions/drivers/inspector/hooks';
 import { PERIODIC_TASKS } from '../functions/conductor/schedules';
 import { LINK_LOCAL, LOOPBACK_AND_LINK_LOCAL, checkHostEntry } from '../functions/drivers/hosts';
 import { queueSettings } from '../functions/rpc/queues';
+import { type TraitBasedNetworkingSettings, traitBasedNetworkingEnvironment, validateTraitBasedNetworking } from './trait-based-networking';
 
 /** The hardware types Ironless has (functions/drivers/registry.ts); kept here so settings need no driver code. */
 const KNOWN_HARDWARE_TYPES = ['fake-hardware', 'redfish'];
 
 export interface IronlessSettings {
+  /**
+   * Ironic's trait based networking on the `flat` network interface: VIF attach follows these
+   * rules (by the node's `instance_info.traits`) and may build dynamic portgroups.
+   * @default undefined (off, as Ironic's `enable_trait_based_networking` false)
+   */
+  readonly traitBasedNetworking?: TraitBasedNetworkingSettings;
   /**
    * Conductor function timeout. Every RPC message and step stops acting on hardware a few seconds
    * before its invocation ends; queue visibility is this plus a fifth of it (at most 30 s).
@@ -302,6 +309,7 @@ export function validateSettings(s: IronlessSettings): void {
   if (!KEEP_PORTS_VALUES.includes(s.inspectorKeepPorts)) {
     throw new Error(`inspectorKeepPorts "${String(s.inspectorKeepPorts)}" must be one of ${KEEP_PORTS_VALUES.join(', ')}`);
   }
+  if (s.traitBasedNetworking !== undefined) validateTraitBasedNetworking(s.traitBasedNetworking);
   if (s.conductorGroups.length === 0) throw new Error('conductorGroups must name at least one group ("" is the default group)');
   for (const group of s.conductorGroups) {
     if (!/^[a-z0-9._-]*$/.test(group))
@@ -355,5 +363,6 @@ export function settingsEnvironment(s: IronlessSettings): Record<string, string>
     [ENV.imageDeniedHosts]: s.imageDeniedHosts.join(','),
     [ENV.caAllowedPaths]: s.caAllowedPaths.join(','),
     [ENV.maxLookupAddresses]: String(s.maxLookupAddresses),
+    ...traitBasedNetworkingEnvironment(s.traitBasedNetworking),
   };
 }

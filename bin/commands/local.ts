@@ -5,6 +5,7 @@ import { type Command, Option } from 'commander';
 import { readBuildManifest } from '../../local/build-manifest';
 import { readFaultSpec } from '../../local/faults';
 import { LocalStack } from '../../local/stack';
+import { readTraitRulesFile } from '../../lib/trait-based-networking';
 import { port, positiveInteger } from './options';
 
 interface LocalOptions {
@@ -17,6 +18,7 @@ interface LocalOptions {
   auth: 'noauth' | 'http_basic';
   htpasswd?: string;
   faults?: string;
+  traitRules?: string;
   bundles?: string;
 }
 
@@ -40,6 +42,10 @@ export function registerLocal(program: Command): void {
     .option(
       '--faults <file>',
       'inject faults: DynamoDB throttling/errors/latency, Lambda crashes/timeouts, Step Functions errors (JSON, see README)',
+    )
+    .option(
+      '--trait-rules <file>',
+      "trait based networking: Ironic's trait_based_networking.yaml (or JSON); VIF attach on `flat` follows it",
     )
     .option('--bundles <dir>', 'run these bundles (from `ironless build`, e.g. a past release) instead of building this checkout')
     .action(async (opts: LocalOptions) => {
@@ -69,7 +75,10 @@ export function registerLocal(program: Command): void {
         stack = new LocalStack({
           ...(faults ? { faults } : {}),
           port: opts.port,
-          settings: { authStrategy: opts.auth },
+          settings: {
+            authStrategy: opts.auth,
+            ...(opts.traitRules ? { traitBasedNetworking: { rules: readTraitRulesFile(opts.traitRules) } } : {}),
+          },
           ...(opts.htpasswd ? { htpasswdFile: opts.htpasswd } : {}),
           dataDir: opts.data,
           ...(opts.bundles ? { buildDir: resolve(opts.bundles) } : {}),
