@@ -7,7 +7,7 @@
  * The table is small and Ironic-specific (404/405 bodies, version handling), so it is written
  * here rather than taken from a generic router.
  */
-import { httpErrors } from '#common/errors';
+import { MissingParameterValue, httpErrors } from '#common/errors';
 import type { ApiContext } from './context';
 import { getRoot, getV1 } from './controllers/root';
 import { type ApiRequest, type ApiResponse, errorBody, json } from './http';
@@ -110,7 +110,7 @@ function stripsJsonSuffix(req: ApiRequest, ctx: ApiContext): boolean {
  * final ".json" is taken off where Ironic takes it off (`stripsJsonSuffix`), and noted
  * (`req.jsonSuffix`): a resource not found without it is then looked up with it.
  */
-function segmentsOf(req: ApiRequest, ctx: ApiContext): string[] | undefined {
+function segmentsOf(req: ApiRequest, ctx: ApiContext): string[] | StatesRefusal | undefined {
   const raw = req.path.split('/').filter((s) => s !== '');
   const last = raw[raw.length - 1];
   if (last !== undefined && last.length > 5 && last.endsWith('.json') && stripsJsonSuffix(req, ctx)) {
@@ -124,24 +124,37 @@ function segmentsOf(req: ApiRequest, ctx: ApiContext): string[] | undefined {
     return undefined;
   }
   if (segments[0] !== 'v1') segments.unshift('v1');
-  return statesAlias(segments);
+  return statesAlias(segments, req.method === 'HEAD' ? 'GET' : req.method);
 }
 
 /** The actions and sub-resource of Ironic's NodeStatesController (`/v1/nodes/{node}/states/...`). */
 const STATES_ACTIONS = new Set(['console', 'power', 'provision', 'raid', 'boot_mode', 'secure_boot']);
 
+/** How Ironic refuses a node-last states path that names no node, or a method it does not serve. */
+export type StatesRefusal = 'missing node' | 'method not allowed';
+
 /**
  * Ironic's NodeStatesController is also an attribute of its NodesController, so pecan serves the
  * node's states paths with the node last as well: `/v1/nodes/states/{node}` and
  * `/v1/nodes/states/{action}/{node}` (ironic-tempest-plugin reads the console that way). They are
- * rewritten to the node-first form; as in Ironic, `/v1/nodes/states/...` never names a node "states".
+ * rewritten to the node-first form; as in Ironic, `/v1/nodes/states/...` never names a node
+ * "states". Without a node, what would take one (GET of the states or the console, PUT of an action)
+ * is Ironic's 400 "Missing mandatory parameter: node_ident" (a GET of `/v1/nodes/states/power` reads
+ * the states of a node "power"); any other method there is a 405.
  */
-export function statesAlias(segments: string[]): string[] {
-  if (segments[1] !== 'nodes' || segments[2] !== 'states') return segments;
-  const [action, node] = [segments[3] as string, segments[4]];
-  if (segments.length === 4 && !STATES_ACTIONS.has(action)) return ['v1', 'nodes', action, 'states'];
-  if (segments.length === 5 && STATES_ACTIONS.has(action)) return ['v1', 'nodes', node as string, 'states', action];
-  return segments;
+export function statesAlias(segments: string[], method: string): string[] | StatesRefusal {
+  if (segments[1] !== 'nodes' || segments[2] !== 'states' || segments.length > 5) return segments;
+  const [action, node] = [segments[3], segments[4]];
+  if (action === undefined) return method === 'GET' ? 'missing node' : 'method not allowed';
+  const isAction = STATES_ACTIONS.has(action);
+  if (node === undefined) {
+    if (method === 'GET') return action === 'console' ? 'missing node' : ['v1', 'nodes', action, 'states'];
+    return method === 'PUT' && isAction ? 'missing node' : 'method not allowed';
+  }
+  if (method === 'PUT' || (method === 'GET' && action === 'console')) {
+    return isAction ? ['v1', 'nodes', node, 'states', action] : 'method not allowed';
+  }
+  return 'method not allowed';
 }
 
 export async function dispatch(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
@@ -152,6 +165,11 @@ export async function dispatch(req: ApiRequest, ctx: ApiContext): Promise<ApiRes
   if (req.path.startsWith('/ironless/')) return ironless(req, ctx);
   const segments = segmentsOf(req, ctx);
   if (segments === undefined) throw httpErrors.notFound();
+  if (typeof segments === 'string') {
+    req.version = negotiateOrRefuse(req, ctx);
+    if (segments === 'method not allowed') throw httpErrors.methodNotAllowed();
+    throw new MissingParameterValue('Missing mandatory parameter: node_ident');
+  }
   if (segments.length === 1) {
     req.version = negotiateOrRefuse(req, ctx);
     if (req.method !== 'GET' && req.method !== 'HEAD') throw httpErrors.methodNotAllowed();

@@ -85,20 +85,41 @@ function samePath(route: Route, path: readonly string[]): boolean {
 
 describe('statesAlias', () => {
   it("rewrites Ironic's node-last states paths to the node-first form", () => {
-    expect(statesAlias(['v1', 'nodes', 'states', 'n1'])).toEqual(['v1', 'nodes', 'n1', 'states']);
-    expect(statesAlias(['v1', 'nodes', 'states', 'console', 'n1'])).toEqual(['v1', 'nodes', 'n1', 'states', 'console']);
-    expect(statesAlias(['v1', 'nodes', 'states', 'power', 'n1'])).toEqual(['v1', 'nodes', 'n1', 'states', 'power']);
-    expect(statesAlias(['v1', 'nodes', 'states', 'provision', 'n1'])).toEqual(['v1', 'nodes', 'n1', 'states', 'provision']);
+    expect(statesAlias(['v1', 'nodes', 'states', 'n1'], 'GET')).toEqual(['v1', 'nodes', 'n1', 'states']);
+    expect(statesAlias(['v1', 'nodes', 'states', 'console', 'n1'], 'GET')).toEqual(['v1', 'nodes', 'n1', 'states', 'console']);
+    expect(statesAlias(['v1', 'nodes', 'states', 'console', 'n1'], 'PUT')).toEqual(['v1', 'nodes', 'n1', 'states', 'console']);
+    expect(statesAlias(['v1', 'nodes', 'states', 'power', 'n1'], 'PUT')).toEqual(['v1', 'nodes', 'n1', 'states', 'power']);
+    expect(statesAlias(['v1', 'nodes', 'states', 'provision', 'n1'], 'PUT')).toEqual(['v1', 'nodes', 'n1', 'states', 'provision']);
+  });
+
+  it('reads a GET of /v1/nodes/states/{action} as the states of a node named after the action, except the console', () => {
+    expect(statesAlias(['v1', 'nodes', 'states', 'power'], 'GET')).toEqual(['v1', 'nodes', 'power', 'states']);
+    expect(statesAlias(['v1', 'nodes', 'states', 'console'], 'GET')).toBe('missing node');
+  });
+
+  it('refuses as Ironic what names no node or a method the states controller does not serve', () => {
+    expect(statesAlias(['v1', 'nodes', 'states'], 'GET')).toBe('missing node');
+    expect(statesAlias(['v1', 'nodes', 'states', 'console'], 'PUT')).toBe('missing node');
+    expect(statesAlias(['v1', 'nodes', 'states', 'raid'], 'PUT')).toBe('missing node');
+    for (const [path, method] of [
+      [['v1', 'nodes', 'states'], 'PUT'],
+      [['v1', 'nodes', 'states', 'n1'], 'PUT'],
+      [['v1', 'nodes', 'states', 'n1'], 'DELETE'],
+      [['v1', 'nodes', 'states', 'power'], 'POST'],
+      [['v1', 'nodes', 'states', 'console', 'n1'], 'DELETE'],
+      [['v1', 'nodes', 'states', 'power', 'n1'], 'GET'],
+      [['v1', 'nodes', 'states', 'foo', 'n1'], 'PUT'],
+    ] as const)
+      expect(statesAlias([...path], method)).toBe('method not allowed');
   });
 
   it('leaves every other path alone', () => {
     for (const path of [
       ['v1', 'nodes', 'n1', 'states', 'console'],
-      ['v1', 'nodes', 'states'],
-      ['v1', 'nodes', 'states', 'console'],
-      ['v1', 'nodes', 'states', 'traits', 'n1'],
+      ['v1', 'nodes', 'n1', 'states'],
+      ['v1', 'nodes', 'states', 'console', 'n1', 'x'],
       ['v1', 'ports', 'states', 'n1'],
     ])
-      expect(statesAlias(path)).toEqual(path);
+      expect(statesAlias(path, 'GET')).toEqual(path);
   });
 });
