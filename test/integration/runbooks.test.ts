@@ -102,6 +102,9 @@ describe('runbook CRUD (1.92)', () => {
     expect((await api.get('/v1/runbooks/CUSTOM_CRUD?fields=steps')).body).toEqual({ steps: STEPS, links: expect.any(Array) });
     expectFault(await api.get('/v1/runbooks/CUSTOM_CRUD?fields=traits'), 400, 'Field(s) "traits" are not valid');
     expectFault(await api.get('/v1/runbooks/CUSTOM_NOPE'), 404, 'Runbook CUSTOM_NOPE could not be found.');
+    // Ironic validates the ident before `fields` (its args.validate order).
+    const refused = await api.get('/v1/runbooks/bad%20name?fields=name&fields=uuid');
+    expectFault(refused, 400, 'Expected UUID or name for runbook_ident: bad name');
   });
 
   it('refuses a duplicate name (409), a name that is no trait, bad and duplicate steps (400)', async () => {

@@ -8,7 +8,8 @@ import { isOsloUuidLike, newUuid } from '#common/ids';
 import { DeployTemplate } from '#objects/deploy-template';
 import type { Dict } from '#objects/fields';
 import { argUuid } from '../args';
-import { NO_QUERY, arg, defineQuery } from '../request';
+import { Arg, NO_QUERY, arg, defineQuery } from '../request';
+import { argUuidOrName } from '../allocation-ops';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
@@ -68,7 +69,8 @@ async function findTemplate(req: ApiRequest, ctx: ApiContext, ident: string): Pr
 }
 
 const ListQuery = listQuery(arg.string().map((value) => argName('marker', value)));
-const ShowQuery = defineQuery({ fields: arg.stringList() });
+/** Show: the ident is checked before `fields`, in the order of Ironic's `args.validate`. */
+const ShowQuery = defineQuery({ template_ident: Arg.of(argUuidOrName), fields: arg.stringList() }, { path: ['template_ident'] });
 
 async function listTemplates(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
   const { marker, limit, sort_key: sortKey = 'id', sort_dir: sortDir = 'asc', fields: fieldsArg, detail } = ListQuery.read(req);
@@ -99,8 +101,7 @@ function argName(name: string, text: string): string {
 }
 
 async function getTemplate(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  const { fields } = ShowQuery.read(req);
-  if (!isUuidOrName(params.ident)) throw new InvalidParameterValue(`Expected UUID or name for template_ident: ${params.ident}`);
+  const { fields } = ShowQuery.read(req, { template_ident: params.ident });
   checkFieldVersions(fields, req.version);
   const template = await findTemplate(req, ctx, params.ident);
   return json(200, deployTemplateView(template, { baseUrl: req.baseUrl, fields }));

@@ -39,7 +39,8 @@ import { checkFieldVersions } from '../views/node';
 import { findRunbook } from '../runbook-use';
 import { RUNBOOK_LIST_FIELDS, allowRunbookTraits, runbookView } from '../views/runbook';
 import { applyPatchedFields, checkPatchPaths, patchValues, rejectArgs } from './resource-common';
-import { NO_QUERY, arg, defineQuery } from '../request';
+import { Arg, NO_QUERY, arg, defineQuery } from '../request';
+import { argUuidOrName } from '../allocation-ops';
 
 const SORT: SortSpec = {
   invalid: ['extra', 'steps', 'traits'],
@@ -74,7 +75,8 @@ const ListQuery = listQuery(
   arg.string().map((value) => argName('marker', value)),
   { project: arg.boolean() },
 );
-const ShowQuery = defineQuery({ fields: arg.stringList() });
+/** Show: the ident is checked before `fields`, in the order of Ironic's `args.validate`. */
+const ShowQuery = defineQuery({ runbook_ident: Arg.of(argUuidOrName), fields: arg.stringList() }, { path: ['runbook_ident'] });
 
 async function listRunbooks(req: ApiRequest, ctx: ApiContext): Promise<ApiResponse> {
   const { marker, limit, sort_key: sortKey = 'id', sort_dir: sortDir = 'asc', fields: fieldsArg, detail, project } = ListQuery.read(req);
@@ -97,7 +99,7 @@ async function listRunbooks(req: ApiRequest, ctx: ApiContext): Promise<ApiRespon
 }
 
 async function getRunbook(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
-  const { fields } = ShowQuery.read(req);
+  const { fields } = ShowQuery.read(req, { runbook_ident: params.ident });
   const runbook = await findRunbook(req, ctx, params.ident);
   checkFieldVersions(fields, req.version);
   return json(200, runbookView(runbook, { baseUrl: req.baseUrl, version: req.version, fields }));

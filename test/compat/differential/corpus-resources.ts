@@ -411,6 +411,7 @@ const TEMPLATES: Step[] = [
   get('template show fields', '/v1/deploy_templates/CUSTOM_RAID1?fields=steps'),
   get('template show unknown', '/v1/deploy_templates/CUSTOM_NOPE'),
   get('template show invalid ident', '/v1/deploy_templates/bad%20name'),
+  get('template show invalid ident with fields twice', '/v1/deploy_templates/bad%20name?fields=name&fields=uuid'),
   patchOf('template patch name', '/v1/deploy_templates/CUSTOM_RAID1', [{ op: 'replace', path: '/name', value: 'CUSTOM_RAID10' }]),
   patchOf('template patch invalid name', '/v1/deploy_templates/{t1}', [{ op: 'replace', path: '/name', value: 'lower' }]),
   patchOf('template patch duplicate name', '/v1/deploy_templates/{t1}', [{ op: 'replace', path: '/name', value: 'HW_CPU_X86_VMX' }]),
