@@ -7,7 +7,7 @@ import { InvalidParameterValue, NotAcceptable } from '#common/errors';
 import type { ApiContext } from './context';
 import type { ApiRequest } from './http';
 import { atLeast } from './microversion';
-import { type Arg, type Spec, arg, defineQuery } from './request';
+import { type Arg, type Args, type Spec, arg, defineQuery, without } from './request';
 
 /**
  * A list's query (Ironic's get_all arguments): a marker of the resource's own kind, then limit,
@@ -23,6 +23,26 @@ export function listQuery<M, S extends Spec = Record<never, never>>(marker: Arg<
     detail: arg.boolean(),
     ...(more as S),
   });
+}
+
+/**
+ * The queries of a list served at `/v1/<things>` and `/v1/<things>/detail` whose newer arguments
+ * (`newer`, Ironic master's) are unknown below `since` (1.88 for ports and portgroups, as the 2026.3
+ * release answered): the `/detail` path takes no `fields` or `detail`. Built once at module load;
+ * `read` picks the variant for the request's path and version.
+ */
+export function listVariants<S extends Spec>(args: S, newer: readonly (keyof S & string)[], since: number) {
+  const variants = (detailPath: boolean) => {
+    const paths: (keyof S & string)[] = detailPath ? ['fields', 'detail'] : [];
+    return { older: defineQuery(without(args, [...paths, ...newer])), current: defineQuery(without(args, paths)) };
+  };
+  const byPath = { list: variants(false), detail: variants(true) };
+  return {
+    read(req: ApiRequest, detailPath: boolean): Args<S> {
+      const queries = detailPath ? byPath.detail : byPath.list;
+      return (atLeast(req.version, since) ? queries.current : queries.older).read(req);
+    },
+  };
 }
 
 /** Python's str() of a boolean. */

@@ -27,7 +27,7 @@ import { type ApiVersion, atLeast } from '../microversion';
 import { isUuidOrName, isValidLogicalName } from '../names';
 import { type PatchOperation, applyPatch } from '../patch';
 import { checkListParent, checkPortgroupPath, findPortgroup, nodeByIdentity, nodeOfBody } from '../port-lookup';
-import { type SortSpec, checkInvalidSortKey, collectionNext, columns, readPaging, returnFields } from '../resource-list';
+import { type SortSpec, checkInvalidSortKey, collectionNext, columns, listVariants, readPaging, returnFields } from '../resource-list';
 import { route } from '../route';
 import { PATCH_SCHEMA } from '../schemas/node';
 import { PORT_NAME_VERSION, PORT_VERSIONS, argMac, portgroupSchema } from '../schemas/port';
@@ -35,7 +35,7 @@ import { listPortgroupPage, nodeFiltersOf, nodeUuidsWhere } from '../port-filter
 import { parseBoolean, validateSchema } from '../validation';
 import { PORTGROUP_LIST_FIELDS, checkPortgroupFieldVersions, portgroupView } from '../views/portgroup';
 import { applyPatchedFields, checkNodeUnlocked, checkPatchPaths, isPathUpdated, patchValues, rejectArgs } from './resource-common';
-import { Arg, NO_QUERY, arg, defineQuery, without } from '../request';
+import { Arg, NO_QUERY, arg, defineQuery } from '../request';
 
 const SORT: SortSpec = {
   invalid: ['extra', 'internal_info', 'properties'],
@@ -78,18 +78,8 @@ const LIST_ARGS = {
   conductor_groups: arg.stringList(),
 };
 
-/**
- * `/v1/portgroups/detail` takes no `fields` or `detail`; shard (1.106) and conductor_groups (1.99)
- * are unknown arguments below 1.88, as in 2026.3.
- */
-function listQueries(detailPath: boolean) {
-  const paths: (keyof typeof LIST_ARGS)[] = detailPath ? ['fields', 'detail'] : [];
-  return {
-    before88: defineQuery(without(LIST_ARGS, [...paths, 'shard', 'conductor_groups'])),
-    since88: defineQuery(without(LIST_ARGS, paths)),
-  };
-}
-const LIST_QUERIES = { list: listQueries(false), detail: listQueries(true) };
+/** `/v1/portgroups/detail` takes no `fields` or `detail`; shard (1.106) and conductor_groups (1.99) are unknown below 1.88. */
+const LIST_QUERIES = listVariants(LIST_ARGS, ['shard', 'conductor_groups'], PORT_NAME_VERSION);
 const ShowQuery = defineQuery({ fields: arg.stringList() });
 
 /** PORTGROUP_VALIDATOR: the schema, then address, node_uuid, standalone_ports_supported and uuid in place. */
@@ -111,8 +101,7 @@ function listPortgroups(detailPath: boolean, nested: boolean) {
       checkNodeIdent(params.node as string);
       if (!atLeast(req.version, 24)) throw httpErrors.notFound();
     }
-    const queries = detailPath ? LIST_QUERIES.detail : LIST_QUERIES.list;
-    const query = (atLeast(req.version, PORT_NAME_VERSION) ? queries.since88 : queries.before88).read(req);
+    const query = LIST_QUERIES.read(req, detailPath);
     const { address, marker, limit, sort_key: sortKey = 'id', sort_dir: sortDir = 'asc', fields: fieldsArg, detail } = query;
     const { shard, conductor_groups: groups } = query;
     let node = query.node;

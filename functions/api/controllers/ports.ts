@@ -29,7 +29,7 @@ import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
 import { checkNodeIdent, findNode, getRpcNode } from '../lookup';
 import { atLeast } from '../microversion';
 import { checkListParent, checkPortgroupPath, findPort, findPortgroup, nodeOfBody } from '../port-lookup';
-import { checkAllowSpecifyFields, checkInvalidSortKey, collectionNext, readPaging, returnFields } from '../resource-list';
+import { checkAllowSpecifyFields, checkInvalidSortKey, collectionNext, readPaging, listVariants, returnFields } from '../resource-list';
 import { nodeFiltersOf, nodeUuidsWhere } from '../port-filters';
 import { route } from '../route';
 import { PORT_NAME_VERSION, PORT_VERSIONS, allowOvnVtep, argMac, hasOvnVtep } from '../schemas/port';
@@ -37,7 +37,7 @@ import { PORT_LIST_FIELDS, checkPortFieldVersions, portView } from '../views/por
 import { argUuidOrName } from './portgroups';
 import { checkNewPort, listPortPage, newPort, portSort, validatePort } from './port-common';
 import { checkNodeUnlocked, rejectArgs } from './resource-common';
-import { Arg, NO_QUERY, arg, defineQuery, without } from '../request';
+import { Arg, NO_QUERY, arg, defineQuery } from '../request';
 
 interface Parents {
   readonly node?: string;
@@ -61,18 +61,8 @@ const LIST_ARGS = {
   description_contains: arg.string(),
 };
 
-/**
- * The list's queries: `/v1/ports/detail` takes no `fields` or `detail`; the arguments of Ironic
- * master's list (1.97, 1.99) are unknown below 1.88, as the 2026.3 release answered.
- */
-function listQueries(detailPath: boolean) {
-  const paths: (keyof typeof LIST_ARGS)[] = detailPath ? ['fields', 'detail'] : [];
-  return {
-    before88: defineQuery(without(LIST_ARGS, [...paths, 'conductor_groups', 'description_contains'])),
-    since88: defineQuery(without(LIST_ARGS, paths)),
-  };
-}
-const LIST_QUERIES = { list: listQueries(false), detail: listQueries(true) };
+/** `/v1/ports/detail` takes no `fields` or `detail`; Ironic master's list arguments (1.97, 1.99) are unknown below 1.88. */
+const LIST_QUERIES = listVariants(LIST_ARGS, ['conductor_groups', 'description_contains'], PORT_NAME_VERSION);
 /** Show: the port's ident (a UUID, from 1.88 also a name) is checked with `fields`, before the lookup. */
 const ShowQueries = {
   before88: defineQuery({ port_uuid: arg.uuidAsGiven(), fields: arg.stringList() }, { path: ['port_uuid'] }),
@@ -91,8 +81,7 @@ function checkParentPath(req: ApiRequest, parents: Parents): void {
 function listPorts(detailPath: boolean) {
   return async (req: ApiRequest, ctx: ApiContext, parents: Parents): Promise<ApiResponse> => {
     checkParentPath(req, parents);
-    const queries = detailPath ? LIST_QUERIES.detail : LIST_QUERIES.list;
-    const v = (atLeast(req.version, PORT_NAME_VERSION) ? queries.since88 : queries.before88).read(req);
+    const v = LIST_QUERIES.read(req, detailPath);
     await checkListParent(ctx, parents.node, parents.portgroup);
     let node = parents.node ?? v.node;
     const portgroup = parents.portgroup ?? v.portgroup;
