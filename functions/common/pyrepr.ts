@@ -22,8 +22,12 @@ export function pyStr(value: unknown): string {
   return typeof value === 'string' ? value : pyRepr(value);
 }
 
+/** Python's float repr: the shortest digits that read back (as JavaScript's), scientific below 1e-4 and from 1e16. */
 function pyFloat(value: number): string {
   if (!Number.isFinite(value)) return value > 0 ? 'inf' : value < 0 ? '-inf' : 'nan';
+  const [mantissa, e] = value.toExponential().split('e') as [string, string];
+  const exp = Number(e);
+  if (exp < -4 || exp >= 16) return `${mantissa}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
   return String(value);
 }
 
