@@ -4,9 +4,11 @@
  * inside a loop, `"{plugin_data[...]}"`. The result is always a string (str() of what the field
  * names: a dict prints as Python prints it). A field that cannot be resolved leaves the argument as
  * it was — except for `is-empty`, where a missing key reads as None — as Ironic's safe_format does.
+ * A format spec (`{inventory[cpu][count]:03d}`) formats the value as Python's format() does.
  * Written here because no JavaScript library reproduces Python's format mini-language lookups.
  */
 import { pyRepr, pyStr } from '../pyrepr';
+import { FormatSpecError, formatValue } from './format-spec';
 
 /** What a field names: the node (attribute access), the data dicts, the loop item. */
 export interface FormatContext {
@@ -60,7 +62,7 @@ function getItem(target: unknown, key: string): unknown {
 }
 
 /** One replacement field (`name[key].attr!r`), resolved and converted to a string. */
-function resolveField(field: string, context: FormatContext): string {
+function resolveField(field: string, context: FormatContext, nesting: number): string {
   let name = '';
   let i = 0;
   while (i < field.length && field[i] !== '.' && field[i] !== '[' && field[i] !== '!' && field[i] !== ':') name += field[i++];
@@ -87,21 +89,32 @@ function resolveField(field: string, context: FormatContext): string {
     }
     isNode = false;
   }
-  let conversion = 's';
+  // `!s` and `!r` (`!a` as `!r`: the values are JSON) convert before the spec; without one, the
+  // value itself is formatted (a number's spec differs from a string's).
+  let converted: unknown = value;
   if (field[i] === '!') {
-    conversion = field[i + 1] ?? '';
+    const conversion = field[i + 1] ?? '';
     i += 2;
     if (!['s', 'r', 'a'].includes(conversion)) throw new FormatError('ValueError', `Unknown conversion specifier ${conversion}`);
+    converted = conversion === 's' ? pyStr(value) : pyRepr(value);
   }
   if (i < field.length && field[i] !== ':') throw new FormatError('ValueError', "expected ':' after conversion specifier");
-  // A format spec (`:>10`) is not supported: Ironic's rules do not use one, and a wrong one would
-  // change the value silently. It leaves the argument as written, like any other format error.
-  if (i < field.length - 1) throw new FormatError('ValueError', 'Format specifiers are not supported in inspection rules');
-  return conversion === 's' ? pyStr(value) : pyRepr(value);
+  // The format spec (`:>8`, `:03d`) may itself hold replacement fields, one level deep as in Python.
+  let spec = field.slice(i + 1);
+  if (spec.includes('{')) {
+    if (nesting > 0) throw new FormatError('ValueError', 'Max string recursion exceeded');
+    spec = pythonFormat(spec, context, nesting + 1);
+  }
+  try {
+    return formatValue(converted, spec);
+  } catch (err) {
+    if (err instanceof FormatSpecError) throw new FormatError(err.kind, err.message);
+    throw err;
+  }
 }
 
 /** Python's `template.format(**context)`. */
-export function pythonFormat(template: string, context: FormatContext): string {
+export function pythonFormat(template: string, context: FormatContext, nesting = 0): string {
   let out = '';
   let i = 0;
   while (i < template.length) {
@@ -126,7 +139,7 @@ export function pythonFormat(template: string, context: FormatContext): string {
         }
       }
       if (j >= template.length) throw new FormatError('ValueError', "expected '}' before end of string");
-      out += resolveField(template.slice(i + 1, j), context);
+      out += resolveField(template.slice(i + 1, j), context, nesting);
       i = j + 1;
     } else if (ch === '}') {
       if (template[i + 1] !== '}') throw new FormatError('ValueError', "Single '}' encountered in format string");
