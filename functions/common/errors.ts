@@ -302,6 +302,19 @@ export class ImageCreationFailed extends IronicError {
   }
 }
 
+/** Ironic's ImageRefValidationFailed: the image server answered the conductor with another code than 200. */
+export class ImageRefValidationFailed extends IronicError {
+  constructor(imageHref: string, reason: string) {
+    super(`Validation of image href ${imageHref} failed, reason: ${reason}`);
+  }
+}
+/** Ironic's ImageDownloadFailed: fetching an image the conductor keeps failed on the way. */
+export class ImageDownloadFailed extends IronicError {
+  constructor(imageHref: string, reason: string) {
+    super(`Failed to download image ${imageHref}, reason: ${reason}`);
+  }
+}
+
 export class InstanceDeployFailure extends IronicError {
   constructor(reason: string) {
     super(`Failed to deploy instance: ${reason}`);

@@ -218,7 +218,8 @@ export interface ManagementInterface extends HardwareInterface {
   setIndicatorState?(task: Task, component: string, indicator: string, state: string): Promise<void>;
   /** Virtual media devices (see `VMEDIA_DEVICES`); absent: UnsupportedDriverExtension, as Ironic's base class. */
   getVirtualMedia?(task: Task): Promise<VirtualMediaInfo[]>;
-  attachVirtualMedia?(task: Task, deviceType: string, imageUrl: string): Promise<void>;
+  /** `downloadSource`: the API's `image_download_source` (`local` copies the image to where the conductor serves it). */
+  attachVirtualMedia?(task: Task, deviceType: string, imageUrl: string, downloadSource: string): Promise<void>;
   /** No `deviceTypes`: every device. */
   detachVirtualMedia?(task: Task, deviceTypes?: readonly string[]): Promise<void>;
   /**

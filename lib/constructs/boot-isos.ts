@@ -3,7 +3,8 @@
  * interface, for nodes that give a kernel and ramdisk instead of an ISO): private, TLS only,
  * encrypted, objects owned by the bucket, and a lifecycle rule expiring what a conductor could not
  * delete (an ISO is deleted when its node's ramdisk is cleaned up; a presigned URL of it lives
- * hours, so a day is plenty). BMCs fetch the ISOs through presigned GET URLs.
+ * hours, so a day is plenty). BMCs fetch the ISOs through presigned GET URLs. It also holds the
+ * conductor's copies of images attached as virtual media with `image_download_source` `local`.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
@@ -11,7 +12,10 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 
-/** The conductor's /tmp, in GiB: room for an agent kernel, ramdisk and ESP image while an ISO is built. */
+/**
+ * The conductor's /tmp, in GiB: room for an agent kernel, ramdisk and ESP image while an ISO is
+ * built, or a virtual media image on its way to the bucket (`VMEDIA_MAX_IMAGE_BYTES`, 1.5 GiB).
+ */
 export const CONDUCTOR_TMP_GIB = 2;
 
 export interface BootIsosProps {

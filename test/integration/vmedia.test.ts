@@ -5,8 +5,11 @@
  * answer, with the node locked until it is done, as Ironic's worker; faults of the BMC become the
  * node's last_error (and an ERROR history event) after the 204; fake-hardware has no virtual media,
  * as Ironic's FakeManagement; locks, versions and bad input are refused with Ironic's statuses and
- * messages.
+ * messages. With `image_download_source` `local` (the default) the conductor copies the image from
+ * a loopback image server into the stack's bucket and the BMC gets a presigned URL of the copy.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { jest } from '@jest/globals';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { selectRelease } from '../../functions/common/releases';
@@ -53,7 +56,9 @@ async function redfishNode(): Promise<{ uuid: string; machine: VirtualMachine }>
 }
 
 const at = (version: string) => new ApiClient(stack.url, version);
-const attach = (uuid: string, body: Json, client = api) => client.request('POST', `/v1/nodes/${uuid}/vmedia`, body);
+// The BMC is handed these tests' URLs as they are (`http`); `local`, the default, is tested at the end.
+const attach = (uuid: string, body: Json, client = api) =>
+  client.request('POST', `/v1/nodes/${uuid}/vmedia`, { image_download_source: 'http', ...body });
 
 /** The node once the conductor has done the action the 204 answered (its lock released). */
 async function settled(uuid: string): Promise<Json> {
@@ -231,6 +236,56 @@ describe('virtual media refusals', () => {
       409,
       `Node ${uuid} is locked by host other-conductor, please retry after the current operation is completed.`,
     ]);
+    expect(media(machine)).toEqual([false, null, false, null]);
+  });
+});
+
+describe('image_download_source local: the conductor serves a copy from the bucket', () => {
+  const IMAGE = Buffer.from('an ISO the conductor copies\n'.repeat(3000));
+  let server: Server;
+  let base = '';
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      res.writeHead(req.url === '/tools.iso' ? 200 : 404);
+      res.end(req.url === '/tools.iso' ? IMAGE : undefined);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  const post = (uuid: string, body: Json) => api.request('POST', `/v1/nodes/${uuid}/vmedia`, body);
+
+  it('gives the BMC a presigned URL of the copy (by default too), whose content is the source’s, and deletes it on detach', async () => {
+    const { uuid, machine } = await redfishNode();
+    for (const body of [
+      { device_type: 'cdrom', image_url: `${base}/tools.iso` },
+      { device_type: 'cdrom', image_url: `${base}/tools.iso`, image_download_source: 'local' },
+    ]) {
+      expect((await post(uuid, body)).status).toBe(204);
+      expect((await settled(uuid)).last_error).toBeNull();
+      const given = machine.media.Cd.image as string;
+      expect(given).toContain(`/${stack.bootIsoBucket}/${uuid}/cdrom-${uuid}.iso?`);
+      expect(new URL(given).searchParams.get('X-Amz-Expires')).toBe(String(6 * 3600));
+      const copy = await fetch(given);
+      expect(copy.status).toBe(200);
+      expect(Buffer.from(await copy.arrayBuffer()).equals(IMAGE)).toBe(true);
+    }
+    const given = machine.media.Cd.image as string;
+    expect(await done(api.request('DELETE', `/v1/nodes/${uuid}/vmedia?device_types=cdrom`), uuid)).toBe(204);
+    expect(media(machine)).toEqual([false, null, false, null]);
+    expect((await fetch(given)).status).toBe(404);
+  });
+
+  it('records a source the conductor cannot download, or an NFS URL, as last_error with Ironic’s messages, inserting nothing', async () => {
+    const { uuid, machine } = await redfishNode();
+    expect((await post(uuid, { device_type: 'cdrom', image_url: `${base}/gone.iso` })).status).toBe(204);
+    expect((await settled(uuid)).last_error).toBe(
+      `Could not attach device cdrom to node ${uuid}: Validation of image href ${base}/gone.iso failed, reason: Got HTTP code 404 instead of 200 in response to GET request.`,
+    );
+    expect((await post(uuid, { device_type: 'cdrom', image_url: 'nfs://files.example.com/share/tools.iso' })).status).toBe(204);
+    expect((await settled(uuid)).last_error).toBe(
+      `Could not attach device cdrom to node ${uuid}: image_download_source is set to 'local' but the image URL nfs://files.example.com/share/tools.iso uses the nfs protocol which cannot be downloaded by the conductor. Set image_download_source to 'http' or remove it to use the default.`,
+    );
     expect(media(machine)).toEqual([false, null, false, null]);
   });
 });

@@ -121,12 +121,13 @@ async function finish(ctx: ConductorContext, args: MessageArgs, action: Action, 
   await ctx.nodes.save(node, { release: true });
 }
 
-function attachAction(ctx: ConductorContext, deviceType: string, imageUrl: string): { action: Action; failure: Failure } {
-  // NOTE: Ironless has no image server of its own: every image_download_source ('local' and 'swift'
-  // too) hands the URL to the BMC as 'http' does (see the README).
+function attachAction(
+  ctx: ConductorContext,
+  { device_type: deviceType, image_url: imageUrl, image_download_source: downloadSource }: RpcMethods['attach_virtual_media'],
+): { action: Action; failure: Failure } {
   return {
     action: async (management, task) => {
-      await method(management, task, 'attachVirtualMedia')(task, deviceType, imageUrl);
+      await method(management, task, 'attachVirtualMedia')(task, deviceType, imageUrl, downloadSource);
       ctx.log.info('Virtual media attached', { node: task.node.uuid, device_type: deviceType, image_url: imageUrl });
     },
     failure: (node, reason) => `Could not attach device ${deviceType} to node ${node}: ${reason}`,
@@ -150,7 +151,7 @@ export async function attachVirtualMedia(
   args: RpcMethods['attach_virtual_media'],
   context: RequestContext,
 ): Promise<null> {
-  const { action, failure } = attachAction(ctx, args.device_type, args.image_url);
+  const { action, failure } = attachAction(ctx, args);
   const cast = { method: 'do_attach_virtual_media' as const, args: (lock_token: string) => ({ ...args, lock_token }) };
   return begin(ctx, args.node_id, 'attach', context, cast, action, failure);
 }
@@ -169,7 +170,7 @@ export async function doAttachVirtualMedia(
   ctx: ConductorContext,
   args: RpcMethods['do_attach_virtual_media'] & MessageArgs,
 ): Promise<void> {
-  const { action, failure } = attachAction(ctx, args.device_type, args.image_url);
+  const { action, failure } = attachAction(ctx, args);
   return finish(ctx, args, action, failure);
 }
 

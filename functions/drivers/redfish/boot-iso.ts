@@ -20,22 +20,18 @@
  * NOTE: BIOS boot needs isolinux (Ironic takes it from the conductor host, `[DEFAULT]isolinux_bin`);
  * a Lambda has none, so BIOS mode is refused: such nodes name a ready `deploy_iso`.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ImageCreationFailed, InvalidParameterValue, MissingParameterValue } from '#common/errors';
 import { type IsoFile, isoImage } from '#common/iso9660';
-import { once } from '#common/lazy';
 import { pyJsonDumpsIndented } from '#common/pyrepr';
 import type { Node } from '#objects/node';
 import { bootModeOf } from '../boot-mode';
 import { type HostRules, checkUrlHost } from '../hosts';
-import { PRESIGN_SECONDS } from '../agent/image-source';
+import { deleteArtifacts, downloadToFile, presignArtifact, putArtifact } from './artifacts';
 
 /** Where the boot ISO goes and what it boots with (`config.ts` reads it from the environment). */
 export interface BootIsoConfig {
@@ -59,8 +55,6 @@ export const ISO_PATHS = {
   grub: 'EFI/BOOT/grub.cfg',
   networkData: 'openstack/latest/network_data.json',
 } as const;
-const MAX_REDIRECTS = 5;
-const DOWNLOAD_TIMEOUT_MS = 10 * 60_000;
 
 export type Mode = 'deploy' | 'rescue';
 
@@ -167,10 +161,6 @@ export function isoKey(node: Node, mode: Mode): string {
   return `${node.uuid}/${mode}.iso`;
 }
 
-// The S3 client is loaded for the first ISO built (a conductor's cold start loads none).
-const s3Sdk = once(() => import('@aws-sdk/client-s3'));
-const defaultS3 = once(async () => new (await s3Sdk()).S3Client({}));
-
 /**
  * Build the ISO, put it in the bucket and return the presigned URL the BMC fetches.
  * ImageCreationFailed when a download or the upload fails (the message names which).
@@ -199,24 +189,13 @@ export async function publishBootIso(
       ...injectedFiles(node),
     ];
     const image = isoImage(files, { volumeId: isoLabel(files), publisher: 'Ironless', efiBootImage: ISO_PATHS.esp });
-    const { PutObjectCommand, GetObjectCommand } = await s3Sdk();
-    const client = s3 ?? (await defaultS3());
     const key = isoKey(node, mode);
     try {
-      await client.send(
-        new PutObjectCommand({
-          Bucket: bucket,
-          Key: key,
-          Body: Readable.from(image.stream()),
-          ContentLength: image.size,
-          ContentType: 'application/x-iso9660-image',
-        }),
-      );
+      await putArtifact(bucket, key, Readable.from(image.stream()), image.size, 'application/x-iso9660-image', s3);
     } catch (err) {
       throw new ImageCreationFailed('iso', `putting s3://${bucket}/${key} failed: ${(err as Error).message}`);
     }
-    const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
-    return await getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: PRESIGN_SECONDS });
+    return await presignArtifact(bucket, key, s3);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -225,38 +204,15 @@ export async function publishBootIso(
 /** Delete the node's built ISOs (deploy and rescue); a failure is returned for the caller to log, as Ironic only logs it. */
 export async function deleteBootIsos(node: Node, config: BootIsoConfig, s3?: S3Client): Promise<Error | undefined> {
   if (config.bucket === undefined) return undefined;
-  const { DeleteObjectCommand } = await s3Sdk();
-  const client = s3 ?? (await defaultS3());
-  try {
-    for (const mode of ['deploy', 'rescue'] as const)
-      await client.send(new DeleteObjectCommand({ Bucket: config.bucket, Key: isoKey(node, mode) }));
-    return undefined;
-  } catch (err) {
-    return err as Error;
-  }
+  return deleteArtifacts(config.bucket, [isoKey(node, 'deploy'), isoKey(node, 'rescue')], s3);
 }
 
-/** Stream a URL to a file, following redirects only to hosts the policy allows; the file as ISO data. */
+/** Download one of the ISO's parts; a failure is ImageCreationFailed naming the field, a refused host the policy's error. */
 async function download(url: string, path: string, field: string, nodeUuid: string, hosts: HostRules) {
-  let current = url;
   try {
-    for (let hop = 0; ; hop++) {
-      checkUrlHost(hosts, current, field, nodeUuid);
-      const response = await fetch(current, { redirect: 'manual', signal: AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS) });
-      const location = response.headers.get('location');
-      if (response.status >= 300 && response.status < 400 && location !== null && hop < MAX_REDIRECTS) {
-        await response.body?.cancel();
-        current = new URL(location, current).toString();
-        continue;
-      }
-      if (!response.ok || response.body === null) throw new Error(`HTTP ${response.status}`);
-      await pipeline(Readable.fromWeb(response.body as WebReadableStream), createWriteStream(path));
-      break;
-    }
+    return await downloadToFile(url, path, field, nodeUuid, hosts);
   } catch (err) {
     if (err instanceof InvalidParameterValue) throw err;
     throw new ImageCreationFailed('iso', `downloading ${field} from ${url} failed: ${(err as Error).message}`);
   }
-  const size = (await stat(path)).size;
-  return { size, open: () => createReadStream(path) };
 }

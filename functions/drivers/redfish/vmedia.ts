@@ -16,6 +16,7 @@ import { checkUrlHost } from '../hosts';
 import { RedfishRequestError, type Resource } from './client';
 import type { RedfishConfig } from './config';
 import { type RedfishSystem, getSystem } from './system';
+import { cleanupVmediaImages, prepareVmediaImage } from './vmedia-image';
 
 /** Redfish MediaTypes. */
 export const CD = 'CD';
@@ -114,20 +115,20 @@ export function createRedfishVirtualMedia(
       }));
     },
 
-    async attachVirtualMedia(task, deviceType, imageUrl) {
+    async attachVirtualMedia(task, deviceType, imageUrl, downloadSource) {
       const type = mediaTypeOf(deviceType);
-      // The BMC fetches the image: a URL the image host policy refuses is not handed to it.
+      // Whoever fetches the image (the BMC, or the conductor for `local`): a URL the image host policy refuses is not fetched.
       checkUrlHost(config.policy.image, imageUrl, 'image_url', task.node.uuid);
-      await insertMedia(task, await getSystem(task, config), imageUrl, type);
+      const url = await prepareVmediaImage(task, deviceType, imageUrl, downloadSource, config);
+      await insertMedia(task, await getSystem(task, config), url, type);
     },
 
     async detachVirtualMedia(task, deviceTypes) {
       const system = await getSystem(task, config);
-      if (deviceTypes === undefined) {
-        await ejectMedia(task, system);
-        return;
-      }
-      for (const deviceType of deviceTypes) await ejectMedia(task, system, mediaTypeOf(deviceType));
+      if (deviceTypes === undefined) await ejectMedia(task, system);
+      else for (const deviceType of deviceTypes) await ejectMedia(task, system, mediaTypeOf(deviceType));
+      // As Ironic's do_detach_virtual_media: the copies kept for `local` go once ejected.
+      await cleanupVmediaImages(task, deviceTypes, config);
     },
   };
 }

@@ -64,7 +64,8 @@ describe('virtual media through a management interface that has it', () => {
     const seen: unknown[] = [];
     await withVmedia(
       {
-        attachVirtualMedia: async (task, device, url) => void seen.push(['attach', task.node.reservation !== null, device, url]),
+        attachVirtualMedia: async (task, device, url, source) =>
+          void seen.push(['attach', task.node.reservation !== null, device, url, source]),
         detachVirtualMedia: async (_task, devices) => void seen.push(['detach', devices]),
         getVirtualMedia: async () => [{ media_types: ['CD', 'DVD'], inserted: true, image: 'http://img/x.iso' }],
       },
@@ -80,7 +81,7 @@ describe('virtual media through a management interface that has it', () => {
       },
     );
     expect(seen).toEqual([
-      ['attach', true, 'cdrom', 'http://img/x.iso'],
+      ['attach', true, 'cdrom', 'http://img/x.iso', 'http'],
       ['detach', ['floppy']],
       ['detach', undefined],
     ]);
