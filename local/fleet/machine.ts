@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { IndicatorLed } from './redfish-console';
+import type { InventoryResource } from './redfish-inventory';
 
 export type PowerState = 'On' | 'Off' | 'PoweringOn' | 'PoweringOff';
 export type BootTarget = 'None' | 'Pxe' | 'Hdd' | 'Cd' | 'BiosSetup' | 'UefiHttp';
@@ -73,6 +74,8 @@ export interface MachineSpec {
  * `mediaUnreachable`: the BMC cannot fetch images, so InsertMedia is refused (400) and nothing is inserted.
  * `health`: the system's Status.Health ("OK" unless set): a BMC reporting a hardware problem.
  * `mediaCorrupt`: the ISO the BMC reads from its virtual CD arrives damaged, so the machine boots nothing from it.
+ * `missingResources`: System resources (SimpleStorage, Storage, PCIeDevices) the BMC lacks: not linked, 404.
+ * `brokenResources`: System resources it links but answers 404 for (see `redfish-inventory.ts`).
  */
 export interface Faults {
   readonly down?: 'reset' | 'hang';
@@ -89,6 +92,8 @@ export interface Faults {
   readonly mediaUnreachable?: boolean;
   readonly health?: 'OK' | 'Warning' | 'Critical';
   readonly mediaCorrupt?: boolean;
+  readonly missingResources?: readonly InventoryResource[];
+  readonly brokenResources?: readonly InventoryResource[];
 }
 
 /**

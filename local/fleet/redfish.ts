@@ -1,6 +1,7 @@
 /**
  * The Redfish resources of the virtual machines: the service root, Systems (with Processors,
- * Memory, SimpleStorage, Storage, EthernetInterfaces, SecureBoot and the Reset action), Managers
+ * Memory, EthernetInterfaces, SecureBoot, the Reset action, and the storage and PCIe resources of
+ * `redfish-inventory.ts`), Managers
  * (one BMC per system, with a virtual CD and a virtual floppy/USB), and Chassis. Pure routing:
  * a request in, a status and JSON document out; authentication and faults are the server's.
  */
@@ -10,6 +11,7 @@ import { BOOT_TARGETS, MachineRequestError, type MediaSlot, RESET_TYPES, type Re
 export { ROOT, type RedfishReply, type RedfishRequest, redfishError } from './redfish-common';
 import { ROOT, type RedfishReply, type RedfishRequest, redfishError } from './redfish-common';
 import { biosResource, registriesResource } from './bios';
+import { inventoryLinks, inventoryResource } from './redfish-inventory';
 import { firmwareOf, settleFirmware, taskServiceResource, updateServiceResource } from './firmware';
 
 type Doc = Record<string, unknown>;
@@ -64,6 +66,7 @@ function system(m: VirtualMachine): Doc {
     SystemType: 'Physical',
     Manufacturer: 'Ironless',
     Model: 'Virtual Machine',
+    SKU: 'IRONLESS-VM-1',
     SerialNumber: m.uuid.slice(0, 8).toUpperCase(),
     BiosVersion: firmwareOf(m).bios,
     PowerState: m.powerState,
@@ -80,8 +83,7 @@ function system(m: VirtualMachine): Doc {
     MemorySummary: { TotalSystemMemoryGiB: m.spec.memoryGiB, Status: { State: 'Enabled', Health: 'OK' } },
     Processors: ref(`${path}/Processors`),
     Memory: ref(`${path}/Memory`),
-    SimpleStorage: ref(`${path}/SimpleStorage`),
-    Storage: ref(`${path}/Storage`),
+    ...inventoryLinks(m),
     EthernetInterfaces: ref(`${path}/EthernetInterfaces`),
     SecureBoot: ref(`${path}/SecureBoot`),
     Bios: ref(`${path}/Bios`),
@@ -96,7 +98,7 @@ function system(m: VirtualMachine): Doc {
 function systemResource(m: VirtualMachine, req: RedfishRequest, rest: string[]): RedfishReply {
   const path = `${ROOT}/Systems/${m.id}`;
   const body = (req.body ?? {}) as Doc;
-  const [sub, item, more, moreItem] = rest;
+  const [sub, item, more] = rest;
   if (sub === undefined) {
     if (req.method === 'GET') return { status: 200, body: system(m) };
     if (req.method === 'PATCH') {
@@ -151,6 +153,7 @@ function systemResource(m: VirtualMachine, req: RedfishRequest, rest: string[]):
     ProcessorArchitecture: p.arch,
     InstructionSet: p.arch === 'x86' ? 'x86-64' : 'ARM-A64',
     Model: p.model,
+    MaxSpeedMHz: 2400,
     TotalCores: p.cores,
     TotalThreads: p.threads,
     Status: { State: 'Enabled', Health: 'OK' },
@@ -173,15 +176,6 @@ function systemResource(m: VirtualMachine, req: RedfishRequest, rest: string[]):
     SpeedMbps: n.speedMbps,
     Status: { State: n.enabled ? 'Enabled' : 'Disabled', Health: 'OK' },
   }));
-  const drives = m.spec.disks.map((d, i) => ({
-    '@odata.type': '#Drive.v1_9_0.Drive',
-    '@odata.id': `${path}/Storage/1/Drives/${i}`,
-    Id: String(i),
-    Name: d.name,
-    CapacityBytes: d.sizeBytes,
-    MediaType: 'SSD',
-    Status: { State: 'Enabled', Health: 'OK' },
-  }));
   const members: Record<string, Doc[]> = { Processors: processors, Memory: dimms, EthernetInterfaces: nics };
   if (sub in members && more === undefined) {
     const docs = members[sub] as Doc[];
@@ -197,36 +191,8 @@ function systemResource(m: VirtualMachine, req: RedfishRequest, rest: string[]):
     const doc = docs.find((d) => d.Id === item);
     return doc ? { status: 200, body: doc } : notFound(req.path);
   }
-  if (sub === 'SimpleStorage') {
-    if (item === undefined) return { status: 200, body: collection(base, 'SimpleStorage', [`${base}/1`]) };
-    if (item !== '1' || more !== undefined) return notFound(req.path);
-    const devices = m.spec.disks.map((d) => ({ Name: d.name, CapacityBytes: d.sizeBytes, Status: { State: 'Enabled', Health: 'OK' } }));
-    return {
-      status: 200,
-      body: { '@odata.type': '#SimpleStorage.v1_2_0.SimpleStorage', '@odata.id': `${base}/1`, Id: '1', Devices: devices },
-    };
-  }
-  if (sub === 'Storage') {
-    if (item === undefined) return { status: 200, body: collection(base, 'Storage', [`${base}/1`]) };
-    if (item !== '1') return notFound(req.path);
-    if (more === undefined) {
-      return {
-        status: 200,
-        body: {
-          '@odata.type': '#Storage.v1_8_0.Storage',
-          '@odata.id': `${base}/1`,
-          Id: '1',
-          Drives: drives.map((d) => ref(d['@odata.id'])),
-          Volumes: ref(`${base}/1/Volumes`),
-        },
-      };
-    }
-    if (more === 'Volumes' && moreItem === undefined) return { status: 200, body: collection(`${base}/1/Volumes`, 'Volume', []) };
-    if (more === 'Drives' && moreItem !== undefined) {
-      const drive = drives[Number(moreItem)];
-      return drive && /^\d+$/.test(moreItem) ? { status: 200, body: drive } : notFound(req.path);
-    }
-  }
+  const inventory = inventoryResource(m, req, rest);
+  if (inventory !== undefined) return inventory;
   return notFound(req.path);
 }
 

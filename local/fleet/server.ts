@@ -16,6 +16,7 @@ import { agentImage } from './agent-images';
 import { firmwareOf } from './firmware';
 import type { Faults, VirtualMachine } from './machine';
 import { machineIdOf, redfishError, type RedfishReply, routeRedfish } from './redfish';
+import { INVENTORY_RESOURCES } from './redfish-inventory';
 
 const MAX_BODY = 1024 * 1024;
 
@@ -49,6 +50,8 @@ export function parseFaults(value: unknown): Faults | string {
     'mediaUnreachable',
     'health',
     'mediaCorrupt',
+    'missingResources',
+    'brokenResources',
   ];
   const unknown = Object.keys(f).filter((k) => !known.includes(k));
   if (unknown.length > 0) return `unknown fault(s): ${unknown.join(', ')}; known: ${known.join(', ')}`;
@@ -65,6 +68,12 @@ export function parseFaults(value: unknown): Faults | string {
   }
   if (f.errorMethods !== undefined && !(Array.isArray(f.errorMethods) && f.errorMethods.every((m) => typeof m === 'string'))) {
     return 'errorMethods must be a list of HTTP methods';
+  }
+  for (const key of ['missingResources', 'brokenResources']) {
+    const names = f[key];
+    if (names !== undefined && !(Array.isArray(names) && names.every((n) => (INVENTORY_RESOURCES as readonly unknown[]).includes(n)))) {
+      return `${key} must be a list of: ${INVENTORY_RESOURCES.join(', ')}`;
+    }
   }
   for (const flag of [
     'unauthorized',

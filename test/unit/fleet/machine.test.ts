@@ -155,5 +155,11 @@ describe('parseFaults', () => {
     expect(parseFaults({ errorStatus: 200 })).toBe('errorStatus must be an HTTP error status (400-599)');
     expect(parseFaults({ fire: true })).toMatch(/^unknown fault\(s\): fire/);
     expect(parseFaults([])).toBe('faults must be a JSON object');
+    expect(parseFaults({ missingResources: ['Storage', 'PCIeDevices'], brokenResources: ['SimpleStorage'] })).toEqual({
+      missingResources: ['Storage', 'PCIeDevices'],
+      brokenResources: ['SimpleStorage'],
+    });
+    expect(parseFaults({ missingResources: ['Bios'] })).toBe('missingResources must be a list of: SimpleStorage, Storage, PCIeDevices');
+    expect(parseFaults({ brokenResources: 'Storage' })).toBe('brokenResources must be a list of: SimpleStorage, Storage, PCIeDevices');
   });
 });

@@ -1,0 +1,184 @@
+/**
+ * The inventory resources of a virtual machine's System that inspection reads beyond processors,
+ * memory and NICs: SimpleStorage, Storage (a controller with its Drives and Volumes) and
+ * PCIeDevices with their PCIeFunctions (a virtio NIC per NIC, a virtio SCSI controller). All are
+ * derived from the machine's spec and UUID, so the same machine always reports the same.
+ *
+ * Faults: `missingResources` lists System resources the BMC lacks (no link, their paths 404);
+ * `brokenResources` lists ones it links but cannot serve (their paths 404).
+ */
+import type { VirtualMachine } from './machine';
+import { ROOT, type RedfishReply, type RedfishRequest, redfishError } from './redfish-common';
+
+type Doc = Record<string, unknown>;
+
+/** The System resources `missingResources` and `brokenResources` may name. */
+export const INVENTORY_RESOURCES = ['SimpleStorage', 'Storage', 'PCIeDevices'] as const;
+export type InventoryResource = (typeof INVENTORY_RESOURCES)[number];
+
+const ref = (path: string) => ({ '@odata.id': path });
+const notFound = (path: string) => redfishError(404, 'Base.1.8.ResourceMissingAtURI', `The resource at the URI ${path} was not found.`);
+const ok = (body: Doc): RedfishReply => ({ status: 200, body });
+const enabled = { State: 'Enabled', Health: 'OK' };
+
+function collection(path: string, type: string, members: string[]): Doc {
+  return {
+    '@odata.type': `#${type}Collection.${type}Collection`,
+    '@odata.id': path,
+    Name: `${type} Collection`,
+    'Members@odata.count': members.length,
+    Members: members.map(ref),
+  };
+}
+
+/** The System's links to the inventory resources the machine has (all but its `missingResources`). */
+export function inventoryLinks(m: VirtualMachine): Doc {
+  const path = `${ROOT}/Systems/${m.id}`;
+  const missing = m.faults.missingResources ?? [];
+  return Object.fromEntries(INVENTORY_RESOURCES.filter((r) => !missing.includes(r)).map((r) => [r, ref(`${path}/${r}`)]));
+}
+
+/** A serial number of the machine's own: a tag and part of its UUID. */
+const serial = (m: VirtualMachine, tag: string) => `${tag}${m.uuid.replace(/-/g, '').slice(0, 10).toUpperCase()}`;
+
+function drive(m: VirtualMachine, base: string, index: number): Doc | undefined {
+  const disk = m.spec.disks[index];
+  if (disk === undefined) return undefined;
+  return {
+    '@odata.type': '#Drive.v1_9_0.Drive',
+    '@odata.id': `${base}/1/Drives/${index}`,
+    Id: String(index),
+    Name: disk.name,
+    CapacityBytes: disk.sizeBytes,
+    MediaType: 'SSD',
+    Protocol: 'SATA',
+    Manufacturer: 'Ironless',
+    Model: 'Virtual SSD',
+    Revision: '1.0',
+    SerialNumber: `${serial(m, 'VD')}${index}`,
+    Status: enabled,
+  };
+}
+
+/** The PCIe devices: one virtio network device per NIC, then a virtio SCSI controller. */
+function pcieDevices(m: VirtualMachine): { id: string; name: string; fn: Doc }[] {
+  const nics = m.spec.nics.map((n, i) => ({
+    id: `NIC${i}`,
+    name: `Virtio network device (${n.id})`,
+    fn: {
+      DeviceClass: 'NetworkController',
+      DeviceId: '0x1041',
+      VendorId: '0x1af4',
+      SubsystemId: '0x1100',
+      SubsystemVendorId: '0x1af4',
+      RevisionId: '0x01',
+    },
+  }));
+  const scsi = {
+    id: 'SCSI0',
+    name: 'Virtio SCSI controller',
+    fn: {
+      DeviceClass: 'MassStorageController',
+      DeviceId: '0x1048',
+      VendorId: '0x1af4',
+      SubsystemId: '0x1100',
+      SubsystemVendorId: '0x1af4',
+      RevisionId: '0x01',
+    },
+  };
+  return [...nics, scsi];
+}
+
+/** GET under `/redfish/v1/Systems/<id>/<sub>` for the resources above; undefined for any other `sub`. */
+export function inventoryResource(m: VirtualMachine, req: RedfishRequest, rest: string[]): RedfishReply | undefined {
+  const [sub, item, more, moreItem, extra] = rest;
+  if (!INVENTORY_RESOURCES.includes(sub as InventoryResource)) return undefined;
+  const faults = m.faults;
+  if (faults.missingResources?.includes(sub as InventoryResource) || faults.brokenResources?.includes(sub as InventoryResource)) {
+    return notFound(req.path);
+  }
+  const base = `${ROOT}/Systems/${m.id}/${sub}`;
+  if (sub === 'SimpleStorage') {
+    if (item === undefined) return ok(collection(base, 'SimpleStorage', [`${base}/1`]));
+    if (item !== '1' || more !== undefined) return notFound(req.path);
+    const devices = m.spec.disks.map((d) => ({ Name: d.name, CapacityBytes: d.sizeBytes, Status: enabled }));
+    return ok({
+      '@odata.type': '#SimpleStorage.v1_2_0.SimpleStorage',
+      '@odata.id': `${base}/1`,
+      Id: '1',
+      Name: 'Simple Storage Controller',
+      Devices: devices,
+    });
+  }
+  if (sub === 'Storage') {
+    if (item === undefined) return ok(collection(base, 'Storage', [`${base}/1`]));
+    if (item !== '1') return notFound(req.path);
+    if (more === undefined) {
+      return ok({
+        '@odata.type': '#Storage.v1_8_0.Storage',
+        '@odata.id': `${base}/1`,
+        Id: '1',
+        Name: 'Storage Controller',
+        StorageControllers: [
+          {
+            '@odata.id': `${base}/1#/StorageControllers/0`,
+            MemberId: '0',
+            Name: 'Virtual SATA controller',
+            SpeedGbps: 6,
+            SupportedRAIDTypes: [],
+            SupportedControllerProtocols: ['PCIe'],
+            SupportedDeviceProtocols: ['SATA'],
+            Status: enabled,
+          },
+        ],
+        Drives: m.spec.disks.map((_, i) => ref(`${base}/1/Drives/${i}`)),
+        Volumes: ref(`${base}/1/Volumes`),
+        Status: enabled,
+      });
+    }
+    if (more === 'Volumes' && moreItem === undefined) return ok(collection(`${base}/1/Volumes`, 'Volume', []));
+    if (more === 'Drives' && moreItem !== undefined && extra === undefined && /^\d+$/.test(moreItem)) {
+      const doc = drive(m, base, Number(moreItem));
+      if (doc) return ok(doc);
+    }
+    return notFound(req.path);
+  }
+  // PCIeDevices
+  const devices = pcieDevices(m);
+  if (item === undefined)
+    return ok(
+      collection(
+        base,
+        'PCIeDevice',
+        devices.map((d) => `${base}/${d.id}`),
+      ),
+    );
+  const device = devices.find((d) => d.id === item);
+  if (device === undefined) return notFound(req.path);
+  const devicePath = `${base}/${device.id}`;
+  if (more === undefined) {
+    return ok({
+      '@odata.type': '#PCIeDevice.v1_5_0.PCIeDevice',
+      '@odata.id': devicePath,
+      Id: device.id,
+      Name: device.name,
+      Manufacturer: 'Red Hat, Inc.',
+      DeviceType: 'SingleFunction',
+      Status: enabled,
+      PCIeFunctions: ref(`${devicePath}/PCIeFunctions`),
+    });
+  }
+  if (more !== 'PCIeFunctions' || extra !== undefined) return notFound(req.path);
+  if (moreItem === undefined) return ok(collection(`${devicePath}/PCIeFunctions`, 'PCIeFunction', [`${devicePath}/PCIeFunctions/0`]));
+  if (moreItem !== '0') return notFound(req.path);
+  return ok({
+    '@odata.type': '#PCIeFunction.v1_2_0.PCIeFunction',
+    '@odata.id': `${devicePath}/PCIeFunctions/0`,
+    Id: '0',
+    Name: device.name,
+    FunctionId: 0,
+    FunctionType: 'Physical',
+    ...device.fn,
+    Status: enabled,
+  });
+}
