@@ -1,14 +1,17 @@
 /**
- * Out-of-band inspection over Redfish (Ironic 21.4's `redfish/inspect.py`): cpus, cpu_arch,
- * memory_mb, local_gb and the boot_mode capability from the system's inventory, and the MACs of its
- * enabled NICs. Types follow Ironic 21.4: cpus is a number, memory_mb and local_gb are strings.
- * It also reports the inventory Ironic master builds, which inspection rules read.
+ * Out-of-band inspection over Redfish (Ironic's `redfish/inspect.py`): cpus, cpu_arch, memory_mb,
+ * local_gb and the boot_mode capability from the system's inventory, and the MACs of its enabled
+ * NICs. Property types follow Ironic 21.4: cpus is a number, memory_mb and local_gb are strings.
+ * It also reports the inventory Ironic master builds (memory, cpu, disks, storage_controllers,
+ * interfaces, pci_devices, system_vendor, boot; see `inventory.ts`), which the conductor stores as
+ * the node's inventory and inspection rules read.
  */
 import { HardwareInspectionFailure } from '#common/errors';
 import { BOOT_MODES, type InspectInterface, type InspectedInterface, type Task } from '../base';
 import type { Resource } from './client';
 import type { RedfishConfig } from './config';
 import { parseDriverInfo } from './driver-info';
+import { cpuInventory, pciDevices, storageInventory, systemVendor } from './inventory';
 import { type RedfishSystem, getSystem, reachFailure } from './system';
 
 const GIB = 1024 ** 3;
@@ -95,7 +98,8 @@ export function createRedfishInspect(config: RedfishConfig): InspectInterface {
 
         let cpus = 0;
         let arch: string | undefined;
-        for (const processor of await system.members('Processors')) {
+        const processors = await system.members('Processors');
+        for (const processor of processors) {
           if (typeof processor.TotalThreads === 'number') cpus += processor.TotalThreads;
           if (arch === undefined && typeof processor.ProcessorArchitecture === 'string') arch = processor.ProcessorArchitecture;
         }
@@ -140,16 +144,21 @@ export function createRedfishInspect(config: RedfishConfig): InspectInterface {
         }
         const macs = interfaces.filter((i) => i.enabled).map((i) => i.mac_address);
         if (macs.length === 0) task.log.warn('No enabled NIC found: no ports will be created', { node: node.uuid });
-        // The inventory inspection rules read, in the ramdisk's shape (as Ironic's redfish
-        // inspection builds it): memory, CPU count and architecture, NICs and the boot mode.
+        // The inventory Ironic master builds, in the ramdisk's shape and key order.
+        const memory = typeof memoryGib === 'number' && memoryGib > 0 ? { memory: { physical_mb: Math.round(memoryGib * 1024) } } : {};
+        const pci = await pciDevices(task, system);
+        const vendor = systemVendor(system.doc);
         const inventory: Record<string, unknown> = {
-          ...(properties.memory_mb !== undefined ? { memory: { physical_mb: Number(properties.memory_mb) } } : {}),
-          cpu: { count: cpus, architecture: properties.cpu_arch ?? '' },
+          ...memory,
+          cpu: cpuInventory(processors),
+          ...(await storageInventory(task, system)),
           interfaces: interfaces.map(({ name, mac_address, speed_mbps }) => ({
             mac_address,
             name,
             ...(speed_mbps !== undefined ? { speed_mbps } : {}),
           })),
+          ...(pci.length > 0 ? { pci_devices: pci } : {}),
+          ...(Object.keys(vendor).length > 0 ? { system_vendor: vendor } : {}),
           ...(bootMode ? { boot: { current_boot_mode: bootMode } } : {}),
         };
         return { properties, interfaces, macs, inventory };

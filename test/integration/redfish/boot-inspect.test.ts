@@ -125,13 +125,73 @@ describe('redfish inspection', () => {
     ]);
     expect(result.macs).toEqual(['52:54:00:aa:bb:01']);
     // What inspection rules read, in the ramdisk's shape (Ironic master's redfish inventory).
+    const disks = [
+      { name: 'sda', size: 2 * 1024 ** 3 },
+      { name: 'sdb', size: 480 * 1024 ** 3 },
+      { name: 'sdc', size: 960 * 1024 ** 3 },
+    ];
     expect(result.inventory).toEqual({
       memory: { physical_mb: 65536 },
-      cpu: { count: 32, architecture: 'x86_64' },
+      cpu: { count: 32, architecture: 'x86_64', model_name: 'A', frequency: 2400 },
+      // Storage's drives (Ironic prefers them to SimpleStorage's devices), and its controller.
+      disks,
+      storage_controllers: [
+        {
+          id: '1',
+          name: 'Storage Controller',
+          storage_controllers: [
+            {
+              member_id: '0',
+              name: 'Virtual SATA controller',
+              raid_types: [],
+              speed_gbps: 6,
+              controller_protocols: ['PCIe'],
+              device_protocols: ['SATA'],
+              status: { health: 'OK', state: 'Enabled' },
+            },
+          ],
+          drives: disks.map((disk, i) => ({
+            ...disk,
+            id: String(i),
+            media_type: 'SSD',
+            serial_number: expect.stringMatching(new RegExp(`^VD[0-9A-F]{10}${i}$`)),
+            manufacturer: 'Ironless',
+            model: 'Virtual SSD',
+            revision: '1.0',
+            protocol: 'SATA',
+            status: { health: 'OK', state: 'Enabled' },
+          })),
+        },
+      ],
       interfaces: [
         { mac_address: '52:54:00:aa:bb:01', name: 'eno1', speed_mbps: 25_000 },
         { mac_address: '52:54:00:aa:bb:02', name: 'eno2', speed_mbps: 1_000 },
       ],
+      // A virtio NIC per NIC, then the virtio SCSI controller, in IPA's names.
+      pci_devices: [
+        ...[1, 2].map(() => ({
+          class: 'NetworkController',
+          product_id: '0x1041',
+          vendor_id: '0x1af4',
+          subsystem_id: '0x1100',
+          subsystem_vendor_id: '0x1af4',
+          revision: '0x01',
+        })),
+        {
+          class: 'MassStorageController',
+          product_id: '0x1048',
+          vendor_id: '0x1af4',
+          subsystem_id: '0x1100',
+          subsystem_vendor_id: '0x1af4',
+          revision: '0x01',
+        },
+      ],
+      system_vendor: {
+        product_name: 'Virtual Machine',
+        serial_number: machine.uuid.slice(0, 8).toUpperCase(),
+        manufacturer: 'Ironless',
+        system_uuid: machine.uuid,
+      },
       boot: { current_boot_mode: 'uefi' },
     });
     // The driver only reports: the node is the conductor's to change.
@@ -150,5 +210,33 @@ describe('redfish inspection', () => {
     node.properties = { capabilities: 'boot_mode:bios', cpu_arch: 'ppc64le' };
     const result = await redfish.inspect.inspectHardware(taskFor(node));
     expect(result.properties).toMatchObject({ capabilities: 'boot_mode:bios', cpu_arch: 'ppc64le', cpus: 4 });
+  });
+
+  it('leaves out what the BMC lacks (no link) or cannot serve (404), and still finds local_gb from the other storage', async () => {
+    const machine = fleet.add();
+    const node = redfishNode(fleet, machine);
+    // No Storage: the disks are SimpleStorage's devices, local_gb comes from them.
+    machine.setFaults({ missingResources: ['Storage', 'PCIeDevices'] });
+    let result = await redfish.inspect.inspectHardware(taskFor(node));
+    expect(result.inventory).toMatchObject({ disks: [{ name: 'sda', size: 100 * 1024 ** 3 }] });
+    expect(result.inventory).not.toHaveProperty('storage_controllers');
+    expect(result.inventory).not.toHaveProperty('pci_devices');
+    expect(result.properties.local_gb).toBe('99');
+
+    // Storage linked but answering 404: left out (logged); the disks are SimpleStorage's again.
+    machine.setFaults({ brokenResources: ['Storage', 'PCIeDevices'] });
+    result = await redfish.inspect.inspectHardware(taskFor(node));
+    expect(result.inventory).toMatchObject({ disks: [{ name: 'sda', size: 100 * 1024 ** 3 }] });
+    expect(result.inventory).not.toHaveProperty('storage_controllers');
+    expect(result.inventory).not.toHaveProperty('pci_devices');
+    expect(result.properties.local_gb).toBe('99');
+
+    // No storage at all: a disk-less node (local_gb 0), no disks key; the rest is still there.
+    machine.setFaults({ missingResources: ['Storage', 'SimpleStorage'] });
+    result = await redfish.inspect.inspectHardware(taskFor(node));
+    expect(result.inventory).not.toHaveProperty('disks');
+    expect(result.properties.local_gb).toBe('0');
+    expect(Object.keys(result.inventory ?? {})).toEqual(['memory', 'cpu', 'interfaces', 'pci_devices', 'system_vendor', 'boot']);
+    machine.clearFaults();
   });
 });
