@@ -1,7 +1,8 @@
 /**
- * What in-band inspection found on a node, kept apart from the node as Ironic keeps it (its
+ * What inspection found on a node, kept apart from the node as Ironic keeps it (its
  * `node_inventory` table, `ironic/objects/node_inventory.py`): the inventory the ramdisk sent and
- * the plugin data the inspection hooks left (without the ramdisk's logs). One per node, keyed by
+ * the plugin data the inspection hooks left (without the ramdisk's logs), or the inventory redfish
+ * inspection built from the BMC (with empty plugin data). One per node, keyed by
  * the node's UUID (Ironic's integer `node_id`), replaced by each inspection and deleted with its
  * node. `GET /v1/nodes/{node}/inventory` (API 1.81) shows it.
  */

@@ -1,7 +1,8 @@
 /**
- * `GET /v1/nodes/{node}/inventory` (1.81, Ironic's NodeInventoryController): what the last in-band
- * inspection of the node found, `{inventory, plugin_data}`, kept apart from the node. A node never
- * inspected in band has none: Ironic's 404. Below 1.81 the path does not exist.
+ * `GET /v1/nodes/{node}/inventory` (1.81, Ironic's NodeInventoryController): what the last
+ * inspection of the node found (in band by the ramdisk, or out of band over Redfish),
+ * `{inventory, plugin_data}`, kept apart from the node. A node never inspected so has none: Ironic's
+ * 404. Below 1.81 the path does not exist.
  */
 import { httpErrors } from '#common/errors';
 import type { ApiContext } from '../context';

@@ -4,8 +4,8 @@
  *
  * - `inspect`: the API moved the node to `inspecting` and locked it for this message. An
  *   out-of-band interface (redfish, fake) answers at once: the properties it found are saved, ports
- *   created for the MACs, the inspection rules applied (redfish, which reports an inventory), the
- *   node ends `manageable`. An in-band one (`agent`) prepares the
+ *   created for the MACs; redfish's inventory is stored apart from the node and the inspection
+ *   rules applied to it; the node ends `manageable`. An in-band one (`agent`) prepares the
  *   ramdisk's boot: the node is saved waiting in `inspect wait` (still locked), then powered on,
  *   then released; the ramdisk's data arrives later.
  * - `continue_inspection`: the API found the node in `inspect wait` for a ramdisk's post, moved it
@@ -86,6 +86,17 @@ async function applyInspectionRules(
   await applyRules(ruleTask, rules, inventory, pluginData);
 }
 
+/** Keep what an inspection found apart from the node, replacing what the last one found (Ironic's store_inspection_data). */
+async function storeInventory(
+  ctx: ConductorContext,
+  node: Node,
+  inventory: Record<string, unknown>,
+  pluginData: Record<string, unknown>,
+): Promise<void> {
+  const record = { node_uuid: node.uuid, inventory_data: inventory, plugin_data: pluginData, created_at: new Date().toISOString() };
+  await ctx.stores.nodeInventory.put(new NodeInventory(record));
+}
+
 /** last_error of a failed inspection: Ironic's HardwareInspectionFailure as it reads (a rule's `fail`), others wrapped in one. */
 const failed = (err: unknown) =>
   err instanceof HardwareInspectionFailure ? err.message : `Failed to inspect hardware. Reason: ${(err as Error).message}`;
@@ -110,7 +121,11 @@ export async function doInspect(ctx: ConductorContext, args: MessageArgs): Promi
       const result = await driver.inspect.inspectHardware(task);
       node.properties = result.properties;
       await createPortsIfNotExist(ctx, node, result.macs);
-      if (result.inventory !== undefined) await applyInspectionRules(ctx, task, result.inventory, {});
+      if (result.inventory !== undefined) {
+        // As Ironic master's redfish inspection: the inventory is stored, then the rules run on it.
+        await storeInventory(ctx, node, result.inventory, {});
+        await applyInspectionRules(ctx, task, result.inventory, {});
+      }
       node.inspection_finished_at = new Date().toISOString();
     }
   } catch (err) {
@@ -162,14 +177,7 @@ export async function doContinueInspection(
     await applyInspectionRules(ctx, task, args.inventory, pluginData);
     // The ramdisk's logs can be large; Ironless keeps none of them (Ironic stores them apart).
     delete pluginData.logs;
-    await ctx.stores.nodeInventory.put(
-      new NodeInventory({
-        node_uuid: node.uuid,
-        inventory_data: args.inventory,
-        plugin_data: pluginData,
-        created_at: new Date().toISOString(),
-      }),
-    );
+    await storeInventory(ctx, node, args.inventory, pluginData);
   } catch (err) {
     if (shouldRetry(ctx, err)) throw err;
     node.last_error = `Failed to finish inspection: ${(err as Error).message}`;
