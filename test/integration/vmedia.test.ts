@@ -286,6 +286,17 @@ describe('image_download_source local: the conductor serves a copy from the buck
     expect((await settled(uuid)).last_error).toBe(
       `Could not attach device cdrom to node ${uuid}: image_download_source is set to 'local' but the image URL nfs://files.example.com/share/tools.iso uses the nfs protocol which cannot be downloaded by the conductor. Set image_download_source to 'http' or remove it to use the default.`,
     );
+    // A BMC that refuses the copy: last_error names the source, not the presigned URL and its signature.
+    machine.setFaults({ mediaUnreachable: true });
+    expect((await post(uuid, { device_type: 'cdrom', image_url: `${base}/tools.iso` })).status).toBe(204);
+    const refused = (await settled(uuid)).last_error as string;
+    machine.clearFaults();
+    expect(refused).toMatch(
+      new RegExp(
+        `^Could not attach device cdrom to node ${uuid}: Virtual media mount failed for node ${uuid} with image the conductor's copy of ${base}/tools\\.iso\\. `,
+      ),
+    );
+    expect(refused).not.toContain('X-Amz-Signature');
     expect(media(machine)).toEqual([false, null, false, null]);
   });
 });

@@ -120,7 +120,13 @@ export function createRedfishVirtualMedia(
       // Whoever fetches the image (the BMC, or the conductor for `local`): a URL the image host policy refuses is not fetched.
       checkUrlHost(config.policy.image, imageUrl, 'image_url', task.node.uuid);
       const url = await prepareVmediaImage(task, deviceType, imageUrl, downloadSource, config);
-      await insertMedia(task, await getSystem(task, config), url, type);
+      try {
+        await insertMedia(task, await getSystem(task, config), url, type);
+      } catch (err) {
+        // A presigned URL carries a signature: last_error names the copy's source instead.
+        if (url !== imageUrl && err instanceof Error) err.message = err.message.replaceAll(url, `the conductor's copy of ${imageUrl}`);
+        throw err;
+      }
     },
 
     async detachVirtualMedia(task, deviceTypes) {
