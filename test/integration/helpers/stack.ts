@@ -13,10 +13,24 @@ export const SHORT_STEP_LIMITS = {
   agentCommandWaitAttempts: 2,
 } as const;
 
+/**
+ * Whether the test file's hooks have ended. A start that outlasts its beforeAll's limit resolves
+ * after the file's afterAll ran (and found no stack to stop): such a late stack is stopped here.
+ */
+let fileEnded = false;
+afterAll(() => {
+  fileEnded = true;
+});
+
 export async function startStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const buildDir = process.env.IRONLESS_BUILD_DIR;
   if (!buildDir) throw new Error('IRONLESS_BUILD_DIR is not set: run integration tests through jest (its globalSetup builds the bundles)');
-  return new LocalStack({ port: 0, inMemory: true, buildDir, schedules: false, ...options }).start();
+  const stack = await new LocalStack({ port: 0, inMemory: true, buildDir, schedules: false, ...options }).start();
+  if (fileEnded) {
+    await stack.stop();
+    throw new Error('The local stack started after its test file had ended (its beforeAll timed out): stopped it');
+  }
+  return stack;
 }
 
 /** A decoded JSON body: tests read it freely and let assertions check its shape. */
