@@ -18,8 +18,14 @@ const agents: TestAgent[] = [];
 beforeAll(async () => {
   stack = await startStack({
     faults: true,
-    // Long enough for SendTask* calls the SDK retries after throttling (up to about 7 s).
-    settings: { heartbeatTimeoutSeconds: 20, callbackTimeoutSeconds: 60, postDeployPowerStateRetryIntervalSeconds: 1 },
+    // Long enough for SendTask* calls the SDK retries after throttling (up to about 7 s). No
+    // automated cleaning: nodes are made available before any fault, and the faults are about deploys.
+    settings: {
+      heartbeatTimeoutSeconds: 20,
+      callbackTimeoutSeconds: 60,
+      postDeployPowerStateRetryIntervalSeconds: 1,
+      automatedClean: false,
+    },
   });
   api = new ApiClient(stack.url, '1.82');
 }, 60_000);
