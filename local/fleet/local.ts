@@ -5,6 +5,7 @@
  * that boots the agent ISO runs the virtual ramdisk agent against the local API; with `inspection`
  * the ISO is one built for in-band inspection, whose agents post their inventory at boot.
  */
+import type { AgentOptions } from './agent/agent';
 import { agentGuestFactory } from './agent/factory';
 import { enrollFleet } from './enroll';
 import { Fleet } from './fleet';
@@ -21,6 +22,17 @@ export interface LocalFleetOptions {
   readonly inspection?: boolean;
   /** The agents' first wait before posting the inventory again after a 409 or 5xx (IPA: 5 s). */
   readonly inspectionRetryMs?: number;
+  /**
+   * The agents' timings, for tests that wait on them (default: IPA's — heartbeats every
+   * heartbeat_timeout × U(0.3, 0.6), a forced heartbeat at least 5 s after the last, lookups
+   * backing off from 1 s to 10 s — and a shutdown 50 ms after power_off answers).
+   */
+  readonly agentTimings?: Pick<
+    AgentOptions,
+    'heartbeatIntervalMs' | 'forcedHeartbeatGapMs' | 'lookupIntervalMs' | 'lookupMaxIntervalMs' | 'shutdownDelayMs'
+  >;
+  /** How long a machine's BMC takes to change its power state (default 200 ms). */
+  readonly powerDelayMs?: number;
 }
 
 /** Start the fleet and enroll it; an enrollment failure is reported, not fatal to the stack. */
@@ -32,11 +44,12 @@ export async function startLocalFleet(options: LocalFleetOptions, apiUrl: string
     apiUrl,
     nodeUuidOf: (m) => uuids.get(m.id),
     lookupMaxIntervalMs: 10_000,
+    ...options.agentTimings,
     // The ISO's command line, as the fleet's agents are given their API URL (`ipa-api-url`).
     ...(options.inspection ? { inspectionCallbackUrl: `${apiUrl.replace(/\/+$/, '')}/v1/continue_inspection` } : {}),
     ...(options.inspectionRetryMs !== undefined ? { inspectionRetryMs: options.inspectionRetryMs } : {}),
   });
-  const settings = { count: options.count, prefix: options.prefix ?? 'redfish', powerDelayMs: 200, guestFactory };
+  const settings = { count: options.count, prefix: options.prefix ?? 'redfish', powerDelayMs: options.powerDelayMs ?? 200, guestFactory };
   let fleet = new Fleet({ ...settings, port: options.port ?? 0 });
   try {
     await fleet.start();
