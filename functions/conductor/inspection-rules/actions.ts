@@ -236,15 +236,39 @@ async function apiCall(task: RuleTask, args: ActionArgs): Promise<void> {
     throw new RuleActionExecutionFailure(`Invalid parameter: could not convert string to float: ${pyRepr(args.timeout)}`);
   }
   if (timeout <= 0) throw new RuleActionExecutionFailure('Invalid parameter: timeout must be greater than zero');
-  const doFetch = task.fetch ?? fetch;
   const headers = args.headers !== null && typeof args.headers === 'object' ? (args.headers as Record<string, string>) : undefined;
+  const proxy = pyTruthy(args.proxies) ? selectProxy(url, args.proxies) : undefined;
+  const through = proxy === undefined ? undefined : await proxyAgent(url, proxy);
+  const doFetch = task.fetch ?? through?.fetch ?? fetch;
+  const dispatcher = through === undefined ? {} : { dispatcher: through.agent };
+  try {
+    await getWithRetries(doFetch, url, { headers, timeout, retries, backoff, dispatcher });
+  } catch (err) {
+    task.log.error('Inspection rule API call failed', { url, error: (err as Error).message });
+    throw err;
+  } finally {
+    await through?.agent.close();
+  }
+}
+
+interface GetOptions {
+  readonly headers: Record<string, string> | undefined;
+  readonly timeout: number;
+  readonly retries: number;
+  readonly backoff: number;
+  readonly dispatcher: object;
+}
+
+async function getWithRetries(doFetch: typeof fetch, url: string, options: GetOptions): Promise<void> {
+  const { headers, timeout, retries, backoff } = options;
   let lastError = '';
   // urllib3's Retry: GETs retried on 429 and 5xx and on connection errors, the n-th retry after
   // backoff_factor * 2^(n-1) seconds (the first at once); the last answer is then judged.
   for (let attempt = 0; attempt <= Math.max(0, Math.trunc(retries)); attempt++) {
     if (attempt > 1) await new Promise((r) => setTimeout(r, backoff * 1000 * 2 ** (attempt - 1)));
     try {
-      const response = await doFetch(url, { method: 'GET', ...(headers ? { headers } : {}), signal: AbortSignal.timeout(timeout * 1000) });
+      const init = { method: 'GET', ...(headers ? { headers } : {}), signal: AbortSignal.timeout(timeout * 1000), ...options.dispatcher };
+      const response = await doFetch(url, init);
       await response.arrayBuffer();
       if (response.ok) return;
       const kind = response.status < 500 ? 'Client' : 'Server';
@@ -254,8 +278,41 @@ async function apiCall(task: RuleTask, args: ActionArgs): Promise<void> {
       lastError = (err as Error).message;
     }
   }
-  task.log.error('Inspection rule API call failed', { url, error: lastError });
   throw new RuleActionExecutionFailure(`Request to ${url} failed: ${lastError}`);
+}
+
+/**
+ * The proxy requests would use for `url` from an api-call's `proxies` (its select_proxy: the keys
+ * `scheme://host`, `scheme`, `all://host`, `all`, in that order); a proxy without a scheme is http.
+ */
+export function selectProxy(url: string, proxies: unknown): string | undefined {
+  if (proxies === null || typeof proxies !== 'object' || Array.isArray(proxies)) {
+    throw new RuleActionExecutionFailure(`Invalid parameter: proxies must be a dictionary, not ${pyRepr(proxies)}`);
+  }
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return undefined; // the request itself fails with the URL's error
+  }
+  const scheme = target.protocol.slice(0, -1);
+  const keys = [`${scheme}://${target.hostname}`, scheme, `all://${target.hostname}`, 'all'];
+  const table = proxies as Record<string, unknown>;
+  const key = keys.find((k) => Object.prototype.hasOwnProperty.call(table, k) && pyTruthy(table[k]));
+  if (key === undefined) return undefined;
+  const proxy = pyStr(table[key]);
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(proxy) ? proxy : `http://${proxy}`;
+}
+
+/** An HTTP(S) proxy agent (undici's, loaded only for a rule that names a proxy) and the fetch that uses it. */
+async function proxyAgent(url: string, proxy: string) {
+  const scheme = proxy.slice(0, proxy.indexOf(':')).toLowerCase();
+  if (scheme !== 'http' && scheme !== 'https') {
+    throw new RuleActionExecutionFailure(`Request to ${url} failed: proxy scheme ${scheme} is not supported (http or https)`);
+  }
+  const { ProxyAgent, fetch: proxiedFetch } = await import('undici');
+  // As requests does: an http URL goes to the proxy in absolute form, an https one through a CONNECT tunnel.
+  return { agent: new ProxyAgent({ uri: proxy, proxyTunnel: false }), fetch: proxiedFetch as unknown as typeof fetch };
 }
 
 export const ACTION_RUNNERS: Readonly<Record<string, (task: RuleTask, args: ActionArgs) => Promise<void>>> = {

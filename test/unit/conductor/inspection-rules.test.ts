@@ -3,13 +3,14 @@
  * by priority, conditions gating actions, every action on the node, its ports and the plugin data,
  * loops, masked secrets, and how failures are reported (Ironic's messages).
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { jest } from '@jest/globals';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { HardwareInspectionFailure, PortNotFound } from '../../../functions/common/errors';
 import { InspectionRuleFailed, RuleActionExecutionFailure } from '../../../functions/common/inspection-rules/errors';
 import { applyRules, type RuleTask } from '../../../functions/conductor/inspection-rules/engine';
+import { selectProxy } from '../../../functions/conductor/inspection-rules/actions';
 import type { InspectionRuleData } from '../../../functions/objects/inspection-rule';
 import { Port } from '../../../functions/objects/port';
 import { makeNode } from '../helpers/builders';
@@ -272,5 +273,54 @@ describe('api-call', () => {
     await expect(run(task, [actions({ op: 'api-call', args: { url, timeout: 0 } })])).rejects.toThrow(
       'Invalid parameter: timeout must be greater than zero',
     );
+  });
+});
+
+describe('api-call through a proxy', () => {
+  let proxy: Server;
+  let proxyAddress: string;
+  const seen: string[] = [];
+
+  beforeAll(async () => {
+    // A forward proxy: an http URL arrives in absolute form; an https one asks for a tunnel.
+    proxy = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url} ${String(req.headers['x-rule'] ?? '')}`);
+      res.writeHead(200).end('proxied');
+    });
+    proxy.on('connect', (req: IncomingMessage, socket: Socket) => {
+      seen.push(`CONNECT ${req.url}`);
+      socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    proxyAddress = `127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
+
+  it('sends the GET to the proxy requests would choose (scheme://host, scheme, all://host, all)', async () => {
+    const { task } = setup();
+    const target = 'http://hooks.ironless.invalid/rule';
+    const call = (proxies: unknown) => run(task, [actions({ op: 'api-call', args: { url: target, headers: { 'x-rule': 'p' }, proxies } })]);
+    await call({ http: `http://${proxyAddress}` });
+    await call({ 'all://hooks.ironless.invalid': proxyAddress, https: 'http://127.0.0.1:9' });
+    expect(seen.slice(-2)).toEqual(Array(2).fill(`GET ${target} p`));
+  });
+
+  it('tunnels an https URL through the proxy (CONNECT), and fails when the proxy refuses it', async () => {
+    const { task } = setup();
+    const target = 'https://hooks.ironless.invalid/rule';
+    await expect(
+      run(task, [actions({ op: 'api-call', args: { url: target, proxies: { https: `http://${proxyAddress}` }, retries: 0 } })]),
+    ).rejects.toThrow(`Request to ${target} failed:`);
+    expect(seen.at(-1)).toBe('CONNECT hooks.ironless.invalid:443');
+  });
+
+  it('ignores an empty proxies dict and refuses one that is no dict or names an unsupported scheme', () => {
+    expect(selectProxy('http://h/x', { https: 'http://p:1' })).toBeUndefined();
+    expect(selectProxy('http://h/x', { http: 'p:3128' })).toBe('http://p:3128');
+    expect(() => selectProxy('http://h/x', ['p'])).toThrow("Invalid parameter: proxies must be a dictionary, not ['p']");
+    const { task } = setup();
+    return expect(
+      run(task, [actions({ op: 'api-call', args: { url: 'http://h/x', proxies: { http: 'socks5://p:1080' } } })]),
+    ).rejects.toThrow('proxy scheme socks5 is not supported (http or https)');
   });
 });
