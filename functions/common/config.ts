@@ -31,6 +31,7 @@ export const ENV = {
   redfishConnectTimeout: 'REDFISH_CONNECT_TIMEOUT',
   redfishReadTimeout: 'REDFISH_READ_TIMEOUT',
   powerStateChangeTimeout: 'POWER_STATE_CHANGE_TIMEOUT',
+  redfishPowerPollInterval: 'REDFISH_POWER_POLL_INTERVAL_MS',
   conductorHeartbeatTimeout: 'CONDUCTOR_HEARTBEAT_TIMEOUT',
   enabledHardwareTypes: 'ENABLED_HARDWARE_TYPES',
   fastTrack: 'FAST_TRACK',

@@ -37,7 +37,10 @@ export const DEFAULT_REDFISH_CONFIG: Omit<RedfishConfig, 'policy'> = {
   powerPollIntervalMs: 1_000,
 };
 
-/** Read the overrides from the environment (seconds, whole numbers), defaults for the rest. */
+/**
+ * Read the overrides from the environment (seconds, whole numbers; the power poll interval in
+ * milliseconds, which tests with fast virtual BMCs lower), defaults for the rest.
+ */
 export function loadRedfishConfig(env: Env = process.env): RedfishConfig {
   const d = DEFAULT_REDFISH_CONFIG;
   return {
@@ -46,7 +49,7 @@ export function loadRedfishConfig(env: Env = process.env): RedfishConfig {
     connectTimeoutMs: integer(env, ENV.redfishConnectTimeout, d.connectTimeoutMs / 1000, 1) * 1000,
     readTimeoutMs: integer(env, ENV.redfishReadTimeout, d.readTimeoutMs / 1000, 1) * 1000,
     powerStateChangeTimeoutMs: integer(env, ENV.powerStateChangeTimeout, d.powerStateChangeTimeoutMs / 1000, 1) * 1000,
-    powerPollIntervalMs: d.powerPollIntervalMs,
+    powerPollIntervalMs: integer(env, ENV.redfishPowerPollInterval, d.powerPollIntervalMs, 1),
     policy: fetchPolicyFromEnv(env),
     bootIso: {
       bucket: env[ENV.bootIsoBucket] || undefined,

@@ -118,14 +118,24 @@ describe('loadRedfishConfig', () => {
       defaults.retryIntervalMs * (2 ** (defaults.attempts - 1) - 1) * 2;
     expect(worst).toBeLessThan(100_000);
     expect(
-      loadRedfishConfig({ REDFISH_CONNECTION_ATTEMPTS: '5', REDFISH_READ_TIMEOUT: '7', POWER_STATE_CHANGE_TIMEOUT: '30' }),
+      loadRedfishConfig({
+        REDFISH_CONNECTION_ATTEMPTS: '5',
+        REDFISH_READ_TIMEOUT: '7',
+        POWER_STATE_CHANGE_TIMEOUT: '30',
+        REDFISH_POWER_POLL_INTERVAL_MS: '100',
+      }),
     ).toMatchObject({
       attempts: 5,
       readTimeoutMs: 7_000,
       powerStateChangeTimeoutMs: 30_000,
+      powerPollIntervalMs: 100,
     });
+    expect(defaults.powerPollIntervalMs).toBe(1_000);
     expect(() => loadRedfishConfig({ REDFISH_CONNECTION_ATTEMPTS: '0' })).toThrow(
       'Environment variable REDFISH_CONNECTION_ATTEMPTS must be an integer >= 1, got "0"',
+    );
+    expect(() => loadRedfishConfig({ REDFISH_POWER_POLL_INTERVAL_MS: '0' })).toThrow(
+      'Environment variable REDFISH_POWER_POLL_INTERVAL_MS must be an integer >= 1, got "0"',
     );
   });
 });
