@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { LocalStack } from '../../local/stack';
 import { ImageServer } from '../unit/fleet/helpers/fake-ironic';
+import { FAST_BMC_POLLS } from './helpers/fleet';
 import { ApiClient, startStack } from './helpers/stack';
 
 const COUNT = 200;
@@ -24,6 +25,7 @@ beforeAll(async () => {
       prefix: 'scale',
       agentTimings: { heartbeatIntervalMs: 10_000, forcedHeartbeatGapMs: 1000, lookupMaxIntervalMs: 5000 },
     },
+    functionEnv: FAST_BMC_POLLS,
     settings: {
       heartbeatTimeoutSeconds: 120,
       callbackTimeoutSeconds: 900,
