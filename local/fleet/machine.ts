@@ -210,8 +210,12 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
     Floppy: { inserted: false, image: null, writeProtected: true },
   };
   faults: Faults = {};
-  /** Indicator LEDs of the system and its chassis (Redfish IndicatorLED). */
-  readonly leds: { system: IndicatorLed; chassis: IndicatorLed } = { system: 'Off', chassis: 'Off' };
+  /** Indicator LEDs of the system, its chassis and its drives by index (Redfish IndicatorLED; a drive's is Off until set). */
+  readonly leds: { system: IndicatorLed; chassis: IndicatorLed; drives: Record<number, IndicatorLed> } = {
+    system: 'Off',
+    chassis: 'Off',
+    drives: {},
+  };
   /** How many times its graphical console page was opened. */
   consoleViews = 0;
   /**

@@ -1,6 +1,6 @@
 /**
- * What the virtual BMCs offer beside power, boot and media: indicator LEDs (the system's and the
- * chassis' `IndicatorLED`, settable with PATCH) and a graphical console (the Manager's
+ * What the virtual BMCs offer beside power, boot and media: indicator LEDs (the system's, the
+ * chassis' and each Storage drive's `IndicatorLED`, settable with PATCH) and a graphical console (the Manager's
  * `GraphicalConsole` with KVM-IP, and the console page it serves at an OEM link, since Redfish has
  * no standard property for its URL). The `consoleUnavailable` fault turns the console service off
  * and makes the page answer 503. Kept apart from `redfish.ts` so each addition stays small.
@@ -53,15 +53,16 @@ export function ledField(led: IndicatorLed): Doc {
 }
 
 /**
- * Apply `IndicatorLED` of a PATCH body to `which` LED of the machine; an error message for a value
- * the BMC does not take, undefined when the body has none or it was applied.
+ * Apply `IndicatorLED` of a PATCH body to `which` LED of the machine (a number: that drive's); an
+ * error message for a value the BMC does not take, undefined when the body has none or it was applied.
  */
-export function patchLed(m: VirtualMachine, which: 'system' | 'chassis', body: Doc): string | undefined {
+export function patchLed(m: VirtualMachine, which: 'system' | 'chassis' | number, body: Doc): string | undefined {
   if (!('IndicatorLED' in body)) return undefined;
   const value = body.IndicatorLED;
   if (!INDICATOR_LEDS.includes(value as (typeof INDICATOR_LEDS)[number])) {
     return `The value ${JSON.stringify(value)} for the property IndicatorLED is not in the list of acceptable values.`;
   }
-  m.leds[which] = value as IndicatorLed;
+  if (typeof which === 'number') m.leds.drives[which] = value as IndicatorLed;
+  else m.leds[which] = value as IndicatorLed;
   return undefined;
 }

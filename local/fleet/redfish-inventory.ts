@@ -2,12 +2,14 @@
  * The inventory resources of a virtual machine's System that inspection reads beyond processors,
  * memory and NICs: SimpleStorage, Storage (a controller with its Drives and Volumes) and
  * PCIeDevices with their PCIeFunctions (a virtio NIC per NIC, a virtio SCSI controller). All are
- * derived from the machine's spec and UUID, so the same machine always reports the same.
+ * derived from the machine's spec and UUID, so the same machine always reports the same. A drive
+ * has an `IndicatorLED` (Off until set) that a PATCH of the drive sets; the rest is read-only.
  *
  * Faults: `missingResources` lists System resources the BMC lacks (no link, their paths 404);
  * `brokenResources` lists ones it links but cannot serve (their paths 404).
  */
 import type { VirtualMachine } from './machine';
+import { ledField, patchLed } from './redfish-console';
 import { ROOT, type RedfishReply, type RedfishRequest, redfishError } from './redfish-common';
 
 type Doc = Record<string, unknown>;
@@ -57,6 +59,7 @@ function drive(m: VirtualMachine, base: string, index: number): Doc | undefined 
     Revision: '1.0',
     SerialNumber: `${serial(m, 'VD')}${index}`,
     Status: enabled,
+    ...ledField(m.leds.drives[index] ?? 'Off'),
   };
 }
 
@@ -89,13 +92,26 @@ function pcieDevices(m: VirtualMachine): { id: string; name: string; fn: Doc }[]
   return [...nics, scsi];
 }
 
-/** GET under `/redfish/v1/Systems/<id>/<sub>` for the resources above; undefined for any other `sub`. */
+/** A drive's PATCH: its IndicatorLED only. */
+function patchDrive(m: VirtualMachine, index: number, body: unknown): RedfishReply {
+  const refused = patchLed(m, index, (body ?? {}) as Doc);
+  return refused === undefined ? { status: 204 } : redfishError(400, 'Base.1.8.PropertyValueNotInList', refused);
+}
+
+/**
+ * GET under `/redfish/v1/Systems/<id>/<sub>` for the resources above (and PATCH of a drive);
+ * undefined for any other `sub`.
+ */
 export function inventoryResource(m: VirtualMachine, req: RedfishRequest, rest: string[]): RedfishReply | undefined {
   const [sub, item, more, moreItem, extra] = rest;
   if (!INVENTORY_RESOURCES.includes(sub as InventoryResource)) return undefined;
   const faults = m.faults;
   if (faults.missingResources?.includes(sub as InventoryResource) || faults.brokenResources?.includes(sub as InventoryResource)) {
     return notFound(req.path);
+  }
+  const isDrive = sub === 'Storage' && item === '1' && more === 'Drives' && extra === undefined && /^\d+$/.test(moreItem ?? '');
+  if (req.method !== 'GET' && !(isDrive && req.method === 'PATCH')) {
+    return redfishError(405, 'Base.1.8.OperationNotAllowed', `${req.method} is not allowed on ${req.path}.`);
   }
   const base = `${ROOT}/Systems/${m.id}/${sub}`;
   if (sub === 'SimpleStorage') {
@@ -137,9 +153,9 @@ export function inventoryResource(m: VirtualMachine, req: RedfishRequest, rest: 
       });
     }
     if (more === 'Volumes' && moreItem === undefined) return ok(collection(`${base}/1/Volumes`, 'Volume', []));
-    if (more === 'Drives' && moreItem !== undefined && extra === undefined && /^\d+$/.test(moreItem)) {
+    if (isDrive) {
       const doc = drive(m, base, Number(moreItem));
-      if (doc) return ok(doc);
+      if (doc) return req.method === 'PATCH' ? patchDrive(m, Number(moreItem), req.body) : ok(doc);
     }
     return notFound(req.path);
   }

@@ -142,6 +142,9 @@ function systemResource(m: VirtualMachine, req: RedfishRequest, rest: string[]):
       },
     };
   }
+  // Storage, SimpleStorage and PCIeDevices (whose drives take a PATCH of their LED).
+  const inventory = inventoryResource(m, req, rest);
+  if (inventory !== undefined) return inventory;
   if (req.method !== 'GET') return notAllowed(req.method, req.path);
   const base = `${path}/${sub}`;
   const processors = m.spec.processors.map((p, i) => ({
@@ -191,8 +194,6 @@ function systemResource(m: VirtualMachine, req: RedfishRequest, rest: string[]):
     const doc = docs.find((d) => d.Id === item);
     return doc ? { status: 200, body: doc } : notFound(req.path);
   }
-  const inventory = inventoryResource(m, req, rest);
-  if (inventory !== undefined) return inventory;
   return notFound(req.path);
 }
 

@@ -100,7 +100,7 @@ export function describeMachine(m: VirtualMachine) {
     secure_boot: m.secureBoot,
     media: structuredClone(m.media),
     faults: { ...m.faults },
-    leds: { ...m.leds },
+    leds: structuredClone(m.leds),
     firmware: (({ bios, bmc, stagedBios }) => ({ bios, bmc, staged_bios: stagedBios ?? null }))(firmwareOf(m)),
     console_views: m.consoleViews,
     agent_faults: { ...m.agentFaults },

@@ -2,7 +2,8 @@
  * The `redfish-graphical` console and redfish indicators end to end: API → conductor → Redfish
  * driver → virtual BMC. The console's URL is the page the BMC serves; a BMC whose console is
  * unavailable fails the start with last_error and a `console` history event. LEDs are the
- * system's and chassis' IndicatorLED, named by their UUIDs as Ironic names them.
+ * system's and chassis' IndicatorLED, named by their UUIDs as Ironic names them, and the Storage
+ * drives' (`disk`), named `<storage Id>:<drive Id>`.
  */
 import { jest } from '@jest/globals';
 import type { VirtualMachine } from '../../local/fleet/machine';
@@ -109,12 +110,15 @@ describe('the redfish-graphical console', () => {
 });
 
 describe('redfish indicators', () => {
-  it('lists the system’s and chassis’ LEDs by UUID, reads and sets them on the BMC', async () => {
+  it('lists the system’s, chassis’ and drives’ LEDs, reads and sets them on the BMC', async () => {
     const { uuid, machine } = await redfishNode();
     const list = (await api.get(`/v1/nodes/${uuid}/management/indicators`)).body.indicators as Json[];
+    const drives = machine.spec.disks.map((_, i) => [`1:${i}@disk`, 'disk', false, ['blinking', 'off', 'on']]);
+    expect(drives.length).toBeGreaterThan(0);
     expect(list.map((i) => [i.name, i.component, i.readonly, i.states])).toEqual([
       [`${machine.uuid}@chassis`, 'chassis', false, ['blinking', 'off', 'on']],
       [`${machine.uuid}@system`, 'system', false, ['blinking', 'off', 'on']],
+      ...drives,
     ]);
     const system = `/v1/nodes/${uuid}/management/indicators/${machine.uuid}@system`;
     expect((await api.get(system)).body).toEqual({ state: 'off' });
@@ -124,6 +128,17 @@ describe('redfish indicators', () => {
     expect((await api.get(system)).body).toEqual({ state: 'blinking' });
     expect((await api.request('PUT', `/v1/nodes/${uuid}/management/indicators/${machine.uuid}@chassis`, { state: 'on' })).status).toBe(204);
     expect(machine.leds.chassis).toBe('Lit');
+
+    const disk = `/v1/nodes/${uuid}/management/indicators/1:0@disk`;
+    expect((await api.get(disk)).body).toEqual({ state: 'off' });
+    expect((await api.request('PUT', disk, { state: 'on' })).status).toBe(204);
+    expect(machine.leds.drives).toEqual({ 0: 'Lit' });
+    expect((await api.get(disk)).body).toEqual({ state: 'on' });
+    const missing = await api.get(`/v1/nodes/${uuid}/management/indicators/1:${machine.spec.disks.length}@disk`);
+    expect([missing.status, faultOf(missing).faultstring]).toEqual([
+      400,
+      `Unknown indicator 1:${machine.spec.disks.length} for component disk of node ${uuid}`,
+    ]);
     expect((await api.get(`/v1/nodes/${uuid}`)).body.reservation).toBeNull();
   });
 

@@ -1,7 +1,8 @@
 /**
- * Indicator LEDs through Redfish (Ironic's RedfishManagement indicator methods): the system's and
- * its chassis' `IndicatorLED`, each named by its resource's UUID, as Ironic names them. Drive
- * LEDs (Ironic's `disk` component) are not read.
+ * Indicator LEDs through Redfish (Ironic's RedfishManagement indicator methods): the `IndicatorLED`
+ * of the system and of its chassis, each named by its resource's UUID, and of the drives of its
+ * Storage (the `disk` component), each named `<storage Id>:<drive Id>` since a drive has no UUID and
+ * its Id need not be unique across controllers. Resources that report no IndicatorLED have none.
  */
 import { MissingParameterValue, RedfishError } from '#common/errors';
 import type { ManagementInterface, Task } from '../base';
@@ -27,21 +28,38 @@ interface Led {
   readonly state: string | undefined;
 }
 
-/** The LEDs of the system and its chassis that report an IndicatorLED. */
-async function leds(system: RedfishSystem, component?: string): Promise<Led[]> {
+const linkPath = (link: unknown): string | undefined => {
+  const path = (link as { '@odata.id'?: unknown } | undefined)?.['@odata.id'];
+  return typeof path === 'string' ? path : undefined;
+};
+const linkPaths = (links: unknown): string[] =>
+  (Array.isArray(links) ? links : []).map(linkPath).filter((p): p is string => p !== undefined);
+
+/**
+ * The LEDs of one component (`chassis`, `system` or `disk`); none for any other. Given the
+ * indicator looked for, only the drives of its storage are read, as Ironic reads them.
+ */
+async function componentLeds(system: RedfishSystem, component: string, indicator?: string): Promise<Led[]> {
   const out: Led[] = [];
-  const ledOf = (doc: Resource, c: string, path: string) => {
-    if (typeof doc.UUID === 'string' && typeof doc.IndicatorLED === 'string')
-      out.push({ component: c, id: doc.UUID, path, state: doc.IndicatorLED });
+  const ledOf = (doc: Resource, id: unknown, path: string) => {
+    if (typeof id === 'string' && typeof doc.IndicatorLED === 'string') out.push({ component, id, path, state: doc.IndicatorLED });
   };
-  if (component === undefined || component === COMPONENTS.CHASSIS) {
-    const links = ((system.doc.Links as Resource | undefined)?.Chassis ?? []) as { '@odata.id'?: unknown }[];
-    for (const link of links) {
-      const path = link['@odata.id'];
-      if (typeof path === 'string') ledOf(await system.client.get(path), COMPONENTS.CHASSIS, path);
+  if (component === COMPONENTS.CHASSIS) {
+    for (const path of linkPaths((system.doc.Links as Resource | undefined)?.Chassis)) {
+      const doc = await system.client.get(path);
+      ledOf(doc, doc.UUID, path);
+    }
+  } else if (component === COMPONENTS.SYSTEM) {
+    ledOf(system.doc, system.doc.UUID, system.path);
+  } else if (component === COMPONENTS.DISK) {
+    for (const storage of await system.members('Storage')) {
+      if (indicator !== undefined && indicator.split(':')[0] !== storage.Id) continue;
+      for (const path of linkPaths(storage.Drives)) {
+        const drive = await system.client.get(path);
+        ledOf(drive, typeof storage.Id === 'string' && typeof drive.Id === 'string' ? `${storage.Id}:${drive.Id}` : undefined, path);
+      }
     }
   }
-  if (component === undefined || component === COMPONENTS.SYSTEM) ledOf(system.doc, COMPONENTS.SYSTEM, system.path);
   return out;
 }
 
@@ -49,27 +67,36 @@ function unknownIndicator(task: Task, component: string, indicator: string): nev
   throw new MissingParameterValue(`Unknown indicator ${indicator} for component ${component} of node ${task.node.uuid}`);
 }
 
+/** How the indicators reach the BMC (unit tests give a system over a stub client). */
+export interface IndicatorDeps {
+  readonly getSystem: (task: Task, config: RedfishConfig) => Promise<RedfishSystem>;
+}
+
 export function createRedfishIndicators(
   config: RedfishConfig,
+  deps: IndicatorDeps = { getSystem },
 ): Pick<ManagementInterface, 'getSupportedIndicators' | 'getIndicatorState' | 'setIndicatorState'> {
   return {
     async getSupportedIndicators(task, component) {
-      const system = await getSystem(task, config);
+      const system = await deps.getSystem(task, config);
       const out: IndicatorMap = {};
-      try {
-        for (const led of await leds(system, component)) out[led.component] = { ...out[led.component], [led.id]: SETTABLE };
-      } catch (err) {
-        // As Ironic: a component whose LED cannot be read is left out.
-        if (!isRedfishFailure(err)) throw err;
-        task.log.debug('Indicators not available', { node: task.node.uuid, error: String(err) });
+      const wanted = [COMPONENTS.CHASSIS, COMPONENTS.SYSTEM, COMPONENTS.DISK].filter((c) => component === undefined || c === component);
+      for (const c of wanted) {
+        try {
+          for (const led of await componentLeds(system, c)) out[c] = { ...out[c], [led.id]: SETTABLE };
+        } catch (err) {
+          // As Ironic: a component whose LEDs cannot be read is left out, the others still listed.
+          if (!isRedfishFailure(err)) throw err;
+          task.log.debug('Indicators not available', { node: task.node.uuid, component: c, error: String(err) });
+        }
       }
       return out;
     },
     async getIndicatorState(task, component, indicator) {
-      const system = await getSystem(task, config);
+      const system = await deps.getSystem(task, config);
       let found: Led | undefined;
       try {
-        found = (await leds(system, component)).find((l) => l.component === component && l.id === indicator);
+        found = (await componentLeds(system, component, indicator)).find((l) => l.id === indicator);
       } catch (err) {
         if (!isRedfishFailure(err)) throw err;
         throw new RedfishError(
@@ -81,9 +108,9 @@ export function createRedfishIndicators(
     },
     async setIndicatorState(task, component, indicator, state) {
       const wanted = settableState(state);
-      const system = await getSystem(task, config);
+      const system = await deps.getSystem(task, config);
       try {
-        const found = (await leds(system, component)).find((l) => l.component === component && l.id === indicator);
+        const found = (await componentLeds(system, component, indicator)).find((l) => l.id === indicator);
         if (found === undefined) unknownIndicator(task, component, indicator);
         await system.client.patch(found.path, { IndicatorLED: INDICATOR_MAP_REV[wanted] as string });
       } catch (err) {

@@ -18,8 +18,26 @@ describe('indicator LEDs', () => {
     expect(send('GET', '/redfish/v1/Chassis/t-0').body).toMatchObject({ IndicatorLED: 'Off', UUID: m.uuid });
     expect(send('PATCH', '/redfish/v1/Systems/t-0', { IndicatorLED: 'Blinking' }).status).toBe(204);
     expect(send('PATCH', '/redfish/v1/Chassis/t-0', { IndicatorLED: 'Lit' }).status).toBe(204);
-    expect(m.leds).toEqual({ system: 'Blinking', chassis: 'Lit' });
+    expect(m.leds).toEqual({ system: 'Blinking', chassis: 'Lit', drives: {} });
     expect(send('GET', '/redfish/v1/Systems/t-0').body).toMatchObject({ IndicatorLED: 'Blinking' });
+  });
+
+  it('are reported on each Storage drive and set with a PATCH of the drive, which takes nothing else', () => {
+    const { m, send } = setup();
+    const drive = '/redfish/v1/Systems/t-0/Storage/1/Drives/0';
+    expect(send('GET', drive).body).toMatchObject({
+      Id: '0',
+      IndicatorLED: 'Off',
+      'IndicatorLED@Redfish.AllowableValues': ['Lit', 'Off', 'Blinking'],
+    });
+    expect(send('PATCH', drive, { IndicatorLED: 'Blinking' }).status).toBe(204);
+    expect(m.leds.drives).toEqual({ 0: 'Blinking' });
+    expect(send('GET', drive).body).toMatchObject({ IndicatorLED: 'Blinking' });
+    expect(send('PATCH', drive, { IndicatorLED: 'Pink' }).status).toBe(400);
+    expect(send('PATCH', `/redfish/v1/Systems/t-0/Storage/1/Drives/${m.spec.disks.length}`, { IndicatorLED: 'Lit' }).status).toBe(404);
+    expect(send('PATCH', '/redfish/v1/Systems/t-0/Storage/1', { IndicatorLED: 'Lit' }).status).toBe(405);
+    expect(send('POST', drive, { IndicatorLED: 'Lit' }).status).toBe(405);
+    expect(m.leds.drives).toEqual({ 0: 'Blinking' });
   });
 
   it('refuse a value the BMC does not take, changing nothing', () => {
