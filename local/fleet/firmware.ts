@@ -1,15 +1,17 @@
 /**
  * The firmware of the virtual machines, as their Redfish BMCs show it: each system's
- * `BiosVersion` and its manager's `FirmwareVersion`, the `UpdateService` with its
- * `FirmwareInventory` (one BIOS and one BMC item per machine) and the `SimpleUpdate` action, and
- * the `TaskService` whose Tasks follow each update.
+ * `BiosVersion`, its manager's `FirmwareVersion` and its NICs' (the `FirmwarePackageVersion` of
+ * its chassis' NetworkAdapters, all NICs of a machine at one version), the `UpdateService` with
+ * its `FirmwareInventory` (a BIOS, a BMC and a NIC item per machine) and the `SimpleUpdate`
+ * action, and the `TaskService` whose Tasks follow each update.
  *
- * SimpleUpdate takes an `ImageURI` whose file name says what it holds: `bios-<version>.<ext>` or
- * `bmc-<version>.<ext>` (e.g. `http://images/bmc-1.2.0.bin`); anything else is refused with 400.
+ * SimpleUpdate takes an `ImageURI` whose file name says what it holds: `bios-<version>.<ext>`,
+ * `bmc-<version>.<ext>` or `nic-<version>.<ext>` (e.g. `http://images/bmc-1.2.0.bin`); anything
+ * else is refused with 400.
  * `Targets` names the machine (its system or manager); it may be left out when the fleet has one
  * machine. The action answers 202 with a Task (and its URI in `Location`) that runs for
- * `UPDATE_DURATION_MS`, then completes: a BMC image is then running, a BIOS image is staged and runs
- * from the machine's next power on (as real BIOS updates, which need the host reset). With the
+ * `UPDATE_DURATION_MS`, then completes: a BMC image is then running, a BIOS or NIC image is staged
+ * and runs from the machine's next power on (as real BIOS updates, which need the host reset). With the
  * machine's `firmwareUpdateFails` fault the Task ends in Exception with a Critical message and no
  * version changes.
  */
@@ -19,21 +21,25 @@ import { ROOT, type RedfishReply, type RedfishRequest, redfishError } from './re
 /** How long an update's Task runs before it completes (simulated flashing). */
 export const UPDATE_DURATION_MS = 500;
 /** The versions every machine starts with. */
-export const INITIAL_FIRMWARE = { bios: '1.0.0', bmc: '1.0.0' } as const;
+export const INITIAL_FIRMWARE = { bios: '1.0.0', bmc: '1.0.0', nic: '1.0.0' } as const;
 
-type Component = 'bios' | 'bmc';
+type Component = 'bios' | 'bmc' | 'nic';
 type Doc = Record<string, unknown>;
 
-/** One machine's firmware: what runs, and a BIOS image waiting for the next power on. */
+/** One machine's firmware: what runs, and BIOS and NIC images waiting for the next power on. */
 export class MachineFirmware {
   bios: string = INITIAL_FIRMWARE.bios;
   bmc: string = INITIAL_FIRMWARE.bmc;
+  nic: string = INITIAL_FIRMWARE.nic;
   stagedBios: string | undefined;
+  stagedNic: string | undefined;
 
   constructor(machine: VirtualMachine) {
     machine.on('powerOn', () => {
       if (this.stagedBios !== undefined) this.bios = this.stagedBios;
+      if (this.stagedNic !== undefined) this.nic = this.stagedNic;
       this.stagedBios = undefined;
+      this.stagedNic = undefined;
     });
   }
 }
@@ -90,8 +96,9 @@ function settle(task: UpdateTask, now = Date.now()): void {
     firmware.bmc = task.version;
     task.message = `BMC firmware ${task.version} is running.`;
   } else {
-    firmware.stagedBios = task.version;
-    task.message = `BIOS firmware ${task.version} is staged and will be applied at the next system reset.`;
+    if (task.component === 'nic') firmware.stagedNic = task.version;
+    else firmware.stagedBios = task.version;
+    task.message = `${task.component.toUpperCase()} firmware ${task.version} is staged and will be applied at the next system reset.`;
   }
   task.state = 'Completed';
 }
@@ -107,6 +114,12 @@ const notFound = (req: RedfishRequest) =>
 const notAllowed = (req: RedfishRequest) =>
   redfishError(405, 'Base.1.8.OperationNotAllowed', `${req.method} is not allowed on ${req.path}.`);
 
+const RELATED: Record<Component, (id: string) => string> = {
+  bios: (id) => `${ROOT}/Systems/${id}`,
+  bmc: (id) => `${ROOT}/Managers/${id}`,
+  nic: (id) => `${ROOT}/Chassis/${id}/NetworkAdapters`,
+};
+
 function inventoryItem(machine: VirtualMachine, component: Component): Doc {
   const firmware = firmwareOf(machine);
   const id = `${machine.id}-${component.toUpperCase()}`;
@@ -114,11 +127,11 @@ function inventoryItem(machine: VirtualMachine, component: Component): Doc {
     '@odata.type': '#SoftwareInventory.v1_3_0.SoftwareInventory',
     '@odata.id': `${ROOT}/UpdateService/FirmwareInventory/${id}`,
     Id: id,
-    Name: `${component === 'bios' ? 'BIOS' : 'BMC'} of ${machine.id}`,
+    Name: `${component === 'nic' ? 'NICs' : component.toUpperCase()} of ${machine.id}`,
     Version: firmware[component],
     Updateable: true,
     Status: { State: 'Enabled', Health: 'OK' },
-    RelatedItem: [ref(component === 'bios' ? `${ROOT}/Systems/${machine.id}` : `${ROOT}/Managers/${machine.id}`)],
+    RelatedItem: [ref(RELATED[component](machine.id))],
   };
 }
 
@@ -174,7 +187,7 @@ function imageOf(uri: string): { component: Component; version: string } | undef
   } catch {
     return undefined;
   }
-  const match = /^(bios|bmc)[-_]v?(\d[\w.+-]*?)\.[A-Za-z0-9]+$/i.exec(name);
+  const match = /^(bios|bmc|nic)[-_]v?(\d[\w.+-]*?)\.[A-Za-z0-9]+$/i.exec(name);
   return match ? { component: (match[1] as string).toLowerCase() as Component, version: match[2] as string } : undefined;
 }
 
@@ -192,7 +205,7 @@ function simpleUpdate(machines: ReadonlyMap<string, VirtualMachine>, req: Redfis
     return redfishError(
       400,
       'Base.1.8.ActionParameterValueFormatError',
-      `The value ${body.ImageURI} for the parameter ImageURI is not a firmware image of this BMC: name it bios-<version>.bin or bmc-<version>.bin.`,
+      `The value ${body.ImageURI} for the parameter ImageURI is not a firmware image of this BMC: name it bios-<version>.bin, bmc-<version>.bin or nic-<version>.bin.`,
     );
   }
   const machine = targetMachine(machines, body.Targets);
@@ -243,7 +256,7 @@ export function updateServiceResource(
   if (sub !== 'FirmwareInventory' || more.length > 0) return notFound(req);
   if (req.method !== 'GET') return notAllowed(req);
   settleFirmware(machines);
-  const items = [...machines.values()].flatMap((m) => [inventoryItem(m, 'bios'), inventoryItem(m, 'bmc')]);
+  const items = [...machines.values()].flatMap((m) => [inventoryItem(m, 'bios'), inventoryItem(m, 'bmc'), inventoryItem(m, 'nic')]);
   if (item === undefined) {
     return {
       status: 200,

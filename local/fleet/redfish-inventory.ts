@@ -4,10 +4,12 @@
  * PCIeDevices with their PCIeFunctions (a virtio NIC per NIC, a virtio SCSI controller). All are
  * derived from the machine's spec and UUID, so the same machine always reports the same. A drive
  * has an `IndicatorLED` (Off until set) that a PATCH of the drive sets; the rest is read-only.
+ * The chassis has NetworkAdapters, one per NIC with one controller reporting the NICs' firmware.
  *
  * Faults: `missingResources` lists System resources the BMC lacks (no link, their paths 404);
  * `brokenResources` lists ones it links but cannot serve (their paths 404).
  */
+import { firmwareOf } from './firmware';
 import type { VirtualMachine } from './machine';
 import { ledField, patchLed } from './redfish-console';
 import { ROOT, type RedfishReply, type RedfishRequest, redfishError } from './redfish-common';
@@ -195,6 +197,36 @@ export function inventoryResource(m: VirtualMachine, req: RedfishRequest, rest: 
     FunctionId: 0,
     FunctionType: 'Physical',
     ...device.fn,
+    Status: enabled,
+  });
+}
+
+/** GET under `/redfish/v1/Chassis/<id>/NetworkAdapters`: one adapter per NIC, its controller at the machine's NIC firmware. */
+export function networkAdapterResource(m: VirtualMachine, req: RedfishRequest, rest: string[]): RedfishReply {
+  const [item, ...more] = rest;
+  if (req.method !== 'GET') return redfishError(405, 'Base.1.8.OperationNotAllowed', `${req.method} is not allowed on ${req.path}.`);
+  const base = `${ROOT}/Chassis/${m.id}/NetworkAdapters`;
+  const ids = m.spec.nics.map((_, i) => `NIC${i}`);
+  if (item === undefined)
+    return ok(
+      collection(
+        base,
+        'NetworkAdapter',
+        ids.map((id) => `${base}/${id}`),
+      ),
+    );
+  const index = ids.indexOf(item);
+  const nic = m.spec.nics[index];
+  if (nic === undefined || more.length > 0) return notFound(req.path);
+  return ok({
+    '@odata.type': '#NetworkAdapter.v1_7_0.NetworkAdapter',
+    '@odata.id': `${base}/${item}`,
+    Id: item,
+    Name: `Virtio network adapter (${nic.id})`,
+    Manufacturer: 'Red Hat, Inc.',
+    Model: 'Virtio network device',
+    SerialNumber: `${serial(m, 'NA')}${index}`,
+    Controllers: [{ FirmwarePackageVersion: firmwareOf(m).nic, ControllerCapabilities: { NetworkPortCount: 1 } }],
     Status: enabled,
   });
 }

@@ -11,7 +11,7 @@ import { BOOT_TARGETS, MachineRequestError, type MediaSlot, RESET_TYPES, type Re
 export { ROOT, type RedfishReply, type RedfishRequest, redfishError } from './redfish-common';
 import { ROOT, type RedfishReply, type RedfishRequest, redfishError } from './redfish-common';
 import { biosResource, registriesResource } from './bios';
-import { inventoryLinks, inventoryResource } from './redfish-inventory';
+import { inventoryLinks, inventoryResource, networkAdapterResource } from './redfish-inventory';
 import { firmwareOf, settleFirmware, taskServiceResource, updateServiceResource } from './firmware';
 
 type Doc = Record<string, unknown>;
@@ -276,6 +276,7 @@ function managerResource(m: VirtualMachine, req: RedfishRequest, rest: string[])
 }
 
 function chassisResource(m: VirtualMachine, req: RedfishRequest, rest: string[]): RedfishReply {
+  if (rest[0] === 'NetworkAdapters') return networkAdapterResource(m, req, rest.slice(1));
   if (rest.length > 0) return notFound(req.path);
   if (req.method === 'PATCH') {
     const refused = patchLed(m, 'chassis', (req.body ?? {}) as Doc);
@@ -294,6 +295,7 @@ function chassisResource(m: VirtualMachine, req: RedfishRequest, rest: string[])
       ChassisType: 'RackMount',
       PowerState: m.powerState,
       ...ledField(m.leds.chassis),
+      NetworkAdapters: ref(`${ROOT}/Chassis/${m.id}/NetworkAdapters`),
       Links: { ComputerSystems: [ref(`${ROOT}/Systems/${m.id}`)], ManagedBy: [ref(`${ROOT}/Managers/${m.id}`)] },
     },
   };

@@ -1,9 +1,10 @@
 /**
  * Firmware components on the local stack, with nothing faked but the hardware: redfish nodes of a
  * two-machine fleet (`no-firmware` by default, as Ironic's default configuration; set to
- * `redfish`) have their BIOS and BMC versions cached when they are verified, shown by `/v1/nodes/{node}/firmware` from 1.86; a manual
- * clean's `update` step flashes through the BMC's UpdateService (SimpleUpdate naming the node's
- * system, the Task polled, a reboot for the BIOS) and ends with the new versions shown; a failing
+ * `redfish`) have their BIOS, BMC and NIC versions (`nic:<adapter serial>`, from the chassis'
+ * NetworkAdapters) cached when they are verified, shown by `/v1/nodes/{node}/firmware` from 1.86; a
+ * manual clean's `update` step flashes through the BMC's UpdateService (SimpleUpdate naming the
+ * node's system, the Task polled, a reboot for the BIOS and NICs) and ends with the new versions shown; a failing
  * Task fails the step with Ironic's message and changes nothing; bad requests are refused before
  * anything changes. The components go with their node.
  */
@@ -38,6 +39,11 @@ const componentsOf = async (node: string) => (await api.get(`/v1/nodes/${node}/f
 const versionsOf = async (node: string) =>
   Object.fromEntries((await componentsOf(node)).map((c) => [c.component, [c.initial_version, c.current_version, c.last_version_flashed]]));
 const imageUrl = (file: string) => `${fleet.stack.fleet!.url}/images/${file}`;
+/** The `nic:` components of a machine: one per NIC, named by its adapter's serial number. */
+const nicsOf = (machine: string) => {
+  const m = fleet.stack.fleet!.machine(machine);
+  return m.spec.nics.map((_, i) => `nic:NA${m.uuid.replace(/-/g, '').slice(0, 10).toUpperCase()}${i}`);
+};
 
 async function clean(uuid: string, steps: Record<string, unknown>[]) {
   await api.provision(uuid, 'clean', { clean_steps: steps });
@@ -50,7 +56,7 @@ async function recover(uuid: string) {
   await api.settle(uuid, ['manageable'], 60_000);
 }
 
-it('caches the versions at cleaning, flashes BIOS and BMC through the UpdateService and shows the new versions', async () => {
+it('caches the versions at cleaning, flashes BIOS, BMC and NICs through the UpdateService and shows the new versions', async () => {
   const uuid = (await api.get('/v1/nodes/fw-0')).body.uuid as string;
   const other = (await api.get('/v1/nodes/fw-1')).body.uuid as string;
   expect((await api.get(`/v1/nodes/${uuid}`)).body.firmware_interface).toBe('no-firmware');
@@ -63,13 +69,21 @@ it('caches the versions at cleaning, flashes BIOS and BMC through the UpdateServ
   expect(await componentsOf(uuid)).toEqual([]);
   await api.provision(uuid, 'manage');
   await api.settle(uuid, ['manageable'], 60_000);
-  // Verification cached the versions.
-  expect(await versionsOf(uuid)).toEqual({ bios: ['1.0.0', '1.0.0', null], bmc: ['1.0.0', '1.0.0', null] });
-  // From 1.114 the components show the identity the BMC gives: the manager's Model for the BMC, none for the BIOS.
+  // Verification cached the versions, the NICs' from the chassis' NetworkAdapters.
+  const nics = nicsOf('fw-0');
+  expect(nics).toHaveLength(2);
+  const initial = {
+    bios: ['1.0.0', '1.0.0', null],
+    bmc: ['1.0.0', '1.0.0', null],
+    ...Object.fromEntries(nics.map((n) => [n, ['1.0.0', '1.0.0', null]])),
+  };
+  expect(await versionsOf(uuid)).toEqual(initial);
+  // From 1.114 the components show the identity the BMC gives: the manager's Model for the BMC, none for the BIOS, the adapters' for NICs.
   const identity = await new ApiClient(fleet.stack.url, '1.114').get(`/v1/nodes/${uuid}/firmware`);
   expect((identity.body.firmware as Component[]).map((c) => [c.component, c.vendor, c.model, c.serial_number])).toEqual([
     ['bios', null, null, null],
     ['bmc', null, 'Ironless vBMC', null],
+    ...nics.map((n) => [n, 'Red Hat, Inc.', 'Virtio network device', n.slice('nic:'.length)]),
   ]);
   expect(Object.keys((identity.body.firmware as Component[])[0] ?? {})).toEqual([
     'created_at',
@@ -123,10 +137,10 @@ it('caches the versions at cleaning, flashes BIOS and BMC through the UpdateServ
   expect(invalid.provision_state).toBe('clean failed');
   expect(invalid.last_error).toContain("Invalid firmware update [{'component': 'cpld',");
   expect(invalid.last_error).toContain("Errors: 'cpld' is not valid under any of the given schemas");
-  expect(await versionsOf(uuid)).toEqual({ bios: ['1.0.0', '1.0.0', null], bmc: ['1.0.0', '1.0.0', null] });
+  expect(await versionsOf(uuid)).toEqual(initial);
   await recover(uuid);
 
-  // The update: the BMC's Task completes, the BIOS needs the reboot the step makes, then the cache refreshes.
+  // The update: the BMC's Task completes, the BIOS and NICs need the reboot the step makes, then the cache refreshes.
   const resets = machine.resets.length;
   const updated = await clean(uuid, [
     {
@@ -136,13 +150,19 @@ it('caches the versions at cleaning, flashes BIOS and BMC through the UpdateServ
         settings: [
           { component: 'bios', url: imageUrl('bios-2.1.0.bin') },
           { component: 'bmc', url: imageUrl('bmc-1.5.0.bin') },
+          { component: nics[0], url: imageUrl('nic-3.0.bin') },
         ],
       },
     },
   ]);
   expect(updated).toMatchObject({ provision_state: 'manageable', last_error: null });
   expect(machine.resets.length).toBeGreaterThan(resets);
-  expect(await versionsOf(uuid)).toEqual({ bios: ['1.0.0', '2.1.0', '2.1.0'], bmc: ['1.0.0', '1.5.0', '1.5.0'] });
+  // The virtual BMC flashes all of a machine's NICs with one image.
+  expect(await versionsOf(uuid)).toEqual({
+    bios: ['1.0.0', '2.1.0', '2.1.0'],
+    bmc: ['1.0.0', '1.5.0', '1.5.0'],
+    ...Object.fromEntries(nics.map((n) => [n, ['1.0.0', '3.0', '3.0']])),
+  });
   const bios = (await componentsOf(uuid)).find((c) => c.component === 'bios');
   expect(Object.keys(bios ?? {}).sort()).toEqual(
     ['component', 'created_at', 'current_version', 'initial_version', 'last_version_flashed', 'updated_at'].sort(),
@@ -153,7 +173,7 @@ it('caches the versions at cleaning, flashes BIOS and BMC through the UpdateServ
   const inventory = await fetch(`${fleet.stack.fleet!.url}/fleet/v1/machines/fw-1`).then(
     (r) => r.json() as Promise<Record<string, unknown>>,
   );
-  expect(inventory.firmware).toEqual({ bios: '1.0.0', bmc: '1.0.0', staged_bios: null });
+  expect(inventory.firmware).toEqual({ bios: '1.0.0', bmc: '1.0.0', nic: '1.0.0', staged_bios: null, staged_nic: null });
   expect(await componentsOf(other)).toEqual([]);
 
   // fields picks; detail=True alone shows only the timestamps, as Ironic's does.
@@ -184,7 +204,7 @@ it('caches the versions at cleaning, flashes BIOS and BMC through the UpdateServ
         ConsistentRead: true,
       }),
     );
-  expect((await stored()).Items?.length).toBe(2);
+  expect((await stored()).Items?.length).toBe(2 + nics.length);
   expect((await api.request('DELETE', `/v1/nodes/${uuid}`)).status).toBe(204);
   expect((await stored()).Items).toEqual([]);
 }, 600_000);

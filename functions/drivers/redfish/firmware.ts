@@ -2,10 +2,11 @@
  * Redfish firmware (Ironic's `redfish/firmware.py`): the versions the BMC reports, and updates
  * through its UpdateService.
  *
- * - cache_firmware_components: the system's `BiosVersion` as component `bios` and its manager's
- *   `FirmwareVersion` as `bmc`; a BMC that reports neither has no supported components
- *   (UnsupportedDriverExtension). NOTE: Ironic also reads the NICs' firmware from the chassis'
- *   NetworkAdapters (`nic:<id>` components); Ironless does not yet.
+ * - cache_firmware_components: the system's `BiosVersion` as component `bios`, its manager's
+ *   `FirmwareVersion` as `bmc`, and, as Ironic master, each NIC controller's
+ *   `FirmwarePackageVersion` from its first chassis' NetworkAdapters as `nic:<adapter's
+ *   SerialNumber, else its Id>` (with the adapter's Manufacturer, Model and SerialNumber); a BMC
+ *   that reports none of them has no supported components (UnsupportedDriverExtension).
  * - update(settings): a clean, deploy and service step (priority 0). For each `{component, url}`
  *   in turn: `UpdateService.SimpleUpdate` with the image's URL (naming the node's system as the
  *   target when the BMC has several systems, as Ironic does), then the BMC's Task is polled until
@@ -47,11 +48,46 @@ export interface FirmwareDeps {
   readonly taskTimeoutMs?: number;
 }
 
+const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+
 /**
- * The versions the BMC reports: the system's BIOS and its first manager's firmware. As Ironic's,
- * the BMC's identity is its manager's Model (vendor and serial number unknown); the BIOS has none.
+ * The NICs' firmware (Ironic master's retrieve_nic_components): for each controller of each
+ * NetworkAdapter of the system's first chassis that reports a FirmwarePackageVersion, a `nic:`
+ * component named by the adapter's SerialNumber, else its Id. No chassis or no NetworkAdapters: none.
  */
-export async function readFirmwareComponents(system: RedfishSystem): Promise<FirmwareComponentReading[]> {
+async function readNicComponents(system: RedfishSystem): Promise<FirmwareComponentReading[]> {
+  const links = ((system.doc.Links ?? {}) as Resource).Chassis;
+  const chassisPath = odataId(Array.isArray(links) ? links[0] : undefined);
+  if (chassisPath === undefined) return [];
+  const chassis = await system.client.get(chassisPath);
+  const out: FirmwareComponentReading[] = [];
+  for (const adapter of await system.members('NetworkAdapters', chassis)) {
+    const serial = text(adapter.SerialNumber);
+    const id = serial ?? text(adapter.Id);
+    const controllers = Array.isArray(adapter.Controllers) ? (adapter.Controllers as Resource[]) : [];
+    for (const controller of controllers) {
+      const version = text(controller.FirmwarePackageVersion);
+      if (version === null || id === null) continue;
+      out.push({
+        component: `${NIC_COMPONENT_PREFIX}${id}`,
+        current_version: version,
+        vendor: text(adapter.Manufacturer),
+        model: text(adapter.Model),
+        serial_number: serial,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * The versions the BMC reports: the system's BIOS, its first manager's firmware and its NICs'. As
+ * Ironic's, the BMC's identity is its manager's Model (vendor and serial number unknown); the BIOS
+ * has none. NICs that cannot be read are left out with a warning, as Ironic leaves them out when
+ * the BMC refuses their NetworkAdapters (NOTE: whatever the BMC's failure; Ironic fails the whole
+ * caching on other errors than a 400).
+ */
+export async function readFirmwareComponents(task: Task, system: RedfishSystem): Promise<FirmwareComponentReading[]> {
   const out: FirmwareComponentReading[] = [];
   const bios = system.doc.BiosVersion;
   if (typeof bios === 'string' && bios !== '') out.push({ component: 'bios', current_version: bios });
@@ -59,6 +95,14 @@ export async function readFirmwareComponents(system: RedfishSystem): Promise<Fir
   const bmc = manager?.FirmwareVersion;
   const model = typeof manager?.Model === 'string' ? manager.Model : null;
   if (typeof bmc === 'string' && bmc !== '') out.push({ component: 'bmc', current_version: bmc, model });
+  try {
+    const nics = await readNicComponents(system);
+    if (nics.length === 0) task.log.debug('Could not retrieve Firmware Package Version from NetworkAdapters', { node: task.node.uuid });
+    out.push(...nics);
+  } catch (err) {
+    if (!isRedfishFailure(err)) throw err;
+    task.log.warn('Unable to access NetworkAdapters', { node: task.node.uuid, error: err.message });
+  }
   return out;
 }
 
@@ -78,7 +122,7 @@ export function createRedfishFirmware(
 
   async function cache(task: Task, system?: RedfishSystem): Promise<void> {
     const sys = system ?? (await deps.getSystem(task, config));
-    const readings = await readFirmwareComponents(sys);
+    const readings = await readFirmwareComponents(task, sys);
     if (readings.length === 0) {
       task.log.error(`Cannot retrieve firmware for node ${task.node.uuid}: no supported components`);
       throw new UnsupportedDriverExtension(task.node.driver, 'firmware');

@@ -1,7 +1,7 @@
 /**
- * The virtual BMC's firmware, without HTTP: versions on the system and manager, the UpdateService's
- * FirmwareInventory, SimpleUpdate making a Task that completes after the simulated flashing (a BMC
- * image runs at once, a BIOS image from the next power on), Targets naming the machine among
+ * The virtual BMC's firmware, without HTTP: versions on the system, manager and chassis'
+ * NetworkAdapters, the UpdateService's FirmwareInventory, SimpleUpdate making a Task that completes
+ * after the simulated flashing (a BMC image runs at once, a BIOS or NIC image from the next power on), Targets naming the machine among
  * several, refusals, and the firmwareUpdateFails fault.
  */
 import { defaultSpec } from '../../../local/fleet/fleet';
@@ -30,6 +30,7 @@ describe('the firmware of a virtual BMC', () => {
     expect(body('GET', '/redfish/v1/UpdateService/FirmwareInventory').Members).toEqual([
       { '@odata.id': '/redfish/v1/UpdateService/FirmwareInventory/fw-0-BIOS' },
       { '@odata.id': '/redfish/v1/UpdateService/FirmwareInventory/fw-0-BMC' },
+      { '@odata.id': '/redfish/v1/UpdateService/FirmwareInventory/fw-0-NIC' },
     ]);
     expect(body('GET', '/redfish/v1/UpdateService/FirmwareInventory/fw-0-BMC')).toMatchObject({ Version: '1.0.0', Updateable: true });
   });
@@ -54,6 +55,31 @@ describe('the firmware of a virtual BMC', () => {
     expect(body('GET', '/redfish/v1/UpdateService/FirmwareInventory/fw-0-BIOS').Version).toBe('2.0.0');
   });
 
+  it('serves one NetworkAdapter per NIC on the chassis, whose controller runs a NIC image from the next power on', async () => {
+    const { list, send, body } = setup();
+    const machine = list[0] as VirtualMachine;
+    const adapters = '/redfish/v1/Chassis/fw-0/NetworkAdapters';
+    expect(body('GET', '/redfish/v1/Chassis/fw-0').NetworkAdapters).toEqual({ '@odata.id': adapters });
+    expect(body('GET', adapters).Members).toEqual(machine.spec.nics.map((_, i) => ({ '@odata.id': `${adapters}/NIC${i}` })));
+    expect(body('GET', `${adapters}/NIC0`)).toMatchObject({
+      Id: 'NIC0',
+      Manufacturer: 'Red Hat, Inc.',
+      Model: 'Virtio network device',
+      SerialNumber: expect.stringMatching(/^NA[0-9A-F]{10}0$/),
+      Controllers: [{ FirmwarePackageVersion: '1.0.0' }],
+    });
+    expect(send('GET', `${adapters}/NIC${machine.spec.nics.length}`).status).toBe(404);
+    expect(send('PATCH', `${adapters}/NIC0`, {}).status).toBe(405);
+
+    expect(send('POST', SIMPLE_UPDATE, { ImageURI: 'http://images/nic-2.1.bin' }).status).toBe(202);
+    await later();
+    expect(body('GET', '/redfish/v1/UpdateService/FirmwareInventory/fw-0-NIC').Version).toBe('1.0.0');
+    machine.reset('ForceRestart');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(body('GET', `${adapters}/NIC0`)).toMatchObject({ Controllers: [{ FirmwarePackageVersion: '2.1' }] });
+    expect(body('GET', '/redfish/v1/UpdateService/FirmwareInventory/fw-0-NIC').Version).toBe('2.1');
+  });
+
   it('updates the machine Targets names when it has several, and refuses an update that names none', async () => {
     const { send, body } = setup(2);
     const missing = send('POST', SIMPLE_UPDATE, { ImageURI: 'http://images/bmc-2.0.bin' });
@@ -69,7 +95,7 @@ describe('the firmware of a virtual BMC', () => {
     const { send } = setup();
     const reply = send('POST', SIMPLE_UPDATE, { ImageURI: 'http://images/firmware.bin' });
     expect(reply.status).toBe(400);
-    expect(JSON.stringify(reply.body)).toContain('name it bios-<version>.bin or bmc-<version>.bin');
+    expect(JSON.stringify(reply.body)).toContain('name it bios-<version>.bin, bmc-<version>.bin or nic-<version>.bin');
     expect(send('GET', '/redfish/v1/TaskService/Tasks').body).toMatchObject({ 'Members@odata.count': 0 });
   });
 
