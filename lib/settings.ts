@@ -56,6 +56,11 @@ export interface IronlessSettings {
   readonly conductorGroupConcurrency: Readonly<Record<string, number>>;
   /** Ironic `[conductor]automated_clean`. */
   readonly automatedClean: boolean;
+  /**
+   * Ironic `[conductor]enable_health_monitoring` (default true): each power sync also reads a
+   * node's hardware health from its BMC (API 1.109 `health`), one more BMC request per node.
+   */
+  readonly enableHealthMonitoring: boolean;
   /** Pin to a release during a rolling upgrade ("" = latest). */
   readonly pinReleaseVersion: string;
   /**
@@ -177,6 +182,7 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   conductorGroups: [''],
   conductorGroupConcurrency: {},
   automatedClean: true,
+  enableHealthMonitoring: true,
   pinReleaseVersion: '',
   authStrategy: 'http_basic',
   // A legitimate client re-authenticates once a minute (a bcrypt check, ~0.1-0.5 s of authorizer
@@ -336,6 +342,7 @@ export function settingsEnvironment(s: IronlessSettings): Record<string, string>
     [ENV.callbackTimeout]: String(s.callbackTimeoutSeconds),
     [ENV.maxWaitStepSeconds]: String(s.maxWaitStepSeconds),
     [ENV.automatedClean]: String(s.automatedClean),
+    [ENV.enableHealthMonitoring]: String(s.enableHealthMonitoring),
     [ENV.authStrategy]: s.authStrategy,
     [ENV.imageS3Buckets]: s.imageBuckets.join(','),
     [ENV.conductorHeartbeatTimeout]: String(s.conductorHeartbeatTimeoutSeconds),

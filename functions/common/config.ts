@@ -19,6 +19,7 @@ export const ENV = {
   stepsStateMachineArn: 'STEPS_STATE_MACHINE_ARN',
   conductorGroup: 'CONDUCTOR_GROUP',
   automatedClean: 'AUTOMATED_CLEAN',
+  enableHealthMonitoring: 'ENABLE_HEALTH_MONITORING',
   heartbeatTimeout: 'HEARTBEAT_TIMEOUT',
   callbackTimeout: 'DEPLOY_CALLBACK_TIMEOUT',
   authStrategy: 'AUTH_STRATEGY',
@@ -169,6 +170,8 @@ export interface ConductorConfig extends CommonConfig {
   readonly functionName: string;
   /** Ironic `[conductor]automated_clean`. */
   readonly automatedClean: boolean;
+  /** Ironic `[conductor]enable_health_monitoring`: the power sync also reads each node's health. */
+  readonly enableHealthMonitoring: boolean;
   readonly heartbeatTimeoutSeconds: number;
   /** Ironic `[conductor]deploy_callback_timeout`: the longest an async step may wait. */
   readonly callbackTimeoutSeconds: number;
@@ -219,6 +222,7 @@ export function loadConductorConfig(env: Env = process.env): ConductorConfig {
     hostname: `${fn}:${version}`,
     functionName: fn,
     automatedClean: boolean(env, 'AUTOMATED_CLEAN', true),
+    enableHealthMonitoring: boolean(env, ENV.enableHealthMonitoring, true),
     heartbeatTimeoutSeconds: integer(env, 'HEARTBEAT_TIMEOUT', 300, 5),
     callbackTimeoutSeconds: integer(env, 'DEPLOY_CALLBACK_TIMEOUT', 1800, 10),
     maxWaitStepSeconds: integer(env, ENV.maxWaitStepSeconds, 30, 0),

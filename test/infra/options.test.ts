@@ -8,7 +8,12 @@ const IRONLESS_FUNCTION = { Properties: { Description: Match.stringLikeRegexp('^
 
 const app = new App();
 const stack = new IronlessStack(app, 'Options', {
-  settings: { conductorGroups: ['', 'rack-a'], fastTrack: true, postDeployPowerStateRetryIntervalSeconds: 2 },
+  settings: {
+    conductorGroups: ['', 'rack-a'],
+    fastTrack: true,
+    postDeployPowerStateRetryIntervalSeconds: 2,
+    enableHealthMonitoring: false,
+  },
   conductorNetwork: {
     vpcId: 'vpc-0abc',
     availabilityZones: ['us-east-1a', 'us-east-1b'],
@@ -60,12 +65,17 @@ it('limits each function to what it uses', () => {
   expect(api.has('sqs:SendMessage')).toBe(true);
   expect(api.has('lambda:InvokeFunction')).toBe(true);
   expect([...api].some((a) => a.startsWith('states:'))).toBe(false);
-  // The conductor drives executions and never sends casts; it sends only its own failed periodic
-  // invocations (Lambda's on-failure destination) to their queue, and invokes only its own live
-  // alias (a periodic task handing on its next page).
+  // The conductor drives executions; it sends its failed periodic invocations (Lambda's on-failure
+  // destination) to their queue and the work its calls answered before doing (RPC 1.5: virtual
+  // media, async vendor passthru) to the groups' own queues, and invokes only its own live alias
+  // (a periodic task handing on its next page).
   expect(conductor.has('states:StartExecution')).toBe(true);
   const sends = statementsOf('ConductorFunctionServiceRole').filter((s) => [s.Action].flat().includes('sqs:SendMessage'));
-  expect(sends.map((s) => JSON.stringify(s.Resource))).toEqual([expect.stringContaining('PeriodicFailures')]);
+  expect(sends.map((s) => JSON.stringify(s.Resource)).sort()).toEqual([
+    expect.stringContaining('ConductorQueuesdefault'),
+    expect.stringContaining('ConductorQueuesracka'),
+    expect.stringContaining('PeriodicFailures'),
+  ]);
   const invokes = statementsOf('ConductorFunctionServiceRole').filter((s) => [s.Action].flat().includes('lambda:InvokeFunction'));
   expect(invokes.map((s) => JSON.stringify(s.Resource))).toEqual([expect.stringContaining('ConductorLive')]);
   for (const set of [api, conductor]) expect([...set].some((a) => a === '*' || a.endsWith(':*'))).toBe(false);
@@ -139,4 +149,11 @@ it('refuses host policy entries that are not hosts, CA folders that are not abso
   expect(() => new IronlessStack(new App(), 'ShortLock', { settings: { conductorTimeoutSeconds: 120, lockTtlSeconds: 140 } })).toThrow(
     /lockTtlSeconds \(140\) must be greater than the queue's visibility timeout \(144 s/,
   );
+});
+
+it('passes the conductor its options: health monitoring off ([conductor]enable_health_monitoring)', () => {
+  const conductor = Object.values(template.findResources('AWS::Lambda::Function', IRONLESS_FUNCTION)).find((f) =>
+    JSON.stringify(f).includes('Ironless conductor'),
+  ) as { Properties: { Environment: { Variables: Record<string, unknown> } } };
+  expect(conductor.Properties.Environment.Variables.ENABLE_HEALTH_MONITORING).toBe('false');
 });

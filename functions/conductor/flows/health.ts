@@ -5,6 +5,8 @@
  * history. Interfaces that cannot tell (fake-hardware) leave health null; a failed read is only
  * logged, as it must not stop the power sync. A conductor pinned to a release that writes Node
  * items below 1.2 (which cannot store health) leaves it alone, or every sync would see a change.
+ * `[conductor]enable_health_monitoring = False` (`enableHealthMonitoring: false`) turns it off:
+ * health is then neither read nor changed.
  */
 import { compareVersionStrings, selectRelease } from '#common/releases';
 import { loadDriver } from '#drivers/registry';
@@ -14,7 +16,7 @@ import { noteHealthChange } from '../history';
 
 /** Read the node's health into `node.health`; true when it changed (the caller saves the node). */
 export async function cacheHealth(ctx: ConductorContext, node: Node): Promise<boolean> {
-  if (!storesHealth(ctx.config.pinReleaseVersion)) return false;
+  if (!ctx.config.enableHealthMonitoring || !storesHealth(ctx.config.pinReleaseVersion)) return false;
   let health: string | null;
   try {
     const management = loadDriver(node).management;

@@ -69,6 +69,7 @@ export function makeConductorContext(
       hostname: 'conductor:1',
       functionName: 'conductor',
       automatedClean: true,
+      enableHealthMonitoring: true,
       maxWaitStepSeconds: 30,
       inspectWaitTimeoutSeconds: 1800,
       stepTimeoutSeconds: 100,
