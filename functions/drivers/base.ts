@@ -274,6 +274,8 @@ export interface InspectResult {
   readonly macs: readonly string[];
   /** What inspection rules read as `inventory` (the ramdisk's shape); an interface without one runs no rules. */
   readonly inventory?: Record<string, unknown>;
+  /** What is stored beside the inventory as `plugin_data` (redfish: `parsed_lldp` when the BMC reports LLDP). */
+  readonly pluginData?: Record<string, unknown>;
 }
 
 /**

@@ -201,7 +201,7 @@ export function inventoryResource(m: VirtualMachine, req: RedfishRequest, rest: 
   });
 }
 
-/** GET under `/redfish/v1/Chassis/<id>/NetworkAdapters`: one adapter per NIC, its controller at the machine's NIC firmware. */
+/** GET under `/redfish/v1/Chassis/<id>/NetworkAdapters`: one adapter per NIC, its controller at the machine's NIC firmware, its one Port. */
 export function networkAdapterResource(m: VirtualMachine, req: RedfishRequest, rest: string[]): RedfishReply {
   const [item, ...more] = rest;
   if (req.method !== 'GET') return redfishError(405, 'Base.1.8.OperationNotAllowed', `${req.method} is not allowed on ${req.path}.`);
@@ -217,7 +217,8 @@ export function networkAdapterResource(m: VirtualMachine, req: RedfishRequest, r
     );
   const index = ids.indexOf(item);
   const nic = m.spec.nics[index];
-  if (nic === undefined || more.length > 0) return notFound(req.path);
+  if (nic === undefined) return notFound(req.path);
+  if (more.length > 0) return portResource(m, req, `${base}/${item}/Ports`, index, more);
   return ok({
     '@odata.type': '#NetworkAdapter.v1_7_0.NetworkAdapter',
     '@odata.id': `${base}/${item}`,
@@ -227,6 +228,43 @@ export function networkAdapterResource(m: VirtualMachine, req: RedfishRequest, r
     Model: 'Virtio network device',
     SerialNumber: `${serial(m, 'NA')}${index}`,
     Controllers: [{ FirmwarePackageVersion: firmwareOf(m).nic, ControllerCapabilities: { NetworkPortCount: 1 } }],
+    Ports: { '@odata.id': `${base}/${item}/Ports` },
     Status: enabled,
   });
 }
+
+/**
+ * An adapter's one Port (Id: the NIC's EthernetInterface Id), with the LLDP its top-of-rack switch
+ * sends: a virtual switch per rack (the machine id's prefix), the port numbered by machine and NIC.
+ */
+function portResource(m: VirtualMachine, req: RedfishRequest, base: string, index: number, rest: string[]): RedfishReply {
+  const nic = m.spec.nics[index] as (typeof m.spec.nics)[number];
+  const [collectionName, id, ...more] = rest;
+  if (collectionName !== 'Ports' || more.length > 0) return notFound(req.path);
+  if (id === undefined) return ok(collection(base, 'Port', [`${base}/${nic.id}`]));
+  if (id !== nic.id) return notFound(req.path);
+  const rack = m.id.replace(/-?\d+$/, '') || m.id;
+  const position = Number(/(\d+)$/.exec(m.id)?.[1] ?? 0);
+  return ok({
+    '@odata.type': '#Port.v1_11_0.Port',
+    '@odata.id': `${base}/${nic.id}`,
+    Id: nic.id,
+    Name: `Port of ${nic.id}`,
+    LinkStatus: nic.enabled ? 'LinkUp' : 'LinkDown',
+    Ethernet: {
+      AssociatedMACAddresses: [nic.mac],
+      LLDPReceive: {
+        ChassisId: `52:54:00:ff:${hexByte([...rack].reduce((sum, c) => sum + c.charCodeAt(0), 0))}:01`,
+        ChassisIdSubtype: 'MacAddr',
+        PortId: `Ethernet1/${position * m.spec.nics.length + index + 1}`,
+        PortIdSubtype: 'IfName',
+        SystemName: `tor-${rack}`,
+        SystemDescription: 'Ironless virtual switch',
+        ManagementVlanId: 100,
+      },
+    },
+    Status: enabled,
+  });
+}
+
+const hexByte = (n: number): string => (n & 0xff).toString(16).padStart(2, '0');

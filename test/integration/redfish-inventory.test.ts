@@ -71,7 +71,20 @@ describe('redfish inspection stores the inventory', () => {
     const reply = await api.get(`/v1/nodes/${uuid}/inventory`);
     expect(reply.status).toBe(200);
     expect(Object.keys(reply.body)).toEqual(['inventory', 'plugin_data']);
-    expect(reply.body.plugin_data).toEqual({});
+    // The LLDP each NIC's switch port sends, as the BMC reports it on its NetworkAdapters' Ports.
+    const lldp = Object.fromEntries(
+      machine.spec.nics.map((nic) => [
+        nic.id,
+        {
+          switch_chassis_id: expect.stringMatching(/^52:54:00:ff:[0-9a-f]{2}:01$/),
+          switch_port_id: expect.stringMatching(/^Ethernet1\/\d+$/),
+          switch_system_name: expect.stringMatching(/^tor-/),
+          switch_system_description: 'Ironless virtual switch',
+          switch_vlan_id: 100,
+        },
+      ]),
+    );
+    expect(reply.body.plugin_data).toEqual({ parsed_lldp: lldp });
     const inventory = reply.body.inventory as Json;
     // (DynamoDB keeps no key order: compared sorted.)
     expect(Object.keys(inventory).sort()).toEqual([

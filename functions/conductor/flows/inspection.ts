@@ -123,8 +123,9 @@ export async function doInspect(ctx: ConductorContext, args: MessageArgs): Promi
       await createPortsIfNotExist(ctx, node, result.macs);
       if (result.inventory !== undefined) {
         // As Ironic master's redfish inspection: the inventory is stored, then the rules run on it.
-        await storeInventory(ctx, node, result.inventory, {});
-        await applyInspectionRules(ctx, task, result.inventory, {});
+        const pluginData = { ...result.pluginData };
+        await storeInventory(ctx, node, result.inventory, pluginData);
+        await applyInspectionRules(ctx, task, result.inventory, pluginData);
       }
       node.inspection_finished_at = new Date().toISOString();
     }

@@ -4,7 +4,8 @@
  * NICs. Property types follow Ironic 21.4: cpus is a number, memory_mb and local_gb are strings.
  * It also reports the inventory Ironic master builds (memory, cpu, disks, storage_controllers,
  * interfaces, pci_devices, system_vendor, boot; see `inventory.ts`), which the conductor stores as
- * the node's inventory and inspection rules read.
+ * the node's inventory and inspection rules read, and beside it as plugin data the LLDP the BMC
+ * reports for its NetworkAdapters' ports (`parsed_lldp`, see `lldp.ts`).
  */
 import { HardwareInspectionFailure } from '#common/errors';
 import { BOOT_MODES, type InspectInterface, type InspectedInterface, type Task } from '../base';
@@ -12,6 +13,7 @@ import type { Resource } from './client';
 import type { RedfishConfig } from './config';
 import { parseDriverInfo } from './driver-info';
 import { cpuInventory, pciDevices, storageInventory, systemVendor } from './inventory';
+import { collectLldp } from './lldp';
 import { type RedfishSystem, getSystem, reachFailure } from './system';
 
 const GIB = 1024 ** 3;
@@ -161,7 +163,9 @@ export function createRedfishInspect(config: RedfishConfig): InspectInterface {
           ...(Object.keys(vendor).length > 0 ? { system_vendor: vendor } : {}),
           ...(bootMode ? { boot: { current_boot_mode: bootMode } } : {}),
         };
-        return { properties, interfaces, macs, inventory };
+        const lldp = await collectLldp(task, system);
+        const pluginData = Object.keys(lldp).length > 0 ? { parsed_lldp: lldp } : {};
+        return { properties, interfaces, macs, inventory, pluginData };
       } catch (err) {
         if (err instanceof HardwareInspectionFailure) throw err;
         reachFailure(node.uuid, err);
