@@ -8,7 +8,8 @@
  */
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
-import type { LocalStack } from '../../../local/stack';
+import type { LocalStack, LocalStackOptions } from '../../../local/stack';
+import { ApiClient, startStack } from '../helpers/stack';
 
 const CONCURRENCY = 8;
 
@@ -137,6 +138,28 @@ export interface FuzzRun {
  * in Ironic's error body, more than half of them past routing, at least 20 past routing in each
  * area, and every table as it was.
  */
+/**
+ * The stack a fuzz file sends its requests to: started before the file's tests and seeded by
+ * `seed` (through an API client at `version`), stopped after them. The returned function gives it.
+ */
+export function fuzzStack(
+  seed: (api: ApiClient) => Promise<void>,
+  { version = '1.82', ...options }: LocalStackOptions & { version?: string } = {},
+): () => LocalStack {
+  let stack: LocalStack | undefined;
+  beforeAll(async () => {
+    stack = await startStack(options);
+    await seed(new ApiClient(stack.url, version));
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.stop();
+  });
+  return () => {
+    if (stack === undefined) throw new Error('the fuzz stack did not start');
+    return stack;
+  };
+}
+
 export async function fuzz({ stack, request, runs, seed, areas, name }: FuzzRun): Promise<void> {
   const before = await snapshot(stack);
   const samples = fc.sample(request, { numRuns: runs, seed });

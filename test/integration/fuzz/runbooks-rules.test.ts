@@ -9,8 +9,6 @@
  * from a fixed seed.
  */
 import fc from 'fast-check';
-import type { LocalStack } from '../../../local/stack';
-import { ApiClient, startStack } from '../helpers/stack';
 import {
   anyValue,
   badJson,
@@ -26,7 +24,7 @@ import {
   versionOf,
   wrongType,
 } from './generators';
-import { type Areas, type Draft, draft, fuzz, requests } from './harness';
+import { type Areas, type Draft, draft, fuzz, fuzzStack, requests } from './harness';
 import { seedNodes } from './seed';
 
 const RUNS = 1500;
@@ -38,32 +36,27 @@ const RULE = 'fa000000-0000-4000-8000-000000000007';
 const MANAGEABLE = 'fuzz-m';
 const STEPS = [{ interface: 'power', step: 'power_on', args: {}, order: 0 }];
 
-let stack: LocalStack;
-
-beforeAll(async () => {
-  stack = await startStack({ settings: { automatedClean: false } });
-  const api = new ApiClient(stack.url, '1.115');
-  await seedNodes(api);
-  const created = [
-    await api.request('POST', '/v1/runbooks', { uuid: RUNBOOK, name: 'fuzz-rb', steps: STEPS, extra: { k: 'v' } }),
-    await api.request('PUT', `/v1/runbooks/${RUNBOOK}/traits`, { traits: ['CUSTOM_RB'] }),
-    await api.request('POST', '/v1/inspection_rules', {
-      uuid: RULE,
-      description: 'fuzz',
-      priority: 10,
-      conditions: [{ op: 'eq', args: { values: ['{inventory[cpu][architecture]}', 'x86_64'] } }],
-      actions: [{ op: 'add-trait', args: { name: 'CUSTOM_RULED' } }],
-    }),
-    await api.request('POST', '/v1/nodes', { driver: 'fake-hardware', name: MANAGEABLE }),
-  ];
-  for (const reply of created) if (reply.status >= 300) throw new Error(`seed: ${reply.status} ${reply.text}`);
-  await api.provision(MANAGEABLE, 'manage');
-  await api.settle(MANAGEABLE, ['manageable'], 30_000);
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = fuzzStack(
+  async (api) => {
+    await seedNodes(api);
+    const created = [
+      await api.request('POST', '/v1/runbooks', { uuid: RUNBOOK, name: 'fuzz-rb', steps: STEPS, extra: { k: 'v' } }),
+      await api.request('PUT', `/v1/runbooks/${RUNBOOK}/traits`, { traits: ['CUSTOM_RB'] }),
+      await api.request('POST', '/v1/inspection_rules', {
+        uuid: RULE,
+        description: 'fuzz',
+        priority: 10,
+        conditions: [{ op: 'eq', args: { values: ['{inventory[cpu][architecture]}', 'x86_64'] } }],
+        actions: [{ op: 'add-trait', args: { name: 'CUSTOM_RULED' } }],
+      }),
+      await api.request('POST', '/v1/nodes', { driver: 'fake-hardware', name: MANAGEABLE }),
+    ];
+    for (const reply of created) if (reply.status >= 300) throw new Error(`seed: ${reply.status} ${reply.text}`);
+    await api.provision(MANAGEABLE, 'manage');
+    await api.settle(MANAGEABLE, ['manageable'], 30_000);
+  },
+  { version: '1.115', settings: { automatedClean: false } },
+);
 
 const runbookIdent = fc.oneof(fc.constantFrom(RUNBOOK, 'fuzz-rb', 'CUSTOM_RB', '00000000-0000-0000-0000-000000000000'), fc.uuid(), token);
 const ruleIdent = fc.oneof(fc.constantFrom(RULE, 'fuzz', '00000000-0000-0000-0000-000000000000'), fc.uuid(), token);
@@ -247,5 +240,5 @@ const AREAS: Areas = [
 ];
 
 it(`answers ${RUNS} malformed runbook and inspection rule requests without a 5xx, always with Ironic's error body, changing nothing`, async () => {
-  await fuzz({ stack, request: requests(DRAFTS, version), runs: RUNS, seed: SEED, areas: AREAS, name: 'runbooks and rules' });
+  await fuzz({ stack: stack(), request: requests(DRAFTS, version), runs: RUNS, seed: SEED, areas: AREAS, name: 'runbooks and rules' });
 }, 300_000);
