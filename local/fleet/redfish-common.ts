@@ -16,6 +16,24 @@ export interface RedfishReply {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/** A link to a resource. */
+export const ref = (path: string) => ({ '@odata.id': path });
+
+/** A resource collection of `type` with links to `members`. */
+export function collection(path: string, type: string, members: string[]): Record<string, unknown> {
+  return {
+    '@odata.type': `#${type}Collection.${type}Collection`,
+    '@odata.id': path,
+    Name: `${type} Collection`,
+    'Members@odata.count': members.length,
+    Members: members.map(ref),
+  };
+}
+
+/** The 404 of a path the BMC does not serve. */
+export const notFound = (path: string): RedfishReply =>
+  redfishError(404, 'Base.1.8.ResourceMissingAtURI', `The resource at the URI ${path} was not found.`);
+
 /** A Redfish error document (DSP0266 §9.6), which sushy reads for its messages. */
 export function redfishError(status: number, messageId: string, message: string): RedfishReply {
   return {

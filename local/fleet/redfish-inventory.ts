@@ -12,7 +12,7 @@
 import { firmwareOf } from './firmware';
 import type { VirtualMachine } from './machine';
 import { ledField, patchLed } from './redfish-console';
-import { ROOT, type RedfishReply, type RedfishRequest, redfishError } from './redfish-common';
+import { ROOT, type RedfishReply, type RedfishRequest, collection, notFound, redfishError, ref } from './redfish-common';
 
 type Doc = Record<string, unknown>;
 
@@ -20,20 +20,8 @@ type Doc = Record<string, unknown>;
 export const INVENTORY_RESOURCES = ['SimpleStorage', 'Storage', 'PCIeDevices'] as const;
 export type InventoryResource = (typeof INVENTORY_RESOURCES)[number];
 
-const ref = (path: string) => ({ '@odata.id': path });
-const notFound = (path: string) => redfishError(404, 'Base.1.8.ResourceMissingAtURI', `The resource at the URI ${path} was not found.`);
 const ok = (body: Doc): RedfishReply => ({ status: 200, body });
 const enabled = { State: 'Enabled', Health: 'OK' };
-
-function collection(path: string, type: string, members: string[]): Doc {
-  return {
-    '@odata.type': `#${type}Collection.${type}Collection`,
-    '@odata.id': path,
-    Name: `${type} Collection`,
-    'Members@odata.count': members.length,
-    Members: members.map(ref),
-  };
-}
 
 /** The System's links to the inventory resources the machine has (all but its `missingResources`). */
 export function inventoryLinks(m: VirtualMachine): Doc {

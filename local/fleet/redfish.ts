@@ -9,28 +9,15 @@ import { consolePage, ledField, managerConsoleFields, patchLed } from './redfish
 import { BOOT_TARGETS, MachineRequestError, type MediaSlot, RESET_TYPES, type ResetType, type VirtualMachine } from './machine';
 
 export { ROOT, type RedfishReply, type RedfishRequest, redfishError } from './redfish-common';
-import { ROOT, type RedfishReply, type RedfishRequest, redfishError } from './redfish-common';
+import { ROOT, type RedfishReply, type RedfishRequest, collection, notFound, redfishError, ref } from './redfish-common';
 import { biosResource, registriesResource } from './bios';
 import { inventoryLinks, inventoryResource, networkAdapterResource } from './redfish-inventory';
 import { firmwareOf, settleFirmware, taskServiceResource, updateServiceResource } from './firmware';
 
 type Doc = Record<string, unknown>;
 
-const ref = (path: string) => ({ '@odata.id': path });
-
-const notFound = (path: string) => redfishError(404, 'Base.1.8.ResourceMissingAtURI', `The resource at the URI ${path} was not found.`);
 const notAllowed = (method: string, path: string) =>
   redfishError(405, 'Base.1.8.OperationNotAllowed', `${method} is not allowed on ${path}.`);
-
-function collection(path: string, type: string, members: string[]): Doc {
-  return {
-    '@odata.type': `#${type}Collection.${type}Collection`,
-    '@odata.id': path,
-    Name: `${type} Collection`,
-    'Members@odata.count': members.length,
-    Members: members.map(ref),
-  };
-}
 
 /** The machine a path names, for authentication and faults: `/redfish/v1/{Systems,Managers,Chassis}/<id>/…`. */
 export function machineIdOf(path: string): string | undefined {
