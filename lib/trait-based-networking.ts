@@ -37,9 +37,25 @@ export function readTraitRulesFile(path: string): Record<string, unknown> {
   return rules as Record<string, unknown>;
 }
 
-/** Throws (every problem listed) when the rules are invalid, as Ironic's conductor refuses to start. */
+/**
+ * The most bytes the rules may take as JSON. They travel in the conductor's environment, which
+ * Lambda limits to 4 KB in all; its other 53 variables (tables, queues, ARNs, settings) take about
+ * 3.4 KB once deployed (measured from the synthesized template on 2026-11-28, counting each
+ * reference to a deployed name, URL or ARN as 110 bytes). Larger rule sets need another channel
+ * (a parameter or a file in the bundle).
+ */
+export const TBN_RULES_MAX_BYTES = 512;
+
+/** Throws (every problem listed) when the rules are invalid, as Ironic's conductor refuses to start, or too large to deploy. */
 export function validateTraitBasedNetworking(s: TraitBasedNetworkingSettings): void {
   parseRules(s.rules, 'settings.traitBasedNetworking.rules');
+  const bytes = Buffer.byteLength(JSON.stringify(s.rules));
+  if (bytes > TBN_RULES_MAX_BYTES) {
+    throw new Error(
+      `settings.traitBasedNetworking.rules take ${bytes} bytes as JSON; at most ${TBN_RULES_MAX_BYTES} fit in the conductor's ` +
+        "environment (Lambda's 4 KB limit, shared with its other variables): use fewer traits or shorter filters.",
+    );
+  }
 }
 
 /** The conductor's variables; none when trait based networking is off. */

@@ -42,6 +42,14 @@ it('reads the rules file named in context and gives the conductor the rules as J
   expect([env.TRAIT_BASED_NETWORKING_RAISE_WHEN_NO_MATCH, env.TRAIT_BASED_NETWORKING_ENABLE_DEFAULT_TRAIT]).toEqual(['false', 'true']);
 });
 
+it('refuses rules too large for the conductor environment (Lambda allows 4 KB in all) before deploying', () => {
+  const filter = `port.vendor == '${'v'.repeat(60)}'`;
+  const rules = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`CUSTOM_T${i}`, { actions: [{ action: 'attach_port', filter }] }]));
+  expect(() => new IronlessStack(new App(), 'Big', { settings: { traitBasedNetworking: { rules } } })).toThrow(
+    /settings\.traitBasedNetworking\.rules take \d+ bytes as JSON; at most 512 fit in the conductor's environment/,
+  );
+});
+
 it('leaves trait based networking off without rules, and refuses invalid rules or a missing file', () => {
   const template = Template.fromStack(new IronlessStack(new App(), 'NoTbn', {}));
   expect(JSON.stringify(template.findResources('AWS::Lambda::Function'))).not.toContain('TRAIT_BASED_NETWORKING_RULES');
