@@ -67,7 +67,8 @@ export function formatValue(value: unknown, specText: string): string {
 }
 
 function formatString(value: string, spec: Spec): string {
-  if (spec.type !== '' && spec.type !== 's') throw new FormatSpecError('ValueError', `Unknown format code '${spec.type}' for object of type 'str'`);
+  if (spec.type !== '' && spec.type !== 's')
+    throw new FormatSpecError('ValueError', `Unknown format code '${spec.type}' for object of type 'str'`);
   if (spec.sign !== undefined || spec.z || spec.alternate || spec.grouping !== undefined || spec.align === '=') {
     throw new FormatSpecError('ValueError', 'Option not allowed in string format specifier');
   }
@@ -81,7 +82,8 @@ function formatNumber(value: number, spec: Spec): string {
   const intTypes = ['b', 'c', 'd', 'o', 'x', 'X'];
   if (spec.type === 's') throw new FormatSpecError('ValueError', `Unknown format code 's' for object of type '${isInt ? 'int' : 'float'}'`);
   if (isInt && (intTypes.includes(spec.type) || spec.type === '' || spec.type === 'n')) return formatInt(BigInt(value), spec);
-  if (!isInt && intTypes.includes(spec.type)) throw new FormatSpecError('ValueError', `Unknown format code '${spec.type}' for object of type 'float'`);
+  if (!isInt && intTypes.includes(spec.type))
+    throw new FormatSpecError('ValueError', `Unknown format code '${spec.type}' for object of type 'float'`);
   return formatFloat(value, spec, isInt);
 }
 
@@ -90,11 +92,13 @@ function formatInt(value: bigint, spec: Spec): string {
   if (spec.z) throw new FormatSpecError('ValueError', 'Negative zero coercion (z) not allowed in integer format specifier');
   const type = spec.type === '' ? 'd' : spec.type;
   if (spec.grouping === ',' && type !== 'd') throw new FormatSpecError('ValueError', `Cannot specify ',' with '${type}'.`);
-  if (spec.grouping === '_' && !['d', 'b', 'o', 'x', 'X'].includes(type)) throw new FormatSpecError('ValueError', `Cannot specify '_' with '${type}'.`);
+  if (spec.grouping === '_' && !['d', 'b', 'o', 'x', 'X'].includes(type))
+    throw new FormatSpecError('ValueError', `Cannot specify '_' with '${type}'.`);
   const negative = value < 0n;
   const magnitude = negative ? -value : value;
   if (type === 'c') {
-    if (spec.sign !== undefined || spec.alternate) throw new FormatSpecError('ValueError', "Option not allowed with integer format specifier 'c'");
+    if (spec.sign !== undefined || spec.alternate)
+      throw new FormatSpecError('ValueError', "Option not allowed with integer format specifier 'c'");
     if (magnitude > 0x10ffffn || negative) throw new FormatSpecError('ValueError', '%c arg not in range(0x110000)');
     return pad('', String.fromCodePoint(Number(magnitude)), spec, spec.align ?? '<');
   }
@@ -170,7 +174,9 @@ function roundScaled(int: bigint, scale: number, decimals: number): bigint {
 /** Digits of a fixed-point rendering: integer part and fraction. */
 function fixed(x: number, decimals: number): [string, string] {
   const { int, scale } = exactDecimal(x);
-  const text = roundScaled(int, scale, decimals).toString().padStart(decimals + 1, '0');
+  const text = roundScaled(int, scale, decimals)
+    .toString()
+    .padStart(decimals + 1, '0');
   return [text.slice(0, text.length - decimals), text.slice(text.length - decimals)];
 }
 
@@ -192,7 +198,8 @@ function expText(exp: number): string {
 }
 
 function formatFloat(value: number, spec: Spec, fromInt: boolean): string {
-  if (spec.grouping !== undefined && spec.type === 'n') throw new FormatSpecError('ValueError', `Cannot specify '${spec.grouping}' with 'n'.`);
+  if (spec.grouping !== undefined && spec.type === 'n')
+    throw new FormatSpecError('ValueError', `Cannot specify '${spec.grouping}' with 'n'.`);
   let negative = value < 0 || Object.is(value, -0);
   const x = Math.abs(value);
   const upper = 'EFG'.includes(spec.type) && spec.type !== '';
