@@ -7,15 +7,17 @@
  * Ironic asks the conductor for the token (`get_node_with_token`) and to check a heartbeat's token
  * (a synchronous call); here the API does both itself on the node item — issuing the token is one
  * conditional write, so two lookups racing never both get it — and casts the heartbeat's work to
- * the conductor over SQS.
+ * the conductor over SQS. A node booted from an ISO the conductor built already holds the token
+ * the ISO carries (`#drivers/agent/token`): its lookup answers "******".
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { type AgentConfig, loadAgentConfig } from '#common/config';
 import { InvalidParameterValue, IronicError, NotFound, ResourceNotFound } from '#common/errors';
 import { newUuid } from '#common/ids';
 import * as st from '#common/states';
 import { normalizeMac } from '#common/strutils';
 import { fastTrackEnabled } from '#drivers/agent/deploy';
+import { addSecretToken, isAgentTokenPregenerated, isAgentTokenPresent } from '#drivers/agent/token';
 import type { Node } from '#objects/node';
 import { arg, defineArgs, defineQuery } from '../request';
 import type { ApiContext } from '../context';
@@ -88,14 +90,17 @@ async function nodeByAddresses(ctx: ApiContext, addresses: readonly string[]): P
   return ctx.nodes.get(only);
 }
 
-/** The token for this lookup: issued once (one conditional write), "******" for every later lookup. */
+/**
+ * The token for this lookup (Ironic's get_node_with_token): issued once, in one conditional write,
+ * and "******" whenever the node holds one already — issued to an earlier lookup, or pregenerated
+ * onto the virtual media ISO's kernel command line, where the agent has it from.
+ */
 export async function issueToken(ctx: ApiContext, node: Node): Promise<string> {
-  if (typeof node.driver_internal_info.agent_secret_token === 'string') return MASK;
-  const token = randomBytes(32).toString('base64url');
-  node.driver_internal_info = { ...node.driver_internal_info, agent_secret_token: token };
-  const info = { ...node.driver_internal_info };
-  delete info.agent_secret_token_pregenerated;
-  node.driver_internal_info = info;
+  if (isAgentTokenPresent(node)) {
+    if (!isAgentTokenPregenerated(node)) ctx.log.warn('An agent token was asked for, but one is already present', { node: node.uuid });
+    return MASK;
+  }
+  const token = addSecretToken(node);
   await ctx.nodes.save(node);
   return token;
 }

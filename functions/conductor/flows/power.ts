@@ -4,10 +4,14 @@
  * A failure leaves the power state as it was, with last_error saying what failed.
  */
 import * as st from '#common/states';
+import { wipeOnPowerOff } from '#drivers/agent/token';
 import { loadDriver } from '#drivers/registry';
 import type { ConductorContext } from '../context';
 import { type MessageArgs, claimForMessage } from '../claim';
 import { shouldRetry } from '../attempt';
+
+/** The actions after which the agent that was running is gone. */
+const WIPING_ACTIONS = [st.POWER_OFF, st.SOFT_POWER_OFF, st.REBOOT, st.SOFT_REBOOT];
 
 /** The power state an action ends in (Ironic's `_calculate_target_state`). */
 export function powerTarget(action: string): string {
@@ -45,6 +49,11 @@ export async function changeNodePowerState(ctx: ConductorContext, args: MessageA
   try {
     const driver = loadDriver(node);
     await driver.power.validate(task);
+    // Ironic's node_power_action: what a power off or reboot makes stale is forgotten, and stored
+    // before the action (a rebooted agent looks up at once), even when the state already matches —
+    // the node may have been switched off behind our back. A pregenerated token stays: the boot
+    // media still carries it.
+    if (WIPING_ACTIONS.includes(args.target) && wipeOnPowerOff(node)) await ctx.nodes.save(node);
     const current = await driver.power.getPowerState(task);
     if (current === target && (args.target === st.POWER_ON || args.target === st.POWER_OFF)) {
       ctx.log.info('Power state already as requested', { node: node.uuid, state: current });

@@ -1,7 +1,6 @@
 /**
  * In-band steps: the ones the ramdisk agent runs. Fetching the agent's step lists, starting a step
- * with `execute_deploy_step` / `execute_clean_step`, and forgetting an agent that is gone (its URL
- * and one-time token), after Ironic's `agent_base.py`.
+ * with `execute_deploy_step` / `execute_clean_step`, after Ironic's `agent_base.py`.
  */
 import { loadAgentConfig } from '#common/config';
 import { InstanceDeployFailure, InvalidParameterValue } from '#common/errors';
@@ -9,6 +8,9 @@ import type { InterfaceType, Node } from '#objects/node';
 import { AgentClient, DEFAULT_AGENT_CLIENT_OPTIONS, type AgentClientOptions } from '../agent-client';
 import type { Step, Task } from '../base';
 import { fetchPolicyFromEnv } from '../hosts';
+
+// Where the flows have always found it; the token rules live in token.ts.
+export { wipeAgentToken } from './token';
 
 export type AgentFlow = 'deploy' | 'clean' | 'service';
 
@@ -36,17 +38,6 @@ export function agentClient(): AgentClient {
 /** Replace the agent client (unit tests: short timeouts). */
 export function setAgentClient(replacement: AgentClient | undefined): void {
   client = replacement;
-}
-
-/** Forget the agent: a new ramdisk boot looks up again and gets a new token (Ironic's wipe_token_and_url); whether it had one. */
-export function wipeAgentToken(node: Node): boolean {
-  const info = { ...node.driver_internal_info };
-  const hadToken = typeof info.agent_secret_token === 'string';
-  for (const key of ['agent_url', 'agent_secret_token', 'agent_secret_token_pregenerated', 'agent_last_heartbeat', 'agent_verify_ca']) {
-    delete info[key];
-  }
-  node.driver_internal_info = info;
-  return hadToken;
 }
 
 /** The agent extension of a flow's steps: IPA has `deploy`, `clean` and `service` (get_service_steps, execute_service_step). */

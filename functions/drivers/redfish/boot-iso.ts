@@ -13,6 +13,11 @@
  * looks up; without it the label is `VMEDIA_BOOT_ISO`. Both are the labels Ironic's
  * `images.create_boot_iso` gives and IPA's `copy_config_from_vmedia` searches for.
  *
+ * The kernel command line carries the agent token the boot interface pregenerated
+ * (`ipa-agent-token`, as Ironic's `prepare_ramdisk` puts it), so the agent has it before it looks
+ * up. NOTE: the ISO is then a secret for as long as the ramdisk runs; its URL is presigned and it
+ * is deleted when the ramdisk is cleaned up.
+ *
  * NOTE: memory. The downloads are streamed to files in the function's /tmp, and the ISO is
  * streamed from them to S3 (the metadata, a few sectors, is the only part built in memory), so a
  * ramdisk of any size needs /tmp space for itself, not memory for itself twice.
@@ -61,7 +66,14 @@ export type Mode = 'deploy' | 'rescue';
 /** What the ramdisk boots from: a ready ISO, or one to build from these URLs. */
 export type BootIsoPlan =
   | { readonly kind: 'ready'; readonly url: string }
-  | { readonly kind: 'build'; readonly kernel: string; readonly ramdisk: string; readonly bootloader: string };
+  | {
+      readonly kind: 'build';
+      readonly kernel: string;
+      readonly ramdisk: string;
+      readonly bootloader: string;
+      /** The pregenerated agent token the kernel command line carries (`ipa-agent-token`), set when building. */
+      readonly agentToken?: string;
+    };
 
 /** A driver_info field, or its deprecated `redfish_`-prefixed name (Ironic's `get_field`). */
 export function driverField(node: Node, name: string, deprecatedPrefix?: string): unknown {
@@ -116,11 +128,18 @@ export function planBootIso(node: Node, mode: Mode, config: BootIsoConfig, hosts
   return { kind: 'build', kernel: String(kernel), ramdisk: String(ramdisk), bootloader: String(bootloader) };
 }
 
-/** Ironic's kernel parameters: the node's `kernel_append_params` (`%default%` is the configured ones) or the configured, then the agent's. */
-export function kernelParams(node: Node, config: BootIsoConfig): string {
+/**
+ * Ironic's kernel parameters: the node's `kernel_append_params` (`%default%` is the configured ones)
+ * or the configured, then the agent's — the API URL, the pregenerated token, `boot_method=vmedia`.
+ */
+export function kernelParams(node: Node, config: BootIsoConfig, agentToken?: string): string {
   const own = node.driver_info.kernel_append_params;
   const base = typeof own === 'string' && own !== '' ? own.replaceAll('%default%', config.kernelAppendParams) : config.kernelAppendParams;
-  const agent = [...(config.apiUrl ? [`ipa-api-url=${config.apiUrl}`] : []), 'boot_method=vmedia'];
+  const agent = [
+    ...(config.apiUrl ? [`ipa-api-url=${config.apiUrl}`] : []),
+    ...(agentToken ? [`ipa-agent-token=${agentToken}`] : []),
+    'boot_method=vmedia',
+  ];
   return [base.trim(), ...agent].filter((p) => p !== '').join(' ');
 }
 
@@ -185,7 +204,7 @@ export async function publishBootIso(
       { path: ISO_PATHS.kernel, data: kernel },
       { path: ISO_PATHS.ramdisk, data: ramdisk },
       { path: ISO_PATHS.esp, data: esp },
-      { path: ISO_PATHS.grub, data: grubConfig(kernelParams(node, config)) },
+      { path: ISO_PATHS.grub, data: grubConfig(kernelParams(node, config, plan.agentToken)) },
       ...injectedFiles(node),
     ];
     const image = isoImage(files, { volumeId: isoLabel(files), publisher: 'Ironless', efiBootImage: ISO_PATHS.esp });

@@ -6,6 +6,7 @@
  * When the node gives `<mode>_kernel`/`<mode>_ramdisk` (and a `bootloader`) instead of an ISO, the
  * conductor builds the ISO, puts it in the boot ISO bucket and inserts a presigned URL of it
  * (`boot-iso.ts`); cleaning up the ramdisk or the instance deletes it, as Ironic's `cleanup_iso_image`.
+ * That ISO carries a pregenerated agent token on its kernel command line (Ironic's `prepare_ramdisk`).
  */
 import { InstanceDeployFailure, InvalidParameterValue } from '#common/errors';
 import {
@@ -22,6 +23,7 @@ import {
   SERVICING,
 } from '#common/states';
 import type { Node } from '#objects/node';
+import { addSecretToken } from '../agent/token';
 import { BOOT_DEVICES, type BootInterface, type PowerInterface, type Task } from '../base';
 import type { RedfishConfig } from './config';
 import { parseDriverInfo } from './driver-info';
@@ -96,6 +98,18 @@ async function ejectAll(task: Task, system: RedfishSystem): Promise<void> {
   }
 }
 
+/**
+ * A built ISO can carry the agent's configuration (Ironic's `can_provide_config`): a new token,
+ * marked pregenerated, is stored on the node (a conditional write under the node's lock) before the
+ * ISO that carries it is built and booted, so the agent's lookup finds it there and answers "******".
+ * A ready `deploy_iso` cannot carry it: that agent gets its token at lookup.
+ */
+async function pregenerate(task: Task, planned: Extract<BootIsoPlan, { kind: 'build' }>): Promise<Extract<BootIsoPlan, { kind: 'build' }>> {
+  const agentToken = addSecretToken(task.node, true);
+  await task.persist?.();
+  return { ...planned, agentToken };
+}
+
 /** Delete the node's built ISOs; a failure is logged and left (Ironic's cleanup_iso_image only logs too). */
 async function cleanUpIsos(task: Task, config: RedfishConfig): Promise<void> {
   const failure = await deleteBootIsos(task.node, config.bootIso ?? EMPTY_BOOT_ISO);
@@ -129,7 +143,7 @@ export function createRedfishVirtualMediaBoot(config: RedfishConfig, power: Powe
       const iso =
         planned.kind === 'ready'
           ? planned.url
-          : await publishBootIso(node, mode(node), planned, config.bootIso ?? EMPTY_BOOT_ISO, config.policy.image);
+          : await publishBootIso(node, mode(node), await pregenerate(task, planned), config.bootIso ?? EMPTY_BOOT_ISO, config.policy.image);
       if (planned.kind === 'build') task.log.info('Built the ramdisk ISO', { node: node.uuid, mode: mode(node) });
       try {
         await ejectMedia(task, system, CD);

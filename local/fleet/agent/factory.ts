@@ -3,7 +3,8 @@
  * boots the agent ISO from its virtual CD (any image whose URL ends in the fleet's agent ISO path,
  * or what `isAgentImage` accepts; any other http(s) image is fetched and boots the agent when it is
  * a UEFI-bootable ISO carrying the fleet's agent ramdisk, see `boot-media.ts`) and stops it when
- * the machine powers off. Each machine's agent
+ * the machine powers off. An agent booted from a built ISO takes the token its kernel command line
+ * carries (`ipa-agent-token`), as IPA does. Each machine's agent
  * listens on the same port at every boot, as a real agent on its machine's address would, so
  * Ironic's stored callback URL stays right across reboots.
  */
@@ -12,7 +13,7 @@ import { AGENT_ISO_PATH } from '../server';
 import { type AgentOptions, VirtualAgent } from './agent';
 import { bootsAgent, fetchBootIso, readBootIso } from './boot-media';
 
-export interface AgentFactoryOptions extends Omit<AgentOptions, 'machine' | 'apiUrl' | 'port' | 'nodeUuid'> {
+export interface AgentFactoryOptions extends Omit<AgentOptions, 'machine' | 'apiUrl' | 'port' | 'nodeUuid' | 'agentToken'> {
   /** Ironic's API URL the agents talk to. */
   readonly apiUrl: string;
   /** Whether a boot image is the agent ramdisk; default: its URL path ends with the agent ISO path. */
@@ -36,29 +37,50 @@ export function defaultIsAgentImage(image: string): boolean {
   }
 }
 
+/** A `key=value` argument of a kernel command line (the last one wins, as the kernel's parsing does); undefined when absent. */
+export function kernelArg(cmdline: string | undefined, key: string): string | undefined {
+  let value: string | undefined;
+  for (const word of (cmdline ?? '').split(/\s+/)) {
+    if (word.startsWith(`${key}=`)) value = word.slice(key.length + 1);
+  }
+  return value === '' ? undefined : value;
+}
+
 export function agentGuestFactory(options: AgentFactoryOptions): AgentGuestFactory {
   const agents = new Map<string, VirtualAgent>();
   const ports = new Map<string, number>();
   const isAgent = options.isAgentImage ?? defaultIsAgentImage;
 
-  /** Whether the CD's image is the agent: by its URL, or by what a built ISO carries. */
-  const isAgentMedia = async (machine: VirtualMachine, image: string): Promise<boolean> => {
-    if (isAgent(image)) return true;
-    if (!/^https?:\/\//.test(image)) return false;
+  /**
+   * Whether the CD's image is the agent: by its URL (the fleet's ready ISO, no command line), or by
+   * what a built ISO carries — then with the kernel command line its grub.cfg gives.
+   */
+  const agentMedia = async (machine: VirtualMachine, image: string): Promise<{ cmdline?: string } | undefined> => {
+    if (isAgent(image)) return {};
+    if (!/^https?:\/\//.test(image)) return undefined;
     try {
       const iso = readBootIso(await fetchBootIso(image, machine.faults.mediaCorrupt === true));
-      if (bootsAgent(iso)) return true;
+      if (bootsAgent(iso)) return { cmdline: iso.cmdline };
       options.log?.(`[machine ${machine.id}] booted an ISO whose ramdisk is not the agent's`);
     } catch (err) {
       options.log?.(`[machine ${machine.id}] cannot boot its virtual CD: ${(err as Error).message}`);
     }
-    return false;
+    return undefined;
   };
 
   const boot = async (event: BootEvent): Promise<VirtualAgent | undefined> => {
-    if (event.device !== 'Cd' || !event.image || !(await isAgentMedia(event.machine, event.image))) return undefined;
+    if (event.device !== 'Cd' || !event.image) return undefined;
+    const media = await agentMedia(event.machine, event.image);
+    if (media === undefined) return undefined;
     const machine = event.machine;
-    const agent = new VirtualAgent({ ...options, machine, port: ports.get(machine.id) ?? 0, nodeUuid: options.nodeUuidOf?.(machine) });
+    const agentToken = kernelArg(media.cmdline, 'ipa-agent-token');
+    const agent = new VirtualAgent({
+      ...options,
+      machine,
+      port: ports.get(machine.id) ?? 0,
+      nodeUuid: options.nodeUuidOf?.(machine),
+      ...(agentToken === undefined ? {} : { agentToken }),
+    });
     agents.set(machine.id, agent);
     void agent.start().then(
       () => {

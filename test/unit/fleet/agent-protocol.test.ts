@@ -99,6 +99,23 @@ describe('VirtualAgent lookup and heartbeats', () => {
     expect(ironic.heartbeats).toHaveLength(2);
   });
 
+  it('uses the token its boot ISO’s kernel command line gave when lookup answers "******", and one lookup gives over it', async () => {
+    ironic.tokenGiven = true;
+    const pregenerated = 'p'.repeat(43);
+    const { agent, client } = await boot({ agentToken: pregenerated });
+    await waitFor(() => ironic.heartbeats.length >= 1, 'a heartbeat');
+    expect(agent.lookup?.config.agent_token).toBe('******');
+    expect(agent.tokenSource).toBe('kernel command line');
+    expect(ironic.heartbeats[0]?.body).toMatchObject({ agent_token: pregenerated });
+    client.token = pregenerated;
+    expect((await client.command('deploy.get_deploy_steps', { node: NODE, ports: [] }, true)).status).toBe(200);
+
+    ironic.tokenGiven = false;
+    const issued = await boot({ agentToken: pregenerated });
+    await waitFor(() => ironic.heartbeats.some((b) => b.body?.agent_token === TOKEN), 'a heartbeat with the issued token');
+    expect(issued.agent.tokenSource).toBe('lookup');
+  });
+
   it('gives up after the lookup timeout, as IPA exits', async () => {
     ironic.lookupAllowed = false;
     const machine = new VirtualMachine(defaultSpec('agent', 8));
