@@ -31,6 +31,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ImageCreationFailed, InvalidParameterValue, MissingParameterValue } from '#common/errors';
+import { newUuid } from '#common/ids';
 import { type IsoFile, isoImage } from '#common/iso9660';
 import { pyJsonDumpsIndented } from '#common/pyrepr';
 import type { Node } from '#objects/node';
@@ -130,12 +131,14 @@ export function planBootIso(node: Node, mode: Mode, config: BootIsoConfig, hosts
 
 /**
  * Ironic's kernel parameters: the node's `kernel_append_params` (`%default%` is the configured ones)
- * or the configured, then the agent's — the API URL, the pregenerated token, `boot_method=vmedia`.
+ * or the configured, the ISO's publisher id (`ir_pub_id`, by which the ramdisk can tell the medium
+ * it booted from), then the agent's — the API URL, the pregenerated token, `boot_method=vmedia`.
  */
-export function kernelParams(node: Node, config: BootIsoConfig, agentToken?: string): string {
+export function kernelParams(node: Node, config: BootIsoConfig, agentToken?: string, publisherId?: string): string {
   const own = node.driver_info.kernel_append_params;
   const base = typeof own === 'string' && own !== '' ? own.replaceAll('%default%', config.kernelAppendParams) : config.kernelAppendParams;
   const agent = [
+    ...(publisherId ? [`ir_pub_id=${publisherId}`] : []),
     ...(config.apiUrl ? [`ipa-api-url=${config.apiUrl}`] : []),
     ...(agentToken ? [`ipa-agent-token=${agentToken}`] : []),
     'boot_method=vmedia',
@@ -193,6 +196,8 @@ export async function publishBootIso(
   s3?: S3Client,
 ): Promise<string> {
   const bucket = config.bucket as string;
+  // A new publisher id per ISO, in its volume descriptor and on its kernel line (Ironic's ir_pub_id).
+  const publisherId = newUuid();
   const dir = await mkdtemp(join(tmpdir(), 'boot-iso-'));
   try {
     const [kernel, ramdisk, esp] = await Promise.all([
@@ -204,10 +209,10 @@ export async function publishBootIso(
       { path: ISO_PATHS.kernel, data: kernel },
       { path: ISO_PATHS.ramdisk, data: ramdisk },
       { path: ISO_PATHS.esp, data: esp },
-      { path: ISO_PATHS.grub, data: grubConfig(kernelParams(node, config, plan.agentToken)) },
+      { path: ISO_PATHS.grub, data: grubConfig(kernelParams(node, config, plan.agentToken, publisherId)) },
       ...injectedFiles(node),
     ];
-    const image = isoImage(files, { volumeId: isoLabel(files), publisher: 'Ironless', efiBootImage: ISO_PATHS.esp });
+    const image = isoImage(files, { volumeId: isoLabel(files), publisher: publisherId, efiBootImage: ISO_PATHS.esp });
     const key = isoKey(node, mode);
     try {
       await putArtifact(bucket, key, Readable.from(image.stream()), image.size, 'application/x-iso9660-image', s3);

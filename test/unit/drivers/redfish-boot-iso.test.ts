@@ -145,7 +145,13 @@ describe('publishing and deleting', () => {
     const iso = readBootIso(put?.body as Buffer);
     expect(bootsAgent(iso)).toBe(true);
     expect(iso.kernel.toString()).toBe('kernel');
-    expect(iso.cmdline).toBe('nofb vga=normal ipa-api-url=https://api.example boot_method=vmedia');
+    // Ironic's ir_pub_id: a new UUID per ISO, on the kernel line and as the volume's publisher id.
+    const publisherId = /^nofb vga=normal ir_pub_id=([0-9a-f-]{36}) ipa-api-url=https:\/\/api\.example boot_method=vmedia$/.exec(
+      iso.cmdline,
+    )?.[1];
+    expect(publisherId).toBeDefined();
+    const primaryVolume = (put?.body as Buffer).subarray(16 * 2048, 17 * 2048);
+    expect([primaryVolume[0], primaryVolume.toString('latin1', 318, 446).trimEnd()]).toEqual([1, publisherId]);
     expect(isoKey(node, 'rescue')).toBe(`${node.uuid}/rescue.iso`);
   });
 
