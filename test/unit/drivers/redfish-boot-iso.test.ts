@@ -5,7 +5,6 @@
  */
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { S3Client } from '@aws-sdk/client-s3';
 import { ANY_HOST, DEFAULT_HOST_POLICY, HostRules } from '../../../functions/drivers/hosts';
 import {
   type BootIsoConfig,
@@ -20,6 +19,7 @@ import { bootsAgent, readBootIso } from '../../../local/fleet/agent/boot-media';
 import { readIso } from '../../../local/fleet/agent/iso9660';
 import { AGENT_RAMDISK } from '../../../local/fleet/agent-images';
 import { makeNode } from '../helpers/builders';
+import { stubS3 } from '../helpers/stub-s3';
 
 const ANY = new HostRules(ANY_HOST);
 const CONFIG: BootIsoConfig = { bucket: 'boot-isos', kernelAppendParams: 'nofb vga=normal', apiUrl: 'https://api.example' };
@@ -111,26 +111,6 @@ describe('publishing and deleting', () => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
-
-  /** A real client (it presigns locally) whose requests are recorded instead of sent; PutObject bodies are read whole. */
-  function stubS3(fail?: Error) {
-    const sent: { name: string; input: Record<string, unknown>; body?: Buffer }[] = [];
-    const client = new S3Client({ region: 'eu-west-1', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } });
-    Object.assign(client, {
-      async send(command: { constructor: { name: string }; input: Record<string, unknown> }) {
-        if (fail) throw fail;
-        const entry: (typeof sent)[number] = { name: command.constructor.name, input: command.input };
-        if (command.input.Body) {
-          const chunks: Buffer[] = [];
-          for await (const c of command.input.Body as AsyncIterable<Buffer>) chunks.push(Buffer.from(c));
-          entry.body = Buffer.concat(chunks);
-        }
-        sent.push(entry);
-        return {};
-      },
-    });
-    return { client, sent };
-  }
 
   const plan = () => ({ kind: 'build' as const, kernel: `${base}/k`, ramdisk: `${base}/r`, bootloader: `${base}/esp.img` });
 

@@ -6,11 +6,11 @@
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { S3Client } from '@aws-sdk/client-s3';
 import { PERMISSIVE_FETCH_POLICY } from '../../../functions/drivers/hosts';
 import { DEFAULT_REDFISH_CONFIG, type RedfishConfig } from '../../../functions/drivers/redfish/config';
 import { cleanupVmediaImages, prepareVmediaImage, vmediaImageKey } from '../../../functions/drivers/redfish/vmedia-image';
 import { makeNode } from '../helpers/builders';
+import { stubS3 } from '../helpers/stub-s3';
 
 const CONFIG: RedfishConfig = {
   ...DEFAULT_REDFISH_CONFIG,
@@ -42,26 +42,6 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
-
-/** A real client (it presigns locally) whose requests are recorded instead of sent; PutObject bodies are read whole. */
-function stubS3(fail?: Error) {
-  const sent: { name: string; input: Record<string, unknown>; body?: Buffer }[] = [];
-  const client = new S3Client({ region: 'eu-west-1', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } });
-  Object.assign(client, {
-    async send(command: { constructor: { name: string }; input: Record<string, unknown> }) {
-      if (fail) throw fail;
-      const entry: (typeof sent)[number] = { name: command.constructor.name, input: command.input };
-      if (command.input.Body) {
-        const chunks: Buffer[] = [];
-        for await (const c of command.input.Body as AsyncIterable<Buffer>) chunks.push(Buffer.from(c));
-        entry.body = Buffer.concat(chunks);
-      }
-      sent.push(entry);
-      return {};
-    },
-  });
-  return { client, sent };
-}
 
 const task = () => ({ node: makeNode(), log: new Logger({ serviceName: 'test', logLevel: 'SILENT' }) });
 
