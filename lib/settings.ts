@@ -8,6 +8,7 @@ import { validateInspectionHooks } from '../functions/drivers/inspector/hooks';
 import { PERIODIC_TASKS } from '../functions/conductor/schedules';
 import { LINK_LOCAL, LOOPBACK_AND_LINK_LOCAL, checkHostEntry } from '../functions/drivers/hosts';
 import { queueSettings } from '../functions/rpc/queues';
+import { withoutDefaults } from './function-environment';
 import { type TraitBasedNetworkingSettings, traitBasedNetworkingEnvironment, validateTraitBasedNetworking } from './trait-based-networking';
 
 /** The hardware types Ironless has (functions/drivers/registry.ts); kept here so settings need no driver code. */
@@ -333,8 +334,16 @@ export function validateSettings(s: IronlessSettings): void {
   }
 }
 
-/** The environment both functions get from the settings (tables, queues, ARNs are added by each stack). */
+/**
+ * The environment the functions get from the settings (tables, queues, ARNs are added by each
+ * stack), without the variables the functions default to the same value (`function-environment.ts`).
+ */
 export function settingsEnvironment(s: IronlessSettings): Record<string, string> {
+  return withoutDefaults(settingsVariables(s));
+}
+
+/** Every setting the functions read, as the variable that carries it (defaults included). */
+export function settingsVariables(s: IronlessSettings): Record<string, string> {
   return {
     [ENV.pinReleaseVersion]: s.pinReleaseVersion,
     [ENV.lockTtlSeconds]: String(s.lockTtlSeconds),

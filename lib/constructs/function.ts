@@ -13,6 +13,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
+import { checkEnvironmentSize } from '../function-environment';
 import { FUNCTIONS, FUNCTION_NODE_OPTIONS, type FunctionName, HANDLER, PROJECT_ROOT, bundleFunctionSync } from '../bundling';
 
 /** Chooses the version a function's `live` alias names (created in `scope`). */
@@ -75,7 +76,7 @@ export class IronlessFunction extends Construct {
       ephemeralStorageSize: props.ephemeralStorageSize,
       timeout: props.timeout,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
-      environment: { ...props.environment, NODE_OPTIONS: FUNCTION_NODE_OPTIONS },
+      environment: checkedEnvironment(props.name, { ...props.environment, NODE_OPTIONS: FUNCTION_NODE_OPTIONS }),
       logGroup,
       tracing: Tracing.ACTIVE,
       description: `Ironless ${props.name} (${FUNCTIONS[props.name]})`,
@@ -84,4 +85,10 @@ export class IronlessFunction extends Construct {
     const version = props.liveVersion ? props.liveVersion(this, this.function) : this.function.currentVersion;
     this.live = new Alias(this, 'Live', { aliasName: 'live', version });
   }
+}
+
+/** The variables as given, once they are known to fit in Lambda's 4 KB. */
+function checkedEnvironment(name: string, env: Record<string, string>): Record<string, string> {
+  checkEnvironmentSize(name, env);
+  return env;
 }

@@ -155,7 +155,9 @@ it('gives no S3 access beyond its boot ISO bucket without allowed image buckets'
   expect(JSON.stringify(s3.map((s) => s.Resource))).toBe(
     JSON.stringify([{ 'Fn::Join': ['', [{ 'Fn::GetAtt': [Object.keys(plain.findResources('AWS::S3::Bucket'))[0], 'Arn'] }, '/*']] }]),
   );
-  expect(functionNamed(plain, 'conductor')[1].Properties.Environment).toMatchObject({ Variables: { IMAGE_S3_BUCKETS: '' } });
+  expect((functionNamed(plain, 'conductor')[1].Properties.Environment as { Variables: object }).Variables).not.toHaveProperty(
+    'IMAGE_S3_BUCKETS',
+  );
   expect(functionNamed(template, 'conductor')[1].Properties.Environment).toMatchObject({
     Variables: { IMAGE_S3_BUCKETS: 'images-a,images.b' },
   });

@@ -2,6 +2,7 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { IronlessStack } from '../../lib/ironless-stack';
+import { fetchPolicyFromEnv } from '../../functions/drivers/hosts';
 
 /** The stack's own functions (not the custom-resource provider CDK adds). */
 const IRONLESS_FUNCTION = { Properties: { Description: Match.stringLikeRegexp('^Ironless ') } };
@@ -89,12 +90,11 @@ it('hands the deploy settings (fast track, the soft power off polls) to the cond
   const conductor = Object.values(template.findResources('AWS::Lambda::Function', IRONLESS_FUNCTION)).find((f) =>
     JSON.stringify(f).includes('Ironless conductor'),
   ) as { Properties: { Environment: { Variables: Record<string, unknown> } } };
-  expect(conductor.Properties.Environment.Variables).toMatchObject({
-    FAST_TRACK: 'true',
-    FAST_TRACK_TIMEOUT: '300',
-    POST_DEPLOY_POWER_STATE_RETRIES: '6',
-    POST_DEPLOY_POWER_STATE_RETRY_INTERVAL: '2',
-  });
+  expect(conductor.Properties.Environment.Variables).toMatchObject({ FAST_TRACK: 'true', POST_DEPLOY_POWER_STATE_RETRY_INTERVAL: '2' });
+  // Settings left at the functions' own defaults take no room in the environment.
+  expect(Object.keys(conductor.Properties.Environment.Variables)).not.toEqual(
+    expect.arrayContaining(['FAST_TRACK_TIMEOUT', 'POST_DEPLOY_POWER_STATE_RETRIES']),
+  );
 });
 
 it('refuses soft power off polls that would not fit in one step', () => {
@@ -123,16 +123,37 @@ it('hands the host policy, the CA folders, the step timeout and the lookup bound
   const functions = Object.values(template.findResources('AWS::Lambda::Function', IRONLESS_FUNCTION)) as {
     Properties: { Description: string; Environment: { Variables: Record<string, unknown> } };
   }[];
-  const conductor = functions.find((f) => f.Properties.Description.startsWith('Ironless conductor '))!;
-  expect(conductor.Properties.Environment.Variables).toMatchObject({
-    BMC_ALLOWED_HOSTS: '',
-    BMC_DENIED_HOSTS: '127.0.0.0/8,::1/128,0.0.0.0/8,::/128,169.254.0.0/16,fe80::/10',
-    IMAGE_DENIED_HOSTS: '127.0.0.0/8,::1/128,0.0.0.0/8,::/128,169.254.0.0/16,fe80::/10',
-    CA_ALLOWED_PATHS: '',
-    STEP_TIMEOUT_SECONDS: '100',
+  // The defaults (nothing allowed beyond the denied loopback and link-local ranges, no CA folder, a
+  // 100 s step, 32 lookup addresses) are the functions' own, so no variable carries them.
+  const defaults = [
+    'BMC_ALLOWED_HOSTS',
+    'BMC_DENIED_HOSTS',
+    'IMAGE_DENIED_HOSTS',
+    'CA_ALLOWED_PATHS',
+    'STEP_TIMEOUT_SECONDS',
+    'MAX_LOOKUP_ADDRESSES',
+  ];
+  for (const f of functions) for (const name of defaults) expect(f.Properties.Environment.Variables[name]).toBeUndefined();
+  expect(fetchPolicyFromEnv({}).bmc.policy.denied).toEqual([
+    '127.0.0.0/8',
+    '::1/128',
+    '0.0.0.0/8',
+    '::/128',
+    '169.254.0.0/16',
+    'fe80::/10',
+  ]);
+  const changed = Template.fromStack(
+    new IronlessStack(new App(), 'Changed', { settings: { stepTimeoutSeconds: 80, maxLookupAddresses: 8, bmcDeniedHosts: [] } }),
+  );
+  const changedConductor = Object.values(changed.findResources('AWS::Lambda::Function', IRONLESS_FUNCTION)).find((f) =>
+    JSON.stringify(f).includes('Ironless conductor'),
+  ) as { Properties: { Environment: { Variables: Record<string, unknown> } } };
+  // Denying nothing differs from the default list, so it is said: an empty value.
+  expect(changedConductor.Properties.Environment.Variables).toMatchObject({
+    STEP_TIMEOUT_SECONDS: '80',
+    BMC_DENIED_HOSTS: '',
+    MAX_LOOKUP_ADDRESSES: '8',
   });
-  const api = functions.find((f) => f.Properties.Description.startsWith('Ironless api '))!;
-  expect(api.Properties.Environment.Variables).toMatchObject({ MAX_LOOKUP_ADDRESSES: '32' });
   const allowed = Template.fromStack(
     new IronlessStack(new App(), 'Hosts', { settings: { bmcAllowedHosts: ['10.20.0.0/16', '.bmc.example'], caAllowedPaths: ['/opt/ca'] } }),
   );

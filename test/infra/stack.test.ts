@@ -61,7 +61,9 @@ describe('IronlessStack', () => {
     expect(dbsync?.Properties.Timeout).toBe(900);
     const variables = dbsync?.Properties.Environment.Variables ?? {};
     for (const def of Object.values(TABLES)) expect(variables[def.envVar]).toBeDefined();
-    expect(variables.PIN_RELEASE_VERSION).toBe(DEFAULT_SETTINGS.pinReleaseVersion);
+    // Unpinned by default: the variable is left out, as the functions read "" when it is unset.
+    expect(DEFAULT_SETTINGS.pinReleaseVersion).toBe('');
+    expect(variables.PIN_RELEASE_VERSION).toBeUndefined();
     const dbsyncAlias = logicalIdOf('AWS::Lambda::Alias', (p) => JSON.stringify(p.FunctionName).includes('Dbsync')) as string;
     template.hasOutput('DbsyncFunction', { Value: { Ref: dbsyncAlias } });
     for (const name of Object.keys(TABLES)) template.hasOutput(tableOutputKey(name), { Value: Match.anyValue() });

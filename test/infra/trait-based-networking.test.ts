@@ -39,14 +39,17 @@ it('reads the rules file named in context and gives the conductor the rules as J
   const conductor = functions.find((f) => f.Properties.Description.includes('conductor'));
   const env = conductor?.Properties.Environment.Variables ?? {};
   expect(JSON.parse(String(env.TRAIT_BASED_NETWORKING_RULES))).toEqual(rules);
-  expect([env.TRAIT_BASED_NETWORKING_RAISE_WHEN_NO_MATCH, env.TRAIT_BASED_NETWORKING_ENABLE_DEFAULT_TRAIT]).toEqual(['false', 'true']);
+  // enableDefaultTrait is at its default (true), so its variable is left out.
+  expect([env.TRAIT_BASED_NETWORKING_RAISE_WHEN_NO_MATCH, env.TRAIT_BASED_NETWORKING_ENABLE_DEFAULT_TRAIT]).toEqual(['false', undefined]);
 });
 
 it('refuses rules too large for the conductor environment (Lambda allows 4 KB in all) before deploying', () => {
   const filter = `port.vendor == '${'v'.repeat(60)}'`;
-  const rules = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`CUSTOM_T${i}`, { actions: [{ action: 'attach_port', filter }] }]));
+  const rules = Object.fromEntries(
+    Array.from({ length: 12 }, (_, i) => [`CUSTOM_T${i}`, { actions: [{ action: 'attach_port', filter }] }]),
+  );
   expect(() => new IronlessStack(new App(), 'Big', { settings: { traitBasedNetworking: { rules } } })).toThrow(
-    /settings\.traitBasedNetworking\.rules take \d+ bytes as JSON; at most 512 fit in the conductor's environment/,
+    /settings\.traitBasedNetworking\.rules take \d+ bytes as JSON; at most 1024 fit in the conductor's environment/,
   );
 });
 
