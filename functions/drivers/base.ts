@@ -125,7 +125,16 @@ export interface BiosInterface extends HardwareInterface {
 export interface FirmwareInterface extends HardwareInterface {
   /** Read the components' versions from the hardware and record them (`task.firmwareComponents`); UnsupportedDriverExtension when it has none. */
   cacheFirmwareComponents(task: Task): Promise<void>;
+  /**
+   * Follow an update the `update` step started and left waiting (Ironic's periodic
+   * `_query_update_status`), the node locked; absent where updates finish within the step.
+   */
+  checkUpdates?(task: Task): Promise<FirmwareUpdateProgress>;
 }
+
+/** Where a firmware update that waits stands: still running, done (the flow resumes), or failed with Ironic's message. */
+export type FirmwareUpdateProgress =
+  { readonly state: 'waiting' } | { readonly state: 'done' } | { readonly state: 'failed'; readonly message: string };
 
 /** RAID configuration (Ironic's RAIDInterface); a `no-raid` one refuses with UnsupportedDriverExtension. */
 export interface RaidInterface extends HardwareInterface {

@@ -4,14 +4,17 @@
  * `redfish`) have their BIOS, BMC and NIC versions (`nic:<adapter serial>`, from the chassis'
  * NetworkAdapters) cached when they are verified, shown by `/v1/nodes/{node}/firmware` from 1.86; a
  * manual clean's `update` step flashes through the BMC's UpdateService (SimpleUpdate naming the
- * node's system, the Task polled, a reboot for the BIOS and NICs) and ends with the new versions shown; a failing
- * Task fails the step with Ironic's message and changes nothing; bad requests are refused before
- * anything changes. The components go with their node.
+ * node's system) and waits in `clean wait` while the periodic task `check_firmware_updates` follows
+ * the BMC's Task (a reboot for the BIOS and one for the NICs), then ends in `manageable` with the new
+ * versions shown; a failing Task fails the clean from `clean wait` with Ironic's message as
+ * last_error and changes nothing; bad requests are refused before anything changes. The
+ * components go with their node.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type FleetStack, startFleetStack } from './helpers/fleet';
 import { ApiClient, faultOf } from './helpers/stack';
+import { LambdaHost } from '../../local/lambda-host';
 
 let fleet: FleetStack;
 let api: ApiClient;
@@ -48,6 +51,34 @@ const nicsOf = (machine: string) => {
 async function clean(uuid: string, steps: Record<string, unknown>[]) {
   await api.provision(uuid, 'clean', { clean_steps: steps });
   return api.settle(uuid, ['manageable', 'clean failed'], 150_000);
+}
+
+async function runPeriodic(task: string): Promise<Record<string, unknown>> {
+  const result = await fleet.stack.lambda.invoke(LambdaHost.arn('conductor', 'live'), { entry: 'periodic', task });
+  return JSON.parse((result as { payload: string }).payload) as Record<string, unknown>;
+}
+
+/**
+ * A manual clean with a firmware update: the update waits in `clean wait` (seen there, with
+ * Ironic's bookkeeping), and the periodic task `check_firmware_updates` (its schedule is off in
+ * tests) is run until the clean ends, as its schedule would.
+ */
+async function cleanWithUpdate(uuid: string, steps: Record<string, unknown>[]) {
+  await api.provision(uuid, 'clean', { clean_steps: steps });
+  const deadline = Date.now() + 150_000;
+  let seen: Record<string, unknown> | undefined;
+  const runs: Record<string, unknown>[] = [];
+  for (;;) {
+    const node = (await api.get(`/v1/nodes/${uuid}`)).body as Record<string, unknown>;
+    if (node.provision_state === 'manageable' || node.provision_state === 'clean failed') return { node, seen, runs };
+    if (node.provision_state === 'clean wait' && (node.clean_step as { step?: string } | null)?.step === 'update') {
+      seen ??= node;
+      runs.push(await runPeriodic('check_firmware_updates'));
+    }
+    if (Date.now() > deadline)
+      throw new Error(`node ${uuid} still ${String(node.provision_state)} (last_error: ${String(node.last_error)})`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 async function recover(uuid: string) {
@@ -140,9 +171,14 @@ it('caches the versions at cleaning, flashes BIOS, BMC and NICs through the Upda
   expect(await versionsOf(uuid)).toEqual(initial);
   await recover(uuid);
 
-  // The update: the BMC's Task completes, the BIOS and NICs need the reboot the step makes, then the cache refreshes.
+  // The update: the step posts the first image and waits in `clean wait`; the periodic task follows
+  // the BMC's Task, reboots after the BIOS at once and after the NICs at the end, and the cache refreshes.
   const resets = machine.resets.length;
-  const updated = await clean(uuid, [
+  const {
+    node: updated,
+    seen,
+    runs,
+  } = await cleanWithUpdate(uuid, [
     {
       interface: 'firmware',
       step: 'update',
@@ -155,7 +191,18 @@ it('caches the versions at cleaning, flashes BIOS, BMC and NICs through the Upda
       },
     },
   ]);
+  expect(seen).toMatchObject({ provision_state: 'clean wait', target_provision_state: 'manageable' });
+  const info = seen?.driver_internal_info as Record<string, unknown>;
+  expect(info.redfish_fw_updates).toEqual([
+    { component: 'bios', url: imageUrl('bios-2.1.0.bin'), task_monitor: expect.stringMatching(/^\/redfish\/v1\/TaskService\/Tasks\/\d+$/) },
+    { component: 'bmc', url: imageUrl('bmc-1.5.0.bin') },
+    { component: nics[0], url: imageUrl('nic-3.0.bin') },
+  ]);
+  expect(info.redfish_fw_update_start_time).toEqual(expect.any(String));
+  expect(runs.at(-1)).toEqual({ checked: 1, resumed: 1, failed: 0 });
   expect(updated).toMatchObject({ provision_state: 'manageable', last_error: null });
+  expect(Object.keys(updated.driver_internal_info as object)).not.toContain('redfish_fw_updates');
+  // The staged BIOS and NIC images run only after the reboots the check made (cleaning ends powered off).
   expect(machine.resets.length).toBeGreaterThan(resets);
   // The virtual BMC flashes all of a machine's NICs with one image.
   expect(await versionsOf(uuid)).toEqual({
@@ -182,15 +229,19 @@ it('caches the versions at cleaning, flashes BIOS, BMC and NICs through the Upda
   const detail = (await api.get(`/v1/nodes/fw-0/firmware?detail=True`)).body.firmware as Component[];
   expect(Object.keys(detail[0] ?? {}).sort()).toEqual(['created_at', 'updated_at']);
 
-  // A BMC whose update Task fails: the step fails with Ironic's message, the versions stay.
+  // A BMC whose update Task fails: the clean fails from `clean wait` with Ironic's message as last_error, the versions stay.
   machine.setFaults({ firmwareUpdateFails: true });
-  const failed = await clean(uuid, [
+  const failing = await cleanWithUpdate(uuid, [
     { interface: 'firmware', step: 'update', args: { settings: [{ component: 'bmc', url: imageUrl('bmc-9.0.0.bin') }] } },
   ]);
   machine.clearFaults();
+  const failed = (await api.get(`/v1/nodes/${uuid}`)).body as Record<string, unknown>;
+  expect(failing.seen?.provision_state).toBe('clean wait');
   expect(failed.provision_state).toBe('clean failed');
-  expect(failed.last_error).toContain(`Firmware update failed for node ${uuid}, firmware ${imageUrl('bmc-9.0.0.bin')}. Error: `);
-  expect(failed.last_error).toContain('(injected fault)');
+  expect(failed.last_error).toBe(
+    `Firmware update failed for node ${uuid}, firmware ${imageUrl('bmc-9.0.0.bin')}. Error: The BMC firmware image ${imageUrl('bmc-9.0.0.bin')} failed verification and was not applied (injected fault).`,
+  );
+  expect(Object.keys(failed.driver_internal_info as object)).not.toContain('redfish_fw_updates');
   expect((await versionsOf(uuid)).bmc).toEqual(['1.0.0', '1.5.0', '1.5.0']);
   await recover(uuid);
 

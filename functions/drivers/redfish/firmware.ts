@@ -7,45 +7,34 @@
  *   `FirmwarePackageVersion` from its first chassis' NetworkAdapters as `nic:<adapter's
  *   SerialNumber, else its Id>` (with the adapter's Manufacturer, Model and SerialNumber); a BMC
  *   that reports none of them has no supported components (UnsupportedDriverExtension).
- * - update(settings): a clean, deploy and service step (priority 0). For each `{component, url}`
- *   in turn: `UpdateService.SimpleUpdate` with the image's URL (naming the node's system as the
- *   target when the BMC has several systems, as Ironic does), then the BMC's Task is polled until
- *   it ends; a Task that ends other than Completed with status OK or Warning fails the step with
- *   Ironic's message, naming the Task's messages. After a `bios` or `nic:` update the node is
- *   rebooted (into the ramdisk when the flow booted it) so the new firmware runs; a BMC update
- *   needs no host reboot. A `wait` (seconds) is waited after the component. When all are done the
- *   components are cached again, so `last_version_flashed` shows the new versions.
- *   NOTE: Ironic returns CLEANWAIT and its periodic task polls the Task; here the step waits
- *   inside, as the redfish BIOS steps do, within the conductor invocation's deadline.
+ * - update(settings): a clean, deploy and service step (priority 0), asynchronous as Ironic's: it
+ *   posts `UpdateService.SimpleUpdate` for the first `{component, url}` (naming the node's system
+ *   as the target when the BMC has several systems, as Ironic does), records the updates in
+ *   `driver_internal_info.redfish_fw_updates` and leaves the node in its wait state; the periodic
+ *   task `check_firmware_updates` follows the BMC's Task, reboots, posts the next update and at the
+ *   end resumes the flow or fails it with Ironic's message (`firmware-updates.ts`).
  */
-import { DriverOperationError, InvalidParameterValue, RedfishError, UnsupportedDriverExtension } from '#common/errors';
+import { UnsupportedDriverExtension } from '#common/errors';
 import type { FirmwareComponentReading } from '#objects/firmware-component';
-import { beforeAction } from '../guard';
 import type { BootInterface, FirmwareInterface, PowerInterface, StepDefinition, Task } from '../base';
-import { type FirmwareUpdate, NIC_COMPONENT_PREFIX, UPDATE_ARGSINFO, firmwareComponentsOf, parseFirmwareUpdates } from '../firmware';
+import { NIC_COMPONENT_PREFIX, UPDATE_ARGSINFO, firmwareComponentsOf, parseFirmwareUpdates } from '../firmware';
 import type { Resource } from './client';
 import type { RedfishConfig } from './config';
 import { parseDriverInfo } from './driver-info';
 import { rebootToFinishStep } from './finish-step';
+import { FW_UPDATE_START_KEY, type PendingUpdate, type UpdatePorts, checkFirmwareUpdates, submitFirst } from './firmware-updates';
 import { type RedfishSystem, getSystem, isRedfishFailure } from './system';
 
-const done = { wait: false } as const;
-/** How long a BMC's update Task may run before the step gives up (Ironic's periodic polls without end). */
-export const DEFAULT_FIRMWARE_TASK_TIMEOUT_MS = 30 * 60_000;
-/** Task states in which the Task has ended (Redfish TaskState). */
-const ENDED = new Set(['Completed', 'Exception', 'Killed', 'Cancelled', 'Interrupted']);
+const waiting = { wait: true } as const;
 
 const odataId = (value: unknown): string | undefined => {
   const id = (value as { '@odata.id'?: unknown } | undefined)?.['@odata.id'];
   return typeof id === 'string' ? id : undefined;
 };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** How the interface reaches the BMC (tests give a system over a mocked client). */
 export interface FirmwareDeps {
   readonly getSystem: (task: Task, config: RedfishConfig) => Promise<RedfishSystem>;
-  /** Longest wait for one update's Task; default 30 minutes. */
-  readonly taskTimeoutMs?: number;
 }
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
@@ -106,20 +95,12 @@ export async function readFirmwareComponents(task: Task, system: RedfishSystem):
   return out;
 }
 
-/** The Task's messages, as Ironic joins them into its failure. */
-function taskMessages(task: Resource): string[] {
-  const messages = Array.isArray(task.Messages) ? (task.Messages as Resource[]) : [];
-  return messages.map((m) => (typeof m.Message === 'string' ? m.Message : String(m.MessageId ?? ''))).filter((m) => m !== '');
-}
-
 export function createRedfishFirmware(
   config: RedfishConfig,
   power: PowerInterface,
   boot: BootInterface,
   deps: FirmwareDeps = { getSystem },
 ): FirmwareInterface {
-  const taskTimeoutMs = deps.taskTimeoutMs ?? DEFAULT_FIRMWARE_TASK_TIMEOUT_MS;
-
   async function cache(task: Task, system?: RedfishSystem): Promise<void> {
     const sys = system ?? (await deps.getSystem(task, config));
     const readings = await readFirmwareComponents(task, sys);
@@ -130,99 +111,30 @@ export function createRedfishFirmware(
     await firmwareComponentsOf(task).record(readings);
   }
 
-  /** The SimpleUpdate action's target, from the service root's UpdateService. */
-  async function simpleUpdateTarget(task: Task, system: RedfishSystem): Promise<string> {
-    const root = await system.client.get(system.client.root);
-    const servicePath = odataId(root.UpdateService);
-    if (servicePath === undefined) throw new RedfishError(`The BMC of node ${task.node.uuid} has no UpdateService.`);
-    const service = await system.client.get(servicePath);
-    const action = ((service.Actions ?? {}) as Resource)['#UpdateService.SimpleUpdate'] as Resource | undefined;
-    if (typeof action?.target !== 'string') {
-      throw new RedfishError(`The attribute #UpdateService.SimpleUpdate is missing on node ${task.node.uuid}.`);
-    }
-    return action.target;
-  }
+  const ports: UpdatePorts = {
+    system: (task) => deps.getSystem(task, config),
+    reboot: (task) => rebootToFinishStep(task, power, boot),
+    cache: (task, system) => cache(task, system),
+  };
 
-  /** Ironic names the system as the target only when the BMC has more than one. */
-  async function targetsFor(system: RedfishSystem): Promise<string[] | undefined> {
-    const root = await system.client.get(system.client.root);
-    const systemsPath = odataId(root.Systems);
-    if (systemsPath === undefined) return undefined;
-    const members = (await system.client.get(systemsPath)).Members;
-    return Array.isArray(members) && members.length > 1 ? [system.path] : undefined;
-  }
-
-  /** Post one update and poll its Task until it ends; RedfishError with Ironic's message when it failed. */
-  async function flash(task: Task, system: RedfishSystem, target: string, update: FirmwareUpdate): Promise<void> {
-    const node = task.node.uuid;
-    const targets = await targetsFor(system);
-    task.log.debug('Applying new firmware', { node, component: update.component, url: update.url });
-    let accepted: Resource;
-    try {
-      accepted = await system.client.post(target, { ImageURI: update.url, ...(targets ? { Targets: targets } : {}) });
-    } catch (err) {
-      if (!isRedfishFailure(err)) throw err;
-      throw new RedfishError(`Firmware update failed for node ${node}, firmware ${update.url}. Error: ${err.message}`);
-    }
-    const taskPath = odataId(accepted);
-    if (taskPath === undefined) {
-      // The BMC answered without a Task to follow: as Ironic when the Task is gone, assume it worked.
-      task.log.warn('Firmware update accepted without a task; assuming it succeeded', { node, url: update.url });
-      return;
-    }
-    const deadline = Date.now() + taskTimeoutMs;
-    for (;;) {
-      const state = await system.client.get(taskPath);
-      if (typeof state.TaskState === 'string' && ENDED.has(state.TaskState)) {
-        const messages = taskMessages(state);
-        if (state.TaskState === 'Completed' && (state.TaskStatus === 'OK' || state.TaskStatus === 'Warning')) {
-          task.log.info('Firmware update succeeded', { node, url: update.url, messages: messages.join(', ') });
-          return;
-        }
-        // Ironic's periodic check hands this message to the cleaning error handler as it is (no RedfishError around it).
-        throw new DriverOperationError(`Firmware update failed for node ${node}, firmware ${update.url}. Error: ${messages.join(',  ')}`);
-      }
-      if (Date.now() >= deadline) {
-        throw new DriverOperationError(
-          `Firmware update failed for node ${node}, firmware ${update.url}. Error: the BMC's task did not end within ${taskTimeoutMs / 1000} s`,
-        );
-      }
-      await sleep(config.powerPollIntervalMs);
-    }
-  }
-
+  /** Start the updates and wait (Ironic returns CLEANWAIT / SERVICEWAIT / DEPLOYWAIT); `check_firmware_updates` follows them. */
   async function update(task: Task, args: Record<string, unknown>) {
-    const updates = parseFirmwareUpdates(args.settings);
-    // The step runs within one conductor invocation: waits that cannot fit in it are refused before any flashing.
-    const waitMs = updates.reduce((sum, u) => sum + (u.wait ?? 0) * 1000, 0);
-    const budgetMs = await beforeAction(task.node);
-    if (waitMs >= budgetMs) {
-      throw new InvalidParameterValue(
-        `The firmware update's waits (${waitMs / 1000} s in all) do not fit in the ${Math.floor(budgetMs / 1000)} s the step may still run.`,
-      );
-    }
+    const updates: PendingUpdate[] = parseFirmwareUpdates(args.settings).map((u) => ({ ...u }));
     const system = await deps.getSystem(task, config);
-    const target = await simpleUpdateTarget(task, system);
     task.log.debug('Updating firmware', { node: task.node.uuid, settings: updates.length });
-    for (const item of updates) {
-      await flash(task, system, target, item);
-      // The host runs new BIOS or NIC firmware only after a reset; a BMC restarts by itself.
-      if (item.component === 'bios' || item.component.startsWith(NIC_COMPONENT_PREFIX)) await rebootToFinishStep(task, power, boot);
-      if (item.wait !== undefined) await sleep(item.wait * 1000);
-    }
-    task.log.info('Firmware updates completed', { node: task.node.uuid });
-    await system.refresh();
-    await cache(task, system);
-    return done;
+    await submitFirst(task, system, updates);
+    task.node.driver_internal_info = { ...task.node.driver_internal_info, [FW_UPDATE_START_KEY]: new Date().toISOString() };
+    return waiting;
   }
 
-  const updateStep = { step: 'update', priority: 0, argsinfo: UPDATE_ARGSINFO, abortable: false, execute: update } as const;
+  const updateStep = { step: 'update', priority: 0, argsinfo: UPDATE_ARGSINFO, abortable: false, async: true, execute: update } as const;
   return {
     name: 'redfish',
     async validate(task) {
       parseDriverInfo(task.node, config.policy);
     },
     cacheFirmwareComponents: (task) => cache(task),
+    checkUpdates: (task) => checkFirmwareUpdates(task, ports),
     cleanSteps: [updateStep] satisfies StepDefinition[],
     deploySteps: [updateStep] satisfies StepDefinition[],
     serviceSteps: [{ ...updateStep, requiresRamdisk: false }] satisfies StepDefinition[],

@@ -1,17 +1,19 @@
 /**
  * The firmware interfaces: the `update` step's settings checked as Ironic's schema checks them,
  * fake-hardware's `fake` firmware (Ironic's FakeFirmware), and the redfish one against a mocked
- * BMC client: the cache reads BiosVersion and the manager's FirmwareVersion; `update` posts
- * SimpleUpdate per component (naming the system when the BMC has several), polls the Task, reboots
- * for the BIOS but not the BMC, and caches the new versions; a failed Task fails with Ironic's
- * message; bad settings are refused before the BMC is asked anything.
+ * BMC client: the cache reads BiosVersion and the manager's FirmwareVersion; `update` posts the
+ * first SimpleUpdate (naming the system when the BMC has several), records `redfish_fw_updates`
+ * and waits; `checkUpdates` (what the periodic task calls) follows the Task: reboots for the BIOS
+ * at once and for NICs at the end, not for the BMC, waits a `wait`, posts the next, caches the new
+ * versions; a failed Task fails with Ironic's message; bad settings are refused before the BMC is
+ * asked anything.
  */
 import { jest } from '@jest/globals';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { DriverOperationError, InvalidParameterValue, UnsupportedDriverExtension } from '../../../functions/common/errors';
+import { InvalidParameterValue, RedfishError, UnsupportedDriverExtension } from '../../../functions/common/errors';
 import type { BootInterface, PowerInterface, StepDefinition, Task } from '../../../functions/drivers/base';
 import { fakeFirmware, parseFirmwareUpdates } from '../../../functions/drivers/firmware';
-import type { RedfishClient, Resource } from '../../../functions/drivers/redfish/client';
+import { type RedfishClient, RedfishRequestError, type Resource } from '../../../functions/drivers/redfish/client';
 import { DEFAULT_REDFISH_CONFIG, type RedfishConfig } from '../../../functions/drivers/redfish/config';
 import { createRedfishFirmware } from '../../../functions/drivers/redfish/firmware';
 import { RedfishSystem } from '../../../functions/drivers/redfish/system';
@@ -133,32 +135,83 @@ describe('redfish firmware', () => {
     ]);
   });
 
-  it('updates each component in turn through SimpleUpdate, reboots for the BIOS only, and caches the new versions', async () => {
-    const { firmware, task, update, posts, power, stored } = bmc({ systems: 2, runningPolls: 2 });
-    await firmware.cacheFirmwareComponents(task);
+  it("starts the first update, records Ironic's bookkeeping and waits", async () => {
+    const { task, update, posts } = bmc({ systems: 2 });
     const outcome = await update.execute(task, {
+      settings: [
+        { component: 'bios', url: 'http://images/bios-2.0.bin' },
+        { component: 'bmc', url: 'http://images/bmc-3.0.bin', wait: 30 },
+      ],
+    });
+    expect(outcome).toEqual({ wait: true });
+    // Two systems on the BMC: the update names the node's; only the first is posted.
+    expect(posts).toEqual([{ path: TARGET, body: { ImageURI: 'http://images/bios-2.0.bin', Targets: [SYSTEM] } }]);
+    expect(task.node.driver_internal_info.redfish_fw_updates).toEqual([
+      { component: 'bios', url: 'http://images/bios-2.0.bin', task_monitor: TASK },
+      { component: 'bmc', url: 'http://images/bmc-3.0.bin', wait: 30 },
+    ]);
+    expect(Date.parse(String(task.node.driver_internal_info.redfish_fw_update_start_time))).not.toBeNaN();
+  });
+
+  it('follows the Task across checks: waits while it runs, reboots after the BIOS, posts the next, caches at the end', async () => {
+    const { firmware, task, update, posts, power, stored } = bmc({ runningPolls: 1 });
+    await firmware.cacheFirmwareComponents(task);
+    await update.execute(task, {
       settings: [
         { component: 'bios', url: 'http://images/bios-2.0.bin' },
         { component: 'bmc', url: 'http://images/bmc-3.0.bin' },
       ],
     });
-    expect(outcome).toEqual({ wait: false });
-    // Two systems on the BMC: the update names the node's.
-    expect(posts).toEqual([
-      { path: TARGET, body: { ImageURI: 'http://images/bios-2.0.bin', Targets: [SYSTEM] } },
-      { path: TARGET, body: { ImageURI: 'http://images/bmc-3.0.bin', Targets: [SYSTEM] } },
-    ]);
+    const check = () => firmware.checkUpdates!(task);
+    expect(await check()).toEqual({ state: 'waiting' }); // the BIOS Task runs
+    expect(power.reboot).not.toHaveBeenCalled();
+    expect(await check()).toEqual({ state: 'waiting' }); // completed: reboot, the BMC image posted
     expect(power.reboot).toHaveBeenCalledTimes(1);
+    expect(posts.map((p) => p.body.ImageURI)).toEqual(['http://images/bios-2.0.bin', 'http://images/bmc-3.0.bin']);
+    expect(task.node.driver_internal_info.redfish_fw_updates).toEqual([
+      { component: 'bmc', url: 'http://images/bmc-3.0.bin', task_monitor: TASK },
+    ]);
+    expect(await check()).toEqual({ state: 'waiting' }); // the BMC Task runs
+    expect(await check()).toEqual({ state: 'done' });
+    // A BMC restarts by itself: no second reboot.
+    expect(power.reboot).toHaveBeenCalledTimes(1);
+    for (const key of ['redfish_fw_updates', 'redfish_fw_update_start_time', 'firmware_reboot_requested']) {
+      expect(task.node.driver_internal_info).not.toHaveProperty(key);
+    }
     expect(await stored()).toEqual([
       ['bios', '1.0', '2.0', '2.0'],
       ['bmc', '1.0', '3.0', '3.0'],
     ]);
   });
 
-  it('names no target when the BMC has one system', async () => {
-    const { update, task, posts } = bmc();
-    await update.execute(task, { settings: [{ component: 'bmc', url: 'http://images/bmc-3.0.bin' }] });
-    expect(posts[0]?.body).toEqual({ ImageURI: 'http://images/bmc-3.0.bin' });
+  it('owes a reboot after a NIC image until the last update is done', async () => {
+    const { firmware, task, update, power } = bmc({ runningPolls: 0 });
+    await update.execute(task, {
+      settings: [
+        { component: 'nic:NIC.1', url: 'http://images/nic-2.0.bin' },
+        { component: 'bmc', url: 'http://images/bmc-3.0.bin' },
+      ],
+    });
+    expect(await firmware.checkUpdates!(task)).toEqual({ state: 'waiting' });
+    expect(power.reboot).not.toHaveBeenCalled();
+    expect(task.node.driver_internal_info.firmware_reboot_requested).toBe(true);
+    expect(await firmware.checkUpdates!(task)).toEqual({ state: 'done' });
+    expect(power.reboot).toHaveBeenCalledTimes(1);
+    expect(task.node.driver_internal_info).not.toHaveProperty('firmware_reboot_requested');
+  });
+
+  it("waits an update's wait across checks, from wait_start_time", async () => {
+    const { firmware, task, update } = bmc({ runningPolls: 0 });
+    await update.execute(task, { settings: [{ component: 'bmc', url: 'http://images/bmc-3.0.bin', wait: 60 }] });
+    expect(await firmware.checkUpdates!(task)).toEqual({ state: 'waiting' });
+    const [pending] = task.node.driver_internal_info.redfish_fw_updates as Record<string, unknown>[];
+    expect(Date.parse(String(pending?.wait_start_time))).not.toBeNaN();
+    expect(await firmware.checkUpdates!(task)).toEqual({ state: 'waiting' });
+    task.node.driver_internal_info = {
+      ...task.node.driver_internal_info,
+      redfish_fw_updates: [{ ...pending, wait_start_time: new Date(Date.now() - 61_000).toISOString() }],
+    };
+    expect(await firmware.checkUpdates!(task)).toEqual({ state: 'done' });
   });
 
   it("fails with Ironic's message and the Task's messages when the Task ends in an exception, caching nothing new", async () => {
@@ -166,22 +219,54 @@ describe('redfish firmware', () => {
       taskEnd: {
         TaskState: 'Exception',
         TaskStatus: 'Critical',
-        Messages: [{ MessageId: 'Update.1.0.ApplyFailed', Message: 'Bad image.' }],
+        Messages: [
+          { MessageId: 'Update.1.0.ApplyFailed', Message: 'Bad image.' },
+          { MessageId: 'Update.1.0.Other', Message: 'Unknown' },
+        ],
       },
     });
     await firmware.cacheFirmwareComponents(task);
-    const err = await update
-      .execute(task, { settings: [{ component: 'bios', url: 'http://images/bios-2.0.bin' }] })
-      .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(DriverOperationError);
-    expect((err as Error).message).toBe(
-      `Firmware update failed for node ${task.node.uuid}, firmware http://images/bios-2.0.bin. Error: Bad image.`,
-    );
+    await update.execute(task, { settings: [{ component: 'bios', url: 'http://images/bios-2.0.bin' }] });
+    expect(await firmware.checkUpdates!(task)).toEqual({ state: 'waiting' });
+    expect(await firmware.checkUpdates!(task)).toEqual({
+      state: 'failed',
+      message: `Firmware update failed for node ${task.node.uuid}, firmware http://images/bios-2.0.bin. Error: Bad image.,  Update.1.0.Other`,
+    });
+    expect(task.node.driver_internal_info).not.toHaveProperty('redfish_fw_updates');
     expect(power.reboot).not.toHaveBeenCalled();
     expect(await stored()).toEqual([
       ['bios', '1.0', '1.0', null],
       ['bmc', '1.0', '1.0', null],
     ]);
+  });
+
+  it('assumes success when the BMC has dropped the Task, and waits while the BMC cannot be reached', async () => {
+    const { update, task, client, firmware } = bmc();
+    await update.execute(task, { settings: [{ component: 'bmc', url: 'http://images/bmc-3.0.bin' }] });
+    const fallback = client.get.getMockImplementation()!;
+    client.get.mockImplementation(async (path: string) => {
+      if (path === TASK) throw new RedfishRequestError('connect ECONNREFUSED', 'connection', 'GET', path, true);
+      return fallback(path);
+    });
+    expect(await firmware.checkUpdates!(task)).toEqual({ state: 'waiting' });
+    client.get.mockImplementation(async (path: string) => {
+      if (path === TASK) throw new RedfishRequestError(`HTTP GET ${path} returned code 404.`, 'http', 'GET', path, false, 404);
+      return fallback(path);
+    });
+    expect(await firmware.checkUpdates!(task)).toEqual({ state: 'done' });
+  });
+
+  it("refuses at the step, with Ironic's message, an update the BMC will not take", async () => {
+    const { update, task, client } = bmc();
+    client.post.mockImplementation(async (path: string) => {
+      throw new RedfishRequestError(`HTTP POST ${path} returned code 400. Bad ImageURI`, 'http', 'POST', path, false, 400);
+    });
+    const err = await update.execute(task, { settings: [{ component: 'bmc', url: 'http://images/bmc-3.0.bin' }] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RedfishError);
+    expect((err as Error).message).toContain(
+      `Firmware update failed for node ${task.node.uuid}, firmware http://images/bmc-3.0.bin. Error: HTTP POST`,
+    );
+    expect(task.node.driver_internal_info).not.toHaveProperty('redfish_fw_updates');
   });
 
   it('refuses bad settings before asking the BMC anything', async () => {
@@ -203,5 +288,7 @@ describe('redfish firmware', () => {
       expect(steps?.map((s) => [s.step, s.priority])).toEqual([['update', 0]]);
     }
     expect(firmware.serviceSteps?.[0]?.requiresRamdisk).toBe(false);
+    // Asynchronous: run by the steps machine's RunStepAsync, which waits for the periodic check.
+    expect(firmware.cleanSteps?.[0]?.async).toBe(true);
   });
 });
