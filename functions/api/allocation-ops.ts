@@ -4,16 +4,15 @@
  * the node's lock, as Ironic's conductor does it inside its synchronous RPC call: the node must
  * allow it, then the allocation goes and the node's instance_uuid and allocation_uuid are cleared.
  */
-import { AllocationNotFound, InvalidParameterValue, InvalidUuidOrName, NodeNotFound, httpErrors } from '#common/errors';
+import { AllocationNotFound, InvalidUuidOrName, NodeNotFound, httpErrors } from '#common/errors';
 import { verifyNodeForDeallocation } from '#common/allocation-rules';
 import { isOsloUuidLike, newUuid } from '#common/ids';
 import type { Allocation } from '#objects/allocation';
-import { pyStr } from './args';
 import { conductorHost } from './begin';
 import type { ApiContext } from './context';
 import type { ApiRequest } from './http';
 import { atLeast } from './microversion';
-import { isUuidOrName, isValidLogicalName } from './names';
+import { isValidLogicalName } from './names';
 
 /** The version that added allocations. */
 export const ALLOCATIONS_VERSION = 52;
@@ -23,14 +22,6 @@ const NOT_ALLOWED = 'The API version does not allow allocations';
 export function checkAllocationsAllowed(req: ApiRequest): void {
   if (atLeast(req.version, ALLOCATIONS_VERSION)) return;
   throw req.method === 'GET' || req.method === 'HEAD' ? httpErrors.notFound(NOT_ALLOWED) : httpErrors.methodNotAllowed(NOT_ALLOWED);
-}
-
-/** Ironic's args.uuid_or_name check of a named argument. */
-export function argUuidOrName(name: string, value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || !isUuidOrName(value))
-    throw new InvalidParameterValue(`Expected UUID or name for ${name}: ${pyStr(value)}`);
-  return value;
 }
 
 async function getAllocation(req: ApiRequest, ctx: ApiContext, ident: string): Promise<Allocation> {

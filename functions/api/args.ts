@@ -5,6 +5,7 @@
  */
 import { InvalidParameterValue } from '#common/errors';
 import { isUuidLike } from '#common/ids';
+import { isUuidOrName } from './names';
 import { pyRepr } from './pyrepr';
 import { parseBoolean } from './validation';
 
@@ -32,6 +33,14 @@ export function argBoolean(name: string, value: RawArg): boolean | undefined {
 export function argUuid(name: string, value: RawArg): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string' || !isUuidLike(value)) throw new InvalidParameterValue(`Expected UUID for ${name}: ${pyStr(value)}`);
+  return value;
+}
+
+/** A UUID or a logical name; anything else (a list, a number) is refused with its str(). */
+export function argUuidOrName(name: string, value: RawArg): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || !isUuidOrName(value))
+    throw new InvalidParameterValue(`Expected UUID or name for ${name}: ${pyStr(value)}`);
   return value;
 }
 

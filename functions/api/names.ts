@@ -1,8 +1,8 @@
 /** Logical names of nodes (Ironic's `is_valid_node_name`). */
 import { ClientSideError, NotAcceptable } from '#common/errors';
 import { isOsloUuidLike } from '#common/ids';
-import { pyStr } from './args';
 import { type ApiVersion, atLeast } from './microversion';
+import { pyStr } from './pyrepr';
 
 /** RFC 3986 unreserved characters, from 1.10 on (Python's `$` also matches before a final newline). */
 const LOGICAL_NAME = /^[A-Za-z0-9\-._~]+\n?$/;

@@ -6,8 +6,8 @@
 import { ClientSideError, Invalid, InvalidParameterValue, NodeNotFound, NotAcceptable, httpErrors, withStatus } from '#common/errors';
 import type { Allocation } from '#objects/allocation';
 import type { AllocationFilter } from '#db/allocations';
-import { argUuid, pyStr } from '../args';
-import { argUuidOrName, checkAllocationsAllowed, destroyAllocation, findAllocation } from '../allocation-ops';
+import { argUuid, argUuidOrName, pyStr } from '../args';
+import { checkAllocationsAllowed, destroyAllocation, findAllocation } from '../allocation-ops';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';

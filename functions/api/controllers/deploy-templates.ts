@@ -7,9 +7,8 @@ import { DeployTemplateNotFound, HttpError, InvalidParameterValue, InvalidUuidOr
 import { isOsloUuidLike, newUuid } from '#common/ids';
 import { DeployTemplate } from '#objects/deploy-template';
 import type { Dict } from '#objects/fields';
-import { argUuid } from '../args';
+import { argUuid, argUuidOrName } from '../args';
 import { Arg, NO_QUERY, arg, defineQuery } from '../request';
-import { argUuidOrName } from '../allocation-ops';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';

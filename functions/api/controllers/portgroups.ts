@@ -6,7 +6,6 @@
 import {
   ClientSideError,
   Invalid,
-  InvalidParameterValue,
   InvalidState,
   NotAcceptable,
   NotFound,
@@ -18,13 +17,13 @@ import { newUuid } from '#common/ids';
 import * as st from '#common/states';
 import { Portgroup } from '#objects/portgroup';
 import type { Dict } from '#objects/fields';
-import { argString, argUuid, pyStr } from '../args';
+import { argUuid, argUuidOrName, pyStr } from '../args';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
 import { checkNodeIdent, findNode } from '../lookup';
 import { type ApiVersion, atLeast } from '../microversion';
-import { isUuidOrName, isValidLogicalName } from '../names';
+import { isValidLogicalName } from '../names';
 import { type PatchOperation, applyPatch } from '../patch';
 import { checkListParent, checkPortgroupPath, findPortgroup, nodeByIdentity, nodeOfBody } from '../port-lookup';
 import { type SortSpec, checkInvalidSortKey, collectionNext, columns, listVariants, readPaging, returnFields } from '../resource-list';
@@ -150,14 +149,6 @@ function listPortgroups(detailPath: boolean, nested: boolean) {
     if (next !== undefined) body.next = next;
     return json(200, body);
   };
-}
-
-/** args.uuid_or_name. */
-export function argUuidOrName(name: string, value: unknown): string | undefined {
-  const text = argString(name, value);
-  if (text === undefined) return undefined;
-  if (!isUuidOrName(text)) throw new InvalidParameterValue(`Expected UUID or name for ${name}: ${text}`);
-  return text;
 }
 
 async function getPortgroup(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {

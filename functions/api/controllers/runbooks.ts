@@ -13,7 +13,7 @@ import { newUuid } from '#common/ids';
 import { pyRepr } from '#common/pyrepr';
 import type { Dict } from '#objects/fields';
 import { Runbook } from '#objects/runbook';
-import { argUuid } from '../args';
+import { argUuid, argUuidOrName } from '../args';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
@@ -40,7 +40,6 @@ import { findRunbook } from '../runbook-use';
 import { RUNBOOK_LIST_FIELDS, allowRunbookTraits, runbookView } from '../views/runbook';
 import { applyPatchedFields, checkPatchPaths, patchValues, rejectArgs } from './resource-common';
 import { Arg, NO_QUERY, arg, defineQuery } from '../request';
-import { argUuidOrName } from '../allocation-ops';
 
 const SORT: SortSpec = {
   invalid: ['extra', 'steps', 'traits'],
