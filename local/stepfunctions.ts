@@ -131,7 +131,7 @@ export class LocalStepFunctions {
     execution.cause = cause;
     execution.stopDate = new Date();
     execution.abort?.();
-    for (const [token, waiter] of this.waiters) if (waiter.executionArn === executionArn) this.dropWaiter(token);
+    for (const [token, waiter] of this.waiters) if (waiter.executionArn === executionArn) this.abandonWaiter(token);
   }
 
   sendTaskSuccess(token: string, output: string): void {
@@ -163,7 +163,7 @@ export class LocalStepFunctions {
 
   stop(): void {
     for (const execution of this.running()) execution.abort?.();
-    for (const token of [...this.waiters.keys()]) this.dropWaiter(token);
+    for (const token of [...this.waiters.keys()]) this.abandonWaiter(token);
   }
 
   // --- execution ------------------------------------------------------------------------------
@@ -241,6 +241,9 @@ export class LocalStepFunctions {
         this.waiters.set(token, waiter);
         this.armHeartbeat(token, waiter);
       });
+      // Stopped (or timed out) while the invoke below still runs, the waiter fails before anyone
+      // awaits it: not an unhandled rejection; the state still sees the failure when it awaits.
+      waiting.catch(() => undefined);
       try {
         await this.invokeLambda({ FunctionName: params.FunctionName, Payload: payload });
       } catch (err) {
@@ -283,6 +286,20 @@ export class LocalStepFunctions {
     if (waiter === undefined) throw new SfnError('TaskTimedOut', 'Task Timed Out');
     this.dropWaiter(token);
     return waiter;
+  }
+
+  /**
+   * A waiting task whose execution was stopped ends now, failed. Only dropping it would leave its
+   * promise pending for good, and with it the library's `TimeoutSeconds` timer on the task state
+   * (CallbackTimeoutSeconds, up to 30 minutes), which abort does not clear: a stopped stack then
+   * kept its process alive until that timer fired. The execution is already aborted, so the
+   * failure goes no further (its name matches none of the ASL's retriers).
+   */
+  private abandonWaiter(token: string): void {
+    const waiter = this.waiters.get(token);
+    if (waiter === undefined) return;
+    this.dropWaiter(token);
+    waiter.reject(new SfnError('ExecutionAborted', 'The execution was stopped'));
   }
 
   private dropWaiter(token: string): void {
