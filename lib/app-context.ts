@@ -28,6 +28,7 @@ export const CONTEXT_KEYS = [
   'traitBasedNetworkingRules',
   'traitBasedNetworkingRaiseWhenNoMatch',
   'traitBasedNetworkingEnableDefaultTrait',
+  'agentApiCaFile',
 ] as const;
 
 function list(value: unknown): string[] | undefined {
@@ -108,6 +109,9 @@ export function propsFromContext(
       ...(byDefault === undefined ? {} : { enableDefaultTrait: byDefault }),
     };
   }
+  // Ironic's [agent]api_ca_file, a PEM read at synth: `-c agentApiCaFile=ca.pem`.
+  const caFile = get('agentApiCaFile');
+  if (caFile !== undefined) settings.agentApiCaFile = String(caFile);
 
   const api: { -readonly [K in keyof ApiExposure]?: ApiExposure[K] } = {};
   const endpointType = get('endpointType');

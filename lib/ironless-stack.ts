@@ -41,6 +41,7 @@ import { UpgradeOperator } from './constructs/upgrade-operator';
 import { WebConsole } from './constructs/web-console';
 import { RELEASE_MAPPING } from '../functions/common/releases';
 import { tableOutputKey } from '../functions/db/schema';
+import { agentApiCaForConductor } from './agent-api-ca';
 import { DEFAULT_SETTINGS, FUNCTION_MEMORY_MB, type IronlessSettings, settingsEnvironment, validateSettings } from './settings';
 
 /** Where the conductor runs when it must reach BMCs and agents on private networks. */
@@ -157,6 +158,8 @@ export class IronlessStack extends Stack {
     };
 
     this.bootIsos = new BootIsos(this, 'BootIsos');
+    // Ironic's [agent]api_ca_file: read now, carried in the conductor's code (no room in its environment).
+    const agentApiCa = agentApiCaForConductor(settings.agentApiCaFile);
     const network = props.conductorNetwork;
     const vpc = network
       ? Vpc.fromVpcAttributes(this, 'ConductorVpc', {
@@ -171,7 +174,13 @@ export class IronlessStack extends Stack {
       memorySize: FUNCTION_MEMORY_MB.conductor,
       // Building an agent ISO streams its kernel and ramdisk through /tmp (an IPA ramdisk is some 500 MiB).
       ephemeralStorageSize: Size.gibibytes(CONDUCTOR_TMP_GIB),
-      environment: { ...common, [ENV.stepsStateMachineArn]: stepsArn, [ENV.bootIsoBucket]: this.bootIsos.bucket.bucketName },
+      environment: {
+        ...common,
+        [ENV.stepsStateMachineArn]: stepsArn,
+        [ENV.bootIsoBucket]: this.bootIsos.bucket.bucketName,
+        ...agentApiCa.environment,
+      },
+      files: agentApiCa.files,
       liveVersion: this.deployGuard.liveVersion({ conductor: true }),
       ...logs,
       ...(vpc && network

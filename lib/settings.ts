@@ -9,6 +9,7 @@ import { PERIODIC_TASKS } from '../functions/conductor/schedules';
 import { LINK_LOCAL, LOOPBACK_AND_LINK_LOCAL, checkHostEntry } from '../functions/drivers/hosts';
 import { queueSettings } from '../functions/rpc/queues';
 import { withoutDefaults } from './function-environment';
+import { readAgentApiCaFile } from './agent-api-ca';
 import { type TraitBasedNetworkingSettings, traitBasedNetworkingEnvironment, validateTraitBasedNetworking } from './trait-based-networking';
 
 /** The hardware types Ironless has (functions/drivers/registry.ts); kept here so settings need no driver code. */
@@ -164,6 +165,13 @@ export interface IronlessSettings {
   readonly caAllowedPaths: readonly string[];
   /** The most distinct MAC addresses one agent lookup (`GET /v1/lookup`) may name; each costs a read. */
   readonly maxLookupAddresses: number;
+  /**
+   * Ironic's `[agent]api_ca_file`: a PEM file on the deployer's machine with the CA certificate(s)
+   * of the API's TLS certificate. Read when the stack is synthesized (or the local stack starts),
+   * it goes into the conductor's code, and onto every agent ISO the conductor builds, where IPA
+   * verifies the API with it (`lib/agent-api-ca.ts`). @default none: agents use their system CAs
+   */
+  readonly agentApiCaFile?: string;
 }
 
 /**
@@ -263,6 +271,7 @@ export function validateSettings(s: IronlessSettings): void {
     if (!path.startsWith('/') || path.split('/').includes('..'))
       throw new Error(`caAllowedPaths: "${path}" must be an absolute path without ".."`);
   }
+  if (s.agentApiCaFile !== undefined) readAgentApiCaFile(s.agentApiCaFile);
   if (!Number.isInteger(s.maxLookupAddresses) || s.maxLookupAddresses < 1) {
     throw new Error(`maxLookupAddresses (${s.maxLookupAddresses}) must be a whole number of at least 1`);
   }

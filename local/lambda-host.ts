@@ -8,11 +8,20 @@
  * counted in `metrics` as CloudWatch's AWS/Lambda Invocations and Errors.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { cpSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { FunctionLogs, type InvokeResult, VersionRuntime } from './lambda-environments';
 import { LATEST, LambdaServiceError, invalid, pickVersion, validateAliasName, validateRouting } from './lambda-routing';
-import { type AliasConfig, CODE_FILE, type VersionConfig, copyCode, lastModified, sameConfig, sha256 } from './lambda-versions';
+import {
+  type AliasConfig,
+  CODE_FILE,
+  type VersionConfig,
+  copyCode,
+  lastModified,
+  sameConfig,
+  sha256,
+  writeCodeFiles,
+} from './lambda-versions';
 import { MetricStore } from './metrics';
 
 export { type InvokeResult, nodeOptions } from './lambda-environments';
@@ -34,6 +43,8 @@ export interface FunctionSpec {
   readonly maxConcurrency?: number;
   /** The function's tags (ListTags). */
   readonly tags?: Readonly<Record<string, string>>;
+  /** Files put in the code beside the bundle (path below its root → content), as the CDK stack's asset has them. */
+  readonly files?: Readonly<Record<string, Uint8Array>>;
 }
 
 /** A fault to inject into matching invocations (tests, chaos). */
@@ -119,7 +130,10 @@ export class LambdaHost {
       nextVersion: 1,
       codeRevisions: 0,
     };
-    const codeDir = this.newLatestCode(state, (dir) => copyCode(spec.bundle, dir));
+    const codeDir = this.newLatestCode(state, (dir) => {
+      copyCode(spec.bundle, dir);
+      writeCodeFiles(dir, spec.files ?? {});
+    });
     state.latest = {
       config: {
         version: LATEST,
@@ -146,12 +160,7 @@ export class LambdaHost {
     const fn = this.get(name);
     this.checkRevision(fn.latest.config, revisionId);
     if (files[CODE_FILE] === undefined) throw invalid(`The code package holds no ${CODE_FILE}`);
-    const codeDir = this.newLatestCode(fn, (dir) => {
-      for (const [file, bytes] of Object.entries(files)) {
-        mkdirSync(dirname(join(dir, file)), { recursive: true });
-        writeFileSync(join(dir, file), bytes);
-      }
-    });
+    const codeDir = this.newLatestCode(fn, (dir) => writeCodeFiles(dir, files));
     return this.replaceLatest(fn, { codeDir, ...sha256(join(codeDir, CODE_FILE)) });
   }
 
@@ -379,7 +388,8 @@ export class LambdaHost {
   private freeze(fn: FunctionState, config: VersionConfig, description: string): VersionConfig {
     const version = String(fn.nextVersion++);
     const codeDir = join(this.options.codeDir, fn.spec.name, version);
-    copyCode(join(config.codeDir, CODE_FILE), codeDir);
+    // The whole package, as Lambda keeps a version's: the bundle and any file beside it.
+    cpSync(config.codeDir, codeDir, { recursive: true });
     const frozen: VersionConfig = { ...config, version, codeDir, description, lastModified: lastModified(), revisionId: randomUUID() };
     fn.versions.set(version, { config: frozen, runtime: undefined });
     return frozen;
@@ -401,6 +411,8 @@ export class LambdaHost {
       AWS_LAMBDA_FUNCTION_NAME: name,
       AWS_LAMBDA_FUNCTION_VERSION: config.version,
       AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(config.memoryMb),
+      // Where the version's code is, as Lambda's /var/task (functions read files bundled beside their code).
+      LAMBDA_TASK_ROOT: config.codeDir,
       AWS_REGION: REGION,
       AWS_DEFAULT_REGION: REGION,
     };

@@ -3,7 +3,7 @@
  * Lambda's CodeSha256) and its configuration, as GetFunctionConfiguration shows them.
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CHUNKS_DIR } from '../lib/bundling';
 
@@ -68,4 +68,12 @@ export function copyCode(bundle: string, dir: string): void {
   if (existsSync(`${bundle}.map`)) copyFileSync(`${bundle}.map`, join(dir, `${CODE_FILE}.map`));
   const chunks = join(dirname(bundle), CHUNKS_DIR);
   if (existsSync(chunks)) cpSync(chunks, join(dir, CHUNKS_DIR), { recursive: true });
+}
+
+/** Write files (path below `dir` → content) into a function's code folder. */
+export function writeCodeFiles(dir: string, files: Readonly<Record<string, Uint8Array>>): void {
+  for (const [file, bytes] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    writeFileSync(join(dir, file), bytes);
+  }
 }

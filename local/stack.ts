@@ -11,6 +11,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { build, stop as stopEsbuild } from 'esbuild';
 import type { FauxqsServer } from 'fauxqs';
 import { BUNDLE_FILE, FUNCTION_NODE_OPTIONS, type FunctionName, HANDLER, PROJECT_ROOT, bundleAll } from '../lib/bundling';
+import { agentApiCaForConductor } from '../lib/agent-api-ca';
 import { DEFAULT_SETTINGS, type IronlessSettings, LOCAL_STACK_DEFAULTS, settingsEnvironment, validateSettings } from '../lib/settings';
 import { ENV } from '../functions/common/config';
 import { parseHtpasswd } from '../functions/authorizer/basic';
@@ -230,6 +231,8 @@ export class LocalStack {
         ),
       );
       const env = this.functionEnvironment(conductorArn);
+      // Ironic's [agent]api_ca_file in the conductor's code, as the CDK stack puts it there.
+      const ca = agentApiCaForConductor(this.settings.agentApiCaFile);
       const functions: [FunctionName, number, number][] = [
         ['api', this.settings.apiTimeoutSeconds, API_ENVIRONMENTS],
         ['conductor', this.settings.conductorTimeoutSeconds, CONDUCTOR_ENVIRONMENTS],
@@ -240,7 +243,7 @@ export class LocalStack {
           name,
           bundle: join(buildDir, name, BUNDLE_FILE),
           handler: HANDLER,
-          env,
+          ...(name === 'conductor' ? { env: { ...env, ...ca.environment }, files: ca.files } : { env }),
           timeoutSeconds,
           maxConcurrency,
           tags: this.releaseTags(),

@@ -20,6 +20,7 @@ interface LocalOptions {
   faults?: string;
   traitRules?: string;
   bundles?: string;
+  agentApiCaFile?: string;
 }
 
 export function registerLocal(program: Command): void {
@@ -46,6 +47,10 @@ export function registerLocal(program: Command): void {
     .option(
       '--trait-rules <file>',
       "trait based networking: Ironic's trait_based_networking.yaml (or JSON); VIF attach on `flat` follows it",
+    )
+    .option(
+      '--agent-api-ca-file <pem>',
+      "Ironic's [agent]api_ca_file: the CA certificate(s) of the API's TLS certificate, put on the agent ISOs the conductor builds",
     )
     .option('--bundles <dir>', 'run these bundles (from `ironless build`, e.g. a past release) instead of building this checkout')
     .action(async (opts: LocalOptions) => {
@@ -78,6 +83,7 @@ export function registerLocal(program: Command): void {
           settings: {
             authStrategy: opts.auth,
             ...(opts.traitRules ? { traitBasedNetworking: { rules: readTraitRulesFile(opts.traitRules) } } : {}),
+            ...(opts.agentApiCaFile ? { agentApiCaFile: opts.agentApiCaFile } : {}),
           },
           ...(opts.htpasswd ? { htpasswdFile: opts.htpasswd } : {}),
           dataDir: opts.data,

@@ -4,7 +4,7 @@
  * invoking dbsync and the conductor heartbeat, and the health signals a shift is judged by
  * (CloudWatch metrics, dead-letter queue depth, conductor registrations).
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { GetMetricDataCommand, type MetricDataQuery } from '@aws-sdk/client-cloudwatch';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
@@ -24,6 +24,7 @@ import {
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { zipSync } from 'fflate';
+import { ENV } from '../../functions/common/config';
 import type { DbsyncOutcome } from '../../functions/db/dbsync';
 import type { BuildManifest } from '../../local/build-manifest';
 import { type AliasRouting, UpgradeRefused } from './decisions';
@@ -49,6 +50,19 @@ export function zipBundle(dir: string): Uint8Array {
   if (files['index.mjs'] === undefined)
     throw new UpgradeRefused(`${dir} holds no index.mjs: build the bundles with \`npx ironless build\``);
   return zipSync(files, { level: 6, mtime: new Date('2020-01-01T00:00:00Z') });
+}
+
+/**
+ * A conductor deployed with settings.agentApiCaFile reads the CA from its code (AGENT_API_CA_FILE
+ * names it) and keeps that variable when an upgrade publishes new code: bundles without the file
+ * would publish a conductor that cannot start. Refused before anything changes, saying how to add it.
+ */
+export function checkConductorBundle(liveEnv: Readonly<Record<string, string>>, bundleDir: string): void {
+  const name = liveEnv[ENV.agentApiCaFile];
+  if (name === undefined || name === '' || existsSync(join(bundleDir, name))) return;
+  throw new UpgradeRefused(
+    `The running conductor puts the agent API CA (settings.agentApiCaFile) on the agent ISOs it builds, from ${name} in its code, which ${bundleDir} lacks: copy the same PEM file to ${join(bundleDir, name)} and run the upgrade again`,
+  );
 }
 
 export class Deployment {

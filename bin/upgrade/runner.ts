@@ -20,7 +20,7 @@ import {
   startDecision,
   versionsServing,
 } from './decisions';
-import type { Deployment } from './deployment';
+import { type Deployment, checkConductorBundle } from './deployment';
 import {
   LAST_PHASE,
   PHASES,
@@ -191,6 +191,7 @@ export class UpgradeRun {
       versions[fn] = alias.FunctionVersion;
     }
     say(`  live versions: conductor ${versions.conductor}, api ${versions.api}, dbsync ${versions.dbsync}`);
+    checkConductorBundle(await this.dep.environment(this.fns.conductor, versions.conductor), join(this.opts.bundles, 'conductor'));
     const depth = await this.dep.dlqDepth();
     if (depth > 0)
       throw new UpgradeRefused(

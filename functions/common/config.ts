@@ -63,10 +63,19 @@ export const ENV = {
   bootIsoBucket: 'BOOT_ISO_BUCKET',
   bootloader: 'BOOTLOADER',
   redfishKernelAppendParams: 'REDFISH_KERNEL_APPEND_PARAMS',
+  agentApiCaFile: 'AGENT_API_CA_FILE',
   tbnRules: 'TRAIT_BASED_NETWORKING_RULES',
   tbnRaiseWhenNoMatch: 'TRAIT_BASED_NETWORKING_RAISE_WHEN_NO_MATCH',
   tbnEnableDefaultTrait: 'TRAIT_BASED_NETWORKING_ENABLE_DEFAULT_TRAIT',
 } as const;
+
+/**
+ * Where the stacks put Ironic's `[agent]api_ca_file` (settings.agentApiCaFile) in the conductor's
+ * code, relative to its root (`LAMBDA_TASK_ROOT`); `AGENT_API_CA_FILE` names it when it is there.
+ * NOTE: a file in the code, not a variable: a PEM would not fit in the 4 KB Lambda allows a
+ * function's environment, and a Lambda has no operator's file system to read it from.
+ */
+export const AGENT_API_CA_BUNDLE_PATH = 'agent-api-ca.crt';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';

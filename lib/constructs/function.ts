@@ -12,7 +12,9 @@ import { Alias, Architecture, Code, type IVersion, Function as LambdaFunction, R
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { checkEnvironmentSize } from '../function-environment';
 import { FUNCTIONS, FUNCTION_NODE_OPTIONS, type FunctionName, HANDLER, PROJECT_ROOT, bundleFunctionSync } from '../bundling';
 
@@ -39,6 +41,15 @@ export interface IronlessFunctionProps {
   readonly securityGroups?: ISecurityGroup[];
   /** The version `live` names. @default the function's current version: `live` follows every deploy */
   readonly liveVersion?: LiveVersionChooser;
+  /** Files put in the code beside the bundle (path relative to its root → content). @default none */
+  readonly files?: Readonly<Record<string, Buffer>>;
+}
+
+/** A digest of extra files, so CDK's bundling cache tells apart stacks that differ only in them. */
+function filesDigest(files: Readonly<Record<string, Buffer>>): string {
+  const hash = createHash('sha256');
+  for (const [path, bytes] of Object.entries(files).sort(([a], [b]) => a.localeCompare(b))) hash.update(path).update('\0').update(bytes);
+  return hash.digest('hex');
 }
 
 export class IronlessFunction extends Construct {
@@ -47,6 +58,7 @@ export class IronlessFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: IronlessFunctionProps) {
     super(scope, id);
+    const files = Object.entries(props.files ?? {});
     const logGroup = new LogGroup(this, 'Logs', {
       retention: props.logRetention ?? RetentionDays.ONE_YEAR,
       encryptionKey: props.logsKey,
@@ -61,12 +73,16 @@ export class IronlessFunction extends Construct {
         bundling: {
           // CDK caches bundles by these options within a process, blind to the closure below: the
           // function's name keeps each function's bundle apart (without it, all got the first one).
-          environment: { IRONLESS_FUNCTION: props.name },
+          environment: { IRONLESS_FUNCTION: props.name, ...(files.length > 0 ? { IRONLESS_FILES: filesDigest(props.files ?? {}) } : {}) },
           // Never used: bundling is local (esbuild from node_modules), the image is only required by the API.
           image: DockerImage.fromRegistry('public.ecr.aws/sam/build-nodejs22.x'),
           local: {
             tryBundle(outputDir: string): boolean {
               bundleFunctionSync(props.name, outputDir);
+              for (const [path, bytes] of files) {
+                mkdirSync(dirname(join(outputDir, path)), { recursive: true });
+                writeFileSync(join(outputDir, path), bytes);
+              }
               return true;
             },
           },

@@ -13,6 +13,14 @@
  * looks up; without it the label is `VMEDIA_BOOT_ISO`. Both are the labels Ironic's
  * `images.create_boot_iso` gives and IPA's `copy_config_from_vmedia` searches for.
  *
+ * With Ironic's `[agent]api_ca_file` (the conductor's `AGENT_API_CA_FILE`), the CA that signed the
+ * API's TLS certificate goes on the ISO as `etc/ironic-python-agent/ironic.crt`, with
+ * `etc/ironic-python-agent.d/ironic-tls.conf` setting IPA's `[DEFAULT]cafile` to it (Ironic's
+ * `prepare_deploy_iso`): IPA's `copy_config_from_vmedia` copies both folders to /etc from a
+ * volume labelled `config-2` or `VMEDIA_BOOT_ISO` when the kernel line says `boot_method=vmedia`,
+ * before it reads its configuration, and then verifies the API's certificate with that CA. No
+ * kernel parameter carries it (IPA's `ipa-insecure` is the only TLS one, and neither Ironic sets it).
+ *
  * The kernel command line carries the agent token the boot interface pregenerated
  * (`ipa-agent-token`, as Ironic's `prepare_ramdisk` puts it), so the agent has it before it looks
  * up. NOTE: the ISO is then a secret for as long as the ramdisk runs; its URL is presigned and it
@@ -49,6 +57,8 @@ export interface BootIsoConfig {
   readonly kernelAppendParams: string;
   /** The API URL the agent calls (`ipa-api-url`); none: the ramdisk finds it itself. */
   readonly apiUrl?: string;
+  /** Ironic's `[agent]api_ca_file`: the PEM the agent verifies the API's certificate with. @default none */
+  readonly apiCaFile?: string;
 }
 
 /** Ironic's default `[redfish]kernel_append_params`. */
@@ -60,6 +70,9 @@ export const ISO_PATHS = {
   esp: 'boot/grub/efiboot.img',
   grub: 'EFI/BOOT/grub.cfg',
   networkData: 'openstack/latest/network_data.json',
+  /** Ironic's `_TLS_REMOTE_FILE`, and the IPA configuration file naming it. */
+  apiCa: 'etc/ironic-python-agent/ironic.crt',
+  apiCaConfig: 'etc/ironic-python-agent.d/ironic-tls.conf',
 } as const;
 
 export type Mode = 'deploy' | 'rescue';
@@ -161,16 +174,26 @@ export function grubConfig(params: string): string {
   ].join('\n');
 }
 
+/** The IPA configuration that points the agent at the CA (oslo.config's `[DEFAULT]cafile`, an absolute path once copied to /etc). */
+export const API_CA_CONFIG = `[DEFAULT]\ncafile = /${ISO_PATHS.apiCa}\n`;
+
 /**
  * The files injected beside the boot files (Ironic's `inject_files` of `prepare_deploy_iso`): the
- * node's `network_data` when it has any (the flat and noop network interfaces give the node's own,
- * as Ironic's base `get_node_network_data` does). Ironic skips it while inspecting with
+ * API's CA and the configuration naming it, when one is configured; the node's `network_data` when
+ * it has any (the flat and noop network interfaces give the node's own, as Ironic's base
+ * `get_node_network_data` does). Ironic skips the latter while inspecting with
  * `[inspector]force_dhcp`, whose default (off) is the only behaviour Ironless has.
  */
-export function injectedFiles(node: Node): IsoFile[] {
+export function injectedFiles(node: Node, config: Pick<BootIsoConfig, 'apiCaFile'> = {}): IsoFile[] {
+  const files: IsoFile[] = [];
+  if (config.apiCaFile !== undefined) {
+    files.push({ path: ISO_PATHS.apiCa, data: config.apiCaFile }, { path: ISO_PATHS.apiCaConfig, data: API_CA_CONFIG });
+  }
   const data = node.network_data as Record<string, unknown> | null | undefined;
-  if (data === null || data === undefined || Object.keys(data).length === 0) return [];
-  return [{ path: ISO_PATHS.networkData, data: pyJsonDumpsIndented(data) }];
+  if (data !== null && data !== undefined && Object.keys(data).length > 0) {
+    files.push({ path: ISO_PATHS.networkData, data: pyJsonDumpsIndented(data) });
+  }
+  return files;
 }
 
 /** The volume label (Ironic's `images._label`): a config drive's when OpenStack metadata is on it. */
@@ -210,7 +233,7 @@ export async function publishBootIso(
       { path: ISO_PATHS.ramdisk, data: ramdisk },
       { path: ISO_PATHS.esp, data: esp },
       { path: ISO_PATHS.grub, data: grubConfig(kernelParams(node, config, plan.agentToken, publisherId)) },
-      ...injectedFiles(node),
+      ...injectedFiles(node, config),
     ];
     const image = isoImage(files, { volumeId: isoLabel(files), publisher: publisherId, efiBootImage: ISO_PATHS.esp });
     const key = isoKey(node, mode);

@@ -5,7 +5,9 @@
  * connections and never answers: attempts × (connect + read timeout) + the back-off between them)
  * well under the conductor's step timeout, so a dead BMC ends in an error, never in a Lambda timeout.
  */
-import { type Env, ENV, integer } from '#common/config';
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { AGENT_API_CA_BUNDLE_PATH, ConfigError, type Env, ENV, integer } from '#common/config';
 import { type FetchPolicy, fetchPolicyFromEnv } from '../hosts';
 import { type BootIsoConfig, DEFAULT_KERNEL_APPEND_PARAMS } from './boot-iso';
 
@@ -56,6 +58,26 @@ export function loadRedfishConfig(env: Env = process.env): RedfishConfig {
       bootloader: env[ENV.bootloader] || undefined,
       kernelAppendParams: env[ENV.redfishKernelAppendParams] ?? DEFAULT_KERNEL_APPEND_PARAMS,
       apiUrl: env[ENV.publicEndpoint]?.replace(/\/+$/, '') || undefined,
+      apiCaFile: loadAgentApiCa(env),
     },
   };
+}
+
+/**
+ * Ironic's `[agent]api_ca_file`: the PEM the stacks bundle into the conductor's code
+ * (`AGENT_API_CA_FILE` names it, relative to the code's root `LAMBDA_TASK_ROOT`), read once.
+ * Named but not there (code published without it) fails the cold start: an agent booted without
+ * it could not verify the API, and would fail its lookups instead.
+ */
+export function loadAgentApiCa(env: Env): string | undefined {
+  const name = env[ENV.agentApiCaFile];
+  if (name === undefined || name === '') return undefined;
+  const path = isAbsolute(name) ? name : join(env.LAMBDA_TASK_ROOT ?? process.cwd(), name);
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(
+      `Environment variable ${ENV.agentApiCaFile} names ${path}, which cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}): publish the conductor with the CA in its code (settings.agentApiCaFile puts it at ${AGENT_API_CA_BUNDLE_PATH}), or unset the variable`,
+    );
+  }
 }

@@ -10,6 +10,7 @@
 import { EventEmitter } from 'node:events';
 import type { VirtualMachine } from '../machine';
 import { IronicApiClient, type LookupResult } from './api-client';
+import type { AgentTls } from './vmedia-config';
 import { CommandRunner } from './commands';
 import { AgentCrashed, errors } from './errors';
 import { buildExtensions } from './extensions';
@@ -33,6 +34,8 @@ export interface AgentOptions {
    * the conductor). The agent uses it from the start; lookup then answers "******".
    */
   readonly agentToken?: string;
+  /** How the agent verifies the API's TLS certificate (what its media configured); default: the system's CAs. */
+  readonly tls?: AgentTls;
   /** Sent with lookups when known (IPA sends one when inspection found it). */
   readonly nodeUuid?: string;
   /** Skip version discovery and speak this API version (IPA's `ipa-api-version`). */
@@ -83,6 +86,8 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
   callbackUrl = '';
   port: number | undefined;
   heartbeats = 0;
+  /** How it verifies the API's certificate: what its boot media configured (IPA's cafile, insecure). */
+  readonly tls: AgentTls | undefined;
   /** Where the agent's token came from: the boot ISO's kernel command line, or lookup. */
   tokenSource: 'kernel command line' | 'lookup' | undefined;
   private token: string | undefined;
@@ -110,7 +115,8 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
     const changed = this.machine.agentVersionAtBoot();
     this.version = changed ?? options.agentVersion ?? DEFAULT_AGENT_VERSION;
     this.hardware = new VirtualHardware(this.machine, () => this.machine.agentFaults, changed, options.hardware);
-    this.api = new IronicApiClient(options.apiUrl, { apiVersion: options.apiVersion });
+    this.tls = options.tls;
+    this.api = new IronicApiClient(options.apiUrl, { apiVersion: options.apiVersion, tls: options.tls });
     if (options.agentToken !== undefined) {
       this.token = options.agentToken;
       this.tokenSource = 'kernel command line';

@@ -2,8 +2,13 @@
  * The agent's side of Ironic's ramdisk API, as IPA 9.4 (the agent of Ironic 21.4's release) calls
  * it: the API version is discovered from `GET /` (`default_version`), lookup sends
  * `X-OpenStack-Ironic-API-Version: min(that, 1.62)`, heartbeat `min(that, 1.68)`, and a heartbeat
- * carries `agent_token` from 1.62 and `agent_version` from 1.36 on.
+ * carries `agent_token` from 1.62 and `agent_version` from 1.36 on. An https API's certificate is
+ * verified as IPA's `get_ssl_client_options` says: not at all when insecure, against the configured
+ * `cafile` alone when one is set (a path the agent lacks fails every request, as `requests` does),
+ * else against the system's CAs.
  */
+import { Agent, fetch as undiciFetch } from 'undici';
+import type { AgentTls } from './vmedia-config';
 
 export type ApiVersion = readonly [number, number];
 
@@ -43,18 +48,30 @@ export class IronicApiClient {
 
   constructor(
     private readonly apiUrl: string,
-    private readonly options: { readonly apiVersion?: string; readonly timeoutMs?: number } = {},
+    private readonly options: { readonly apiVersion?: string; readonly timeoutMs?: number; readonly tls?: AgentTls | undefined } = {},
   ) {
     this.apiUrl = apiUrl.replace(/\/+$/, '');
+    const tls = options.tls;
+    if (tls?.insecure) this.dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
+    else if (tls?.ca !== undefined) this.dispatcher = new Agent({ connect: { ca: tls.ca } });
   }
 
+  /** The connections' TLS settings, when they are not the system's. */
+  private readonly dispatcher: Agent | undefined;
+
   private async request(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Response> {
-    return fetch(`${this.apiUrl}${path}`, {
+    const init = {
       method,
       headers: { 'Content-Type': 'application/json', Accept: 'application/json', ...headers },
       body: body === undefined ? null : JSON.stringify(body),
       signal: AbortSignal.timeout(this.options.timeoutMs ?? 60_000),
-    });
+    };
+    const tls = this.options.tls;
+    if (!tls?.insecure && tls?.cafile !== undefined && tls.ca === undefined && this.apiUrl.startsWith('https:')) {
+      throw new Error(`Could not find a suitable TLS CA certificate bundle, invalid path: ${tls.cafile}`);
+    }
+    if (this.dispatcher === undefined) return fetch(`${this.apiUrl}${path}`, init);
+    return (await undiciFetch(`${this.apiUrl}${path}`, { ...init, dispatcher: this.dispatcher })) as unknown as Response;
   }
 
   /** The API's newest version (configured, else `GET /`), remembered once known. */

@@ -21,6 +21,9 @@ export interface BootIso {
   readonly ramdisk: Buffer;
   /** The kernel command line grub.cfg gives. */
   readonly cmdline: string;
+  /** The volume label, and every file on the image (what the ramdisk sees once it mounts the CD). */
+  readonly label: string;
+  readonly files: ReadonlyMap<string, Buffer>;
 }
 
 /** Read a UEFI-bootable ISO's El Torito structure and what its grub.cfg boots. */
@@ -45,7 +48,7 @@ export function readBootIso(image: Buffer): BootIso {
   const espLba = catalog.readUInt32LE(40);
   if (espLba === 0 || (espLba + 1) * SECTOR > image.length) throw new IsoError(`the boot image's sector ${espLba} is outside the image`);
 
-  const files = readIso(image).files;
+  const { files, volumeId } = readIso(image);
   const grubPath = [...files.keys()].find((p) => p.toLowerCase().endsWith('grub.cfg'));
   if (grubPath === undefined) throw new IsoError('no grub.cfg on the image');
   const grub = (files.get(grubPath) as Buffer).toString('utf8');
@@ -57,7 +60,13 @@ export function readBootIso(image: Buffer): BootIso {
     if (data === undefined) throw new IsoError(`${grubPath} names ${path}, which is not on the image`);
     return data;
   };
-  return { kernel: file(linux[1] as string), ramdisk: file(initrd[1] as string), cmdline: (linux[2] as string).replace(/\s*--\s*$/, '') };
+  return {
+    kernel: file(linux[1] as string),
+    ramdisk: file(initrd[1] as string),
+    cmdline: (linux[2] as string).replace(/\s*--\s*$/, ''),
+    label: volumeId,
+    files,
+  };
 }
 
 /** Whether the booted ISO carries the fleet's agent ramdisk. */

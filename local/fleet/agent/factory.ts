@@ -4,7 +4,8 @@
  * or what `isAgentImage` accepts; any other http(s) image is fetched and boots the agent when it is
  * a UEFI-bootable ISO carrying the fleet's agent ramdisk, see `boot-media.ts`) and stops it when
  * the machine powers off. An agent booted from a built ISO takes the token its kernel command line
- * carries (`ipa-agent-token`), as IPA does. Each machine's agent
+ * carries (`ipa-agent-token`), as IPA does, and the configuration IPA copies from the media: the
+ * CA it verifies the API with (Ironic's `[agent]api_ca_file`, `vmedia-config.ts`). Each machine's agent
  * listens on the same port at every boot, as a real agent on its machine's address would, so
  * Ironic's stored callback URL stays right across reboots.
  */
@@ -12,6 +13,9 @@ import type { BootEvent, GuestFactory, VirtualMachine } from '../machine';
 import { AGENT_ISO_PATH } from '../server';
 import { type AgentOptions, VirtualAgent } from './agent';
 import { bootsAgent, fetchBootIso, readBootIso } from './boot-media';
+import { type AgentTls, agentTls, copyConfigFromVmedia, kernelArg } from './vmedia-config';
+
+export { kernelArg };
 
 export interface AgentFactoryOptions extends Omit<AgentOptions, 'machine' | 'apiUrl' | 'port' | 'nodeUuid' | 'agentToken'> {
   /** Ironic's API URL the agents talk to. */
@@ -37,15 +41,6 @@ export function defaultIsAgentImage(image: string): boolean {
   }
 }
 
-/** A `key=value` argument of a kernel command line (the last one wins, as the kernel's parsing does); undefined when absent. */
-export function kernelArg(cmdline: string | undefined, key: string): string | undefined {
-  let value: string | undefined;
-  for (const word of (cmdline ?? '').split(/\s+/)) {
-    if (word.startsWith(`${key}=`)) value = word.slice(key.length + 1);
-  }
-  return value === '' ? undefined : value;
-}
-
 export function agentGuestFactory(options: AgentFactoryOptions): AgentGuestFactory {
   const agents = new Map<string, VirtualAgent>();
   const ports = new Map<string, number>();
@@ -55,12 +50,12 @@ export function agentGuestFactory(options: AgentFactoryOptions): AgentGuestFacto
    * Whether the CD's image is the agent: by its URL (the fleet's ready ISO, no command line), or by
    * what a built ISO carries — then with the kernel command line its grub.cfg gives.
    */
-  const agentMedia = async (machine: VirtualMachine, image: string): Promise<{ cmdline?: string } | undefined> => {
+  const agentMedia = async (machine: VirtualMachine, image: string): Promise<{ cmdline?: string; tls?: AgentTls } | undefined> => {
     if (isAgent(image)) return {};
     if (!/^https?:\/\//.test(image)) return undefined;
     try {
       const iso = readBootIso(await fetchBootIso(image, machine.faults.mediaCorrupt === true));
-      if (bootsAgent(iso)) return { cmdline: iso.cmdline };
+      if (bootsAgent(iso)) return { cmdline: iso.cmdline, tls: agentTls(copyConfigFromVmedia(iso, iso.cmdline), iso.cmdline) };
       options.log?.(`[machine ${machine.id}] booted an ISO whose ramdisk is not the agent's`);
     } catch (err) {
       options.log?.(`[machine ${machine.id}] cannot boot its virtual CD: ${(err as Error).message}`);
@@ -80,6 +75,7 @@ export function agentGuestFactory(options: AgentFactoryOptions): AgentGuestFacto
       port: ports.get(machine.id) ?? 0,
       nodeUuid: options.nodeUuidOf?.(machine),
       ...(agentToken === undefined ? {} : { agentToken }),
+      ...(media.tls === undefined ? {} : { tls: media.tls }),
     });
     agents.set(machine.id, agent);
     void agent.start().then(

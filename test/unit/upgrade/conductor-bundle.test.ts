@@ -1,0 +1,27 @@
+/**
+ * `ironless upgrade` and Ironic's `[agent]api_ca_file`: a conductor deployed with the CA in its
+ * code (AGENT_API_CA_FILE) is not upgraded to bundles without it, which could not start.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { UpgradeRefused } from '../../../bin/upgrade/decisions';
+import { checkConductorBundle } from '../../../bin/upgrade/deployment';
+
+const bundle = join(mkdtempSync(join(tmpdir(), 'bundles-')), 'conductor');
+mkdirSync(bundle);
+writeFileSync(join(bundle, 'index.mjs'), 'export const handler = () => {};\n');
+
+it('refuses bundles without the CA the running conductor reads, saying where to put it', () => {
+  const env = { AGENT_API_CA_FILE: 'agent-api-ca.crt', CONDUCTOR_QUEUES: '{}' };
+  expect(() => checkConductorBundle(env, bundle)).toThrow(UpgradeRefused);
+  expect(() => checkConductorBundle(env, bundle)).toThrow(
+    `The running conductor puts the agent API CA (settings.agentApiCaFile) on the agent ISOs it builds, from agent-api-ca.crt in its code, which ${bundle} lacks: copy the same PEM file to ${join(bundle, 'agent-api-ca.crt')} and run the upgrade again`,
+  );
+  writeFileSync(join(bundle, 'agent-api-ca.crt'), '-----BEGIN CERTIFICATE-----\n');
+  expect(() => checkConductorBundle(env, bundle)).not.toThrow();
+});
+
+it('accepts any bundles for a conductor without the CA', () => {
+  expect(() => checkConductorBundle({ CONDUCTOR_QUEUES: '{}' }, join(bundle, 'nowhere'))).not.toThrow();
+});
