@@ -56,11 +56,15 @@ it('gives the conductor the [inspector] settings and the inspect wait timeout', 
         INSPECT_WAIT_TIMEOUT: '600',
         INSPECTOR_HOOKS: '$default_hooks,memory',
         INSPECTOR_ADD_PORTS: 'all',
-        INSPECTOR_KEEP_PORTS: 'all',
-        INSPECTOR_POWER_OFF: 'true',
       }),
     },
   });
+  // keep_ports "all" and power_off true are the conductor's own defaults: no variable carries them.
+  const conductor = Object.values(template.findResources('AWS::Lambda::Function')).find((f) =>
+    String((f as { Properties: { Description?: string } }).Properties.Description).startsWith('Ironless conductor'),
+  ) as { Properties: { Environment: { Variables: Record<string, unknown> } } };
+  expect(conductor.Properties.Environment.Variables.INSPECTOR_KEEP_PORTS).toBeUndefined();
+  expect(conductor.Properties.Environment.Variables.INSPECTOR_POWER_OFF).toBeUndefined();
 });
 
 it('refuses hooks the conductor could not load, and unknown port policies', () => {
