@@ -45,7 +45,7 @@ export interface IronlessFunctionProps {
   readonly files?: Readonly<Record<string, Buffer>>;
 }
 
-/** A digest of extra files, so CDK's bundling cache tells apart stacks that differ only in them. */
+/** A digest of extra files: CDK's bundling cache (per app) would otherwise give two stacks of one app that differ only in them the same code. */
 function filesDigest(files: Readonly<Record<string, Buffer>>): string {
   const hash = createHash('sha256');
   for (const [path, bytes] of Object.entries(files).sort(([a], [b]) => a.localeCompare(b))) hash.update(path).update('\0').update(bytes);

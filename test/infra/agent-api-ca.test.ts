@@ -47,13 +47,16 @@ it('puts the file named in context in the conductor’s code, and names it in it
   expect(existsSync(join(api?.code ?? '', 'agent-api-ca.crt'))).toBe(false);
 });
 
-it('leaves the code and the environment alone without the setting, in the same process as a stack with it', () => {
-  // Same process as the test above: CDK's bundling cache must not hand this stack the other's asset.
+it('leaves the code and the environment alone without the setting, beside a stack with it in the same app', () => {
+  // One app, one asset folder: CDK's bundling cache must not hand one stack's conductor the other's code.
   const app = new App();
-  const conductor = functionsOf(app, new IronlessStack(app, 'NoAgentCa')).get('conductor');
+  const withCa = new IronlessStack(app, 'WithAgentCa', { settings: { agentApiCaFile: CA } });
+  const without = new IronlessStack(app, 'WithoutAgentCa');
+  const conductor = functionsOf(app, without).get('conductor');
   expect(conductor?.fn.Properties.Environment.Variables.AGENT_API_CA_FILE).toBeUndefined();
   expect(existsSync(join(conductor?.code ?? '', 'index.mjs'))).toBe(true);
   expect(existsSync(join(conductor?.code ?? '', 'agent-api-ca.crt'))).toBe(false);
+  expect(existsSync(join(functionsOf(app, withCa).get('conductor')?.code ?? '', 'agent-api-ca.crt'))).toBe(true);
 });
 
 it('stops the synth for a file that cannot be read, holds no certificate, a broken one or a private key', () => {
