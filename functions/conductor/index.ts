@@ -25,7 +25,7 @@ import { syncPowerStates } from './flows/power-sync';
 import { failStuckNodes } from './flows/stuck';
 import type { PageWalk } from './flows/periodic-pages';
 import { failTimedOutWaits } from './flows/timeouts';
-import { checkFirmwareUpdates } from './flows/firmware-updates';
+import { pollWaitingSteps } from './flows/polled-steps';
 import { manageNodeHistory, recordingFailures } from './history';
 import { expectedServices, serviceName, verifyServiceIdentities } from './identity';
 import { Liveness } from './liveness';
@@ -123,9 +123,9 @@ async function dispatch(event: unknown, context: Context): Promise<unknown> {
         });
       case 'fail_timed_out_waits':
         return await failTimedOutWaits(ctx, walkFrom(event));
-      case 'check_firmware_updates':
-        // It acts on BMCs: each node's check stops before the invocation's end (attempt.ts).
-        return await checkFirmwareUpdates({ ...ctx, deadline: invocationDeadline(remaining) }, walkFrom(event));
+      case 'poll_waiting_steps':
+        // It acts on BMCs: each node's poll stops before the invocation's end (attempt.ts).
+        return await pollWaitingSteps({ ...ctx, deadline: invocationDeadline(remaining) }, walkFrom(event));
       case 'manage_node_history':
         return await manageNodeHistory({ nodes: ctx.nodes, history: ctx.stores.nodeHistory, log }, config.nodeHistory, walkFrom(event));
       case 'conductor_heartbeat':

@@ -13,10 +13,11 @@ export const PERIODIC_TASKS = {
   /** Fail nodes that waited longer than the callback timeout for their ramdisk. */
   fail_timed_out_waits: { everySeconds: 60 },
   /**
-   * Follow the firmware updates that wait in `clean wait` / `service wait` / `deploy wait` (Ironic's
-   * `[redfish]firmware_update_status_interval`, 60 s): a page of waiting nodes per invocation.
+   * Follow the steps that wait on the BMC in `clean wait` / `service wait` / `deploy wait` (firmware
+   * updates, BIOS apply and factory reset; Ironic's `[redfish]firmware_update_status_interval`,
+   * 60 s): a page of waiting nodes per invocation.
    */
-  check_firmware_updates: { everySeconds: 60 },
+  poll_waiting_steps: { everySeconds: 60 },
   /**
    * Liveness (Ironic's conductor heartbeat thread): the invoked conductor version refreshes its
    * registration so the API routes nodes to it. Every minute, EventBridge's finest rate; the

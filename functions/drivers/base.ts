@@ -72,6 +72,13 @@ export interface StepDefinition {
   /** Finishes asynchronously (the steps machine waits for agent heartbeats): run by RunStepAsync. */
   readonly async?: boolean;
   /**
+   * For an async step that waits on the BMC rather than the agent (Ironic's steps that set the
+   * polling flag and have a periodic task follow them: firmware updates, BIOS apply): one look at
+   * how it stands, the node locked, called by the periodic task `poll_waiting_steps`. Agent
+   * heartbeats leave such a step alone.
+   */
+  readonly poll?: (task: Task) => Promise<StepProgress>;
+  /**
    * Whether `abort` may stop the flow during this step. Defaults as Ironic's decorators: clean and
    * service steps are not abortable, deploy steps are (`deploy_step(abortable=True)`, 2026.1).
    */
@@ -125,15 +132,10 @@ export interface BiosInterface extends HardwareInterface {
 export interface FirmwareInterface extends HardwareInterface {
   /** Read the components' versions from the hardware and record them (`task.firmwareComponents`); UnsupportedDriverExtension when it has none. */
   cacheFirmwareComponents(task: Task): Promise<void>;
-  /**
-   * Follow an update the `update` step started and left waiting (Ironic's periodic
-   * `_query_update_status`), the node locked; absent where updates finish within the step.
-   */
-  checkUpdates?(task: Task): Promise<FirmwareUpdateProgress>;
 }
 
-/** Where a firmware update that waits stands: still running, done (the flow resumes), or failed with Ironic's message. */
-export type FirmwareUpdateProgress =
+/** Where a step that waits on the BMC stands: still running, done (the flow resumes), or failed with Ironic's message. */
+export type StepProgress =
   { readonly state: 'waiting' } | { readonly state: 'done' } | { readonly state: 'failed'; readonly message: string };
 
 /** RAID configuration (Ironic's RAIDInterface); a `no-raid` one refuses with UnsupportedDriverExtension. */

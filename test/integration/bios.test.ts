@@ -3,13 +3,15 @@
  * fleet (bios interface `redfish`, the type's default) has its settings cached when it is
  * verified, shown by `/v1/nodes/{node}/bios` per microversion (the registry's fields from 1.74),
  * changed by a manual clean's `apply_configuration` (pending values PATCHed, applied by the
- * firmware at the reboot) and `factory_reset`; a firmware that ignores the pending values fails
- * the step with Ironic's message. The settings go with their node.
+ * firmware at the reboot, then a wait in `clean wait` until the periodic `poll_waiting_steps`
+ * checks them) and `factory_reset`; a firmware that ignores the pending values fails the clean
+ * with Ironic's last_error. The settings go with their node.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type FleetStack, startFleetStack } from './helpers/fleet';
 import { ApiClient, faultOf } from './helpers/stack';
+import { cleanPolling } from './helpers/polled-steps';
 
 let fleet: FleetStack;
 let api: ApiClient;
@@ -37,10 +39,13 @@ const settingsOf = async (uuid: string) =>
     ((await api.get(`/v1/nodes/${uuid}/bios`)).body.bios as { name: string; value: string }[]).map((s) => [s.name, s.value]),
   );
 
+/** A manual clean of BIOS steps: each waits in `clean wait` after its reboot until `poll_waiting_steps` sees it through. */
 async function clean(uuid: string, steps: Record<string, unknown>[]) {
-  await api.provision(uuid, 'clean', { clean_steps: steps });
-  return api.settle(uuid, ['manageable', 'clean failed'], 150_000);
+  const { node, seen } = await cleanPolling(fleet.stack, api, uuid, steps);
+  waited.push(seen);
+  return node;
 }
+const waited: (Record<string, unknown> | undefined)[] = [];
 
 /** After a failed clean: out of maintenance (a clean failure puts the node there), manageable again. */
 async function recover(uuid: string) {
@@ -119,6 +124,15 @@ it('caches the BIOS at verification, shows it per version, applies settings and 
     },
   ]);
   expect(applied).toMatchObject({ provision_state: 'manageable', last_error: null });
+  // After its reboot the step waited in `clean wait` with Ironic's bookkeeping, which is gone after.
+  expect(waited.at(-1)).toMatchObject({
+    provision_state: 'clean wait',
+    clean_step: { interface: 'bios', step: 'apply_configuration' },
+    driver_internal_info: expect.objectContaining({
+      redfish_bios_state: { reboot_requested: true, requested_bios_attrs: { ProcTurboMode: 'Disabled', BootDelaySeconds: 10 } },
+    }),
+  });
+  expect(Object.keys(applied.driver_internal_info as object)).not.toContain('redfish_bios_state');
   expect(machine.resets.length).toBeGreaterThan(resets);
   expect(await settingsOf(uuid)).toMatchObject({ ProcTurboMode: 'Disabled', BootDelaySeconds: '10' });
   expect((await api.get(`/v1/nodes/${uuid}/bios/ProcTurboMode`)).body.ProcTurboMode.updated_at).toEqual(expect.any(String));
@@ -128,8 +142,10 @@ it('caches the BIOS at verification, shows it per version, applies settings and 
   const ignored = await clean(uuid, [
     { interface: 'bios', step: 'apply_configuration', args: { settings: [{ name: 'NumLock', value: false }] } },
   ]);
+  expect(waited.at(-1)?.provision_state).toBe('clean wait');
   expect(ignored.provision_state).toBe('clean failed');
-  expect(ignored.last_error).toContain("Redfish BIOS apply_configuration step failed. Attributes {'NumLock': False} are not updated.");
+  expect(ignored.last_error).toBe("Redfish BIOS apply_configuration step failed. Attributes {'NumLock': False} are not updated.");
+  expect(Object.keys(ignored.driver_internal_info as object)).not.toContain('redfish_bios_state');
   machine.clearFaults();
   expect((await settingsOf(uuid)).NumLock).toBe('True');
   await recover(uuid);
@@ -141,10 +157,14 @@ it('caches the BIOS at verification, shows it per version, applies settings and 
   expect(bad.last_error).toContain(`Redfish BIOS apply configuration failed for node ${uuid}. Error:`);
   await recover(uuid);
 
-  // factory_reset: the defaults again.
+  // factory_reset: the defaults again, after a wait in `clean wait`.
   expect(await clean(uuid, [{ interface: 'bios', step: 'factory_reset' }])).toMatchObject({
     provision_state: 'manageable',
     last_error: null,
+  });
+  expect(waited.at(-1)).toMatchObject({
+    provision_state: 'clean wait',
+    driver_internal_info: expect.objectContaining({ redfish_bios_state: { reboot_requested: true } }),
   });
   expect(await settingsOf(uuid)).toMatchObject({ ProcTurboMode: 'Enabled', BootDelaySeconds: '5' });
 

@@ -4,7 +4,7 @@
  * `redfish`) have their BIOS, BMC and NIC versions (`nic:<adapter serial>`, from the chassis'
  * NetworkAdapters) cached when they are verified, shown by `/v1/nodes/{node}/firmware` from 1.86; a
  * manual clean's `update` step flashes through the BMC's UpdateService (SimpleUpdate naming the
- * node's system) and waits in `clean wait` while the periodic task `check_firmware_updates` follows
+ * node's system) and waits in `clean wait` while the periodic task `poll_waiting_steps` follows
  * the BMC's Task (a reboot for the BIOS and one for the NICs), then ends in `manageable` with the new
  * versions shown; a failing Task fails the clean from `clean wait` with Ironic's message as
  * last_error and changes nothing; bad requests are refused before anything changes. The
@@ -14,7 +14,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type FleetStack, startFleetStack } from './helpers/fleet';
 import { ApiClient, faultOf } from './helpers/stack';
-import { LambdaHost } from '../../local/lambda-host';
+import { cleanPolling } from './helpers/polled-steps';
 
 let fleet: FleetStack;
 let api: ApiClient;
@@ -53,33 +53,8 @@ async function clean(uuid: string, steps: Record<string, unknown>[]) {
   return api.settle(uuid, ['manageable', 'clean failed'], 150_000);
 }
 
-async function runPeriodic(task: string): Promise<Record<string, unknown>> {
-  const result = await fleet.stack.lambda.invoke(LambdaHost.arn('conductor', 'live'), { entry: 'periodic', task });
-  return JSON.parse((result as { payload: string }).payload) as Record<string, unknown>;
-}
-
-/**
- * A manual clean with a firmware update: the update waits in `clean wait` (seen there, with
- * Ironic's bookkeeping), and the periodic task `check_firmware_updates` (its schedule is off in
- * tests) is run until the clean ends, as its schedule would.
- */
-async function cleanWithUpdate(uuid: string, steps: Record<string, unknown>[]) {
-  await api.provision(uuid, 'clean', { clean_steps: steps });
-  const deadline = Date.now() + 150_000;
-  let seen: Record<string, unknown> | undefined;
-  const runs: Record<string, unknown>[] = [];
-  for (;;) {
-    const node = (await api.get(`/v1/nodes/${uuid}`)).body as Record<string, unknown>;
-    if (node.provision_state === 'manageable' || node.provision_state === 'clean failed') return { node, seen, runs };
-    if (node.provision_state === 'clean wait' && (node.clean_step as { step?: string } | null)?.step === 'update') {
-      seen ??= node;
-      runs.push(await runPeriodic('check_firmware_updates'));
-    }
-    if (Date.now() > deadline)
-      throw new Error(`node ${uuid} still ${String(node.provision_state)} (last_error: ${String(node.last_error)})`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+/** A manual clean whose firmware update waits in `clean wait`, `poll_waiting_steps` run until it ends. */
+const cleanWithUpdate = (uuid: string, steps: Record<string, unknown>[]) => cleanPolling(fleet.stack, api, uuid, steps);
 
 async function recover(uuid: string) {
   expect((await api.request('DELETE', `/v1/nodes/${uuid}/maintenance`)).status).toBe(202);

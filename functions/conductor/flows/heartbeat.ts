@@ -30,7 +30,7 @@ import { ActionRefused } from '#drivers/guard';
 import { abortAfterStep } from './abort';
 import { agentReady, executionOwner, isAgentBootStep, resumeWithNextStep, takeToken } from './async-steps';
 import { FLOWS } from './flow-kinds';
-import { isPolledFirmwareStep } from './firmware-updates';
+import { polledStep } from './polled-steps';
 import { continueSteps, WAITING_KEY } from './reserved';
 import { AGENT_STEP_FAILED, nextStep } from './run-steps';
 import { stepName, storedSteps } from './steps';
@@ -189,8 +189,8 @@ async function process(
     return;
   }
 
-  // A firmware update the BMC runs is followed by `check_firmware_updates`, not by the agent (Ironic's polling flag).
-  if (step === null || !step.async || isPolledFirmwareStep(driver, step)) {
+  // A step waiting on the BMC is followed by `poll_waiting_steps`, not by the agent (Ironic's polling flag).
+  if (step === null || !step.async || polledStep(driver, flow, step) !== undefined) {
     await keepWaiting(ctx, node, token);
     return;
   }

@@ -5,18 +5,24 @@
  * - cache_bios_settings: the Bios resource's Attributes become the node's settings, with the
  *   registry's fields (type, allowable values, bounds, lengths, read-only, reset-required,
  *   unique) for those the registry describes; a registry that cannot be read leaves them null.
- * - apply_configuration(settings) and factory_reset: clean, deploy and service steps (priority 0).
- *   The pending values are PATCHed to the settings object (apply time OnReset when the BMC offers
- *   it), or the ResetBios action is posted; the node is rebooted (into the ramdisk again when the
- *   flow booted it, with a new agent token), then the values are checked and the settings cached.
- *   NOTE: Ironic reboots and returns (CLEANWAIT), and checks on the step's second call after the
- *   agent is back; here the step reboots through the power interface, which waits until the BMC
- *   reports the node on, and checks at once: the firmware applied the values at that reset.
+ * - apply_configuration(settings) and factory_reset: clean, deploy and service steps (priority 0),
+ *   asynchronous as Ironic master's. The pending values are PATCHed to the settings object (apply
+ *   time OnReset when the BMC offers it), or the ResetBios action is posted; Ironic's
+ *   `redfish_bios_state` (`reboot_requested`, `requested_bios_attrs`) is recorded, the node is
+ *   rebooted (into the ramdisk again when the flow booted it, with a new agent token) and the step
+ *   waits in `clean wait` (`service wait`, `deploy wait`). The periodic task `poll_waiting_steps`
+ *   then calls the step's `poll` (Ironic's `_query_bios_apply_status` with the step's second
+ *   call): while the BMC's BootProgress shows the host still on its way to the OS it waits;
+ *   otherwise the requested values are checked (a value not taken fails the flow with Ironic's
+ *   message), the state cleared, the settings cached, and the flow resumes.
+ *   NOTE: the reboot is made through the power interface, which waits until the BMC reports the
+ *   node on, so the firmware has applied the values by the first poll; Ironic master, without
+ *   BootProgress, keeps polling until they show (or its ramdisk's heartbeat resumes the step).
  */
 import { RedfishError, UnsupportedDriverExtension } from '#common/errors';
 import { pyRepr } from '#common/pyrepr';
 import type { BiosSettingValues } from '#objects/bios-setting';
-import type { BiosInterface, BootInterface, PowerInterface, StepDefinition, Task } from '../base';
+import type { BiosInterface, BootInterface, PowerInterface, StepDefinition, StepProgress, Task } from '../base';
 import { APPLY_CONFIGURATION_ARGSINFO, biosSettingsOf, parseBiosSettings, settingValue } from '../bios';
 import type { Resource } from './client';
 import type { RedfishConfig } from './config';
@@ -24,7 +30,28 @@ import { parseDriverInfo } from './driver-info';
 import { rebootToFinishStep } from './finish-step';
 import { type RedfishSystem, getSystem, isRedfishFailure } from './system';
 
-const done = { wait: false } as const;
+const waiting = { wait: true } as const;
+
+/** Ironic's bookkeeping of a BIOS step waiting for its reboot (`redfish/bios.py` `_DII_STATE`). */
+export const BIOS_STATE_KEY = 'redfish_bios_state';
+/** BootProgress states that mean the host is past the firmware (Ironic's BIOS_REBOOT_STATES). */
+const BIOS_REBOOT_STATES = new Set(['OSBootStarted', 'OSRunning']);
+
+interface BiosState {
+  readonly reboot_requested: true;
+  readonly requested_bios_attrs?: Record<string, unknown>;
+}
+
+function setRebootRequested(task: Task, attributes?: Record<string, unknown>): void {
+  const state: BiosState = { reboot_requested: true, ...(attributes ? { requested_bios_attrs: attributes } : {}) };
+  task.node.driver_internal_info = { ...task.node.driver_internal_info, [BIOS_STATE_KEY]: state };
+}
+
+function clearRebootRequested(task: Task): void {
+  const info = { ...task.node.driver_internal_info };
+  delete info[BIOS_STATE_KEY];
+  task.node.driver_internal_info = info;
+}
 
 const odataId = (value: unknown): string | undefined => {
   const id = (value as { '@odata.id'?: unknown } | undefined)?.['@odata.id'];
@@ -83,10 +110,20 @@ async function readRegistry(system: RedfishSystem, bios: Resource): Promise<Map<
   return entries;
 }
 
-export function createRedfishBios(config: RedfishConfig, power: PowerInterface, boot: BootInterface): BiosInterface {
+/** How the interface reaches the BMC (tests give a system over a mocked client). */
+export interface BiosDeps {
+  readonly getSystem: (task: Task, config: RedfishConfig) => Promise<RedfishSystem>;
+}
+
+export function createRedfishBios(
+  config: RedfishConfig,
+  power: PowerInterface,
+  boot: BootInterface,
+  deps: BiosDeps = { getSystem },
+): BiosInterface {
   /** Read the attributes (and registry) and store them as the node's settings. */
   async function cache(task: Task, system?: RedfishSystem): Promise<void> {
-    const sys = system ?? (await getSystem(task, config));
+    const sys = system ?? (await deps.getSystem(task, config));
     const bios = await readBios(sys);
     if (bios === undefined) {
       task.log.error(`Cannot fetch BIOS attributes for node ${task.node.uuid}, BIOS settings are not supported.`);
@@ -120,7 +157,7 @@ export function createRedfishBios(config: RedfishConfig, power: PowerInterface, 
 
   async function applyConfiguration(task: Task, args: Record<string, unknown>) {
     const requested = Object.fromEntries(parseBiosSettings(args.settings).map((s) => [s.name, s.value]));
-    const system = await getSystem(task, config);
+    const system = await deps.getSystem(task, config);
     const bios = await biosOrFail(task, system);
     const settings = (bios.doc['@Redfish.Settings'] ?? {}) as Resource;
     const target = odataId(settings.SettingsObject) ?? bios.path;
@@ -135,18 +172,43 @@ export function createRedfishBios(config: RedfishConfig, power: PowerInterface, 
       if (!isRedfishFailure(err)) throw err;
       throw new RedfishError(`Redfish BIOS apply configuration failed for node ${task.node.uuid}. Error: ${err.message}`);
     }
+    setRebootRequested(task, requested);
+    await task.persist?.();
     await rebootToFinish(task);
-    const current = ((await system.client.get(bios.path)).Attributes ?? {}) as Resource;
-    const notUpdated = Object.fromEntries(Object.entries(requested).filter(([name, value]) => current[name] !== value));
-    if (Object.keys(notUpdated).length > 0) {
-      throw new RedfishError(`Redfish BIOS apply_configuration step failed. Attributes ${pyRepr(notUpdated)} are not updated.`);
+    return waiting;
+  }
+
+  /**
+   * After the reboot (Ironic's periodic check and the step's second call): wait while BootProgress
+   * shows the host short of its OS; then check the requested values, clear the state, cache.
+   */
+  async function pollAfterReboot(task: Task): Promise<StepProgress> {
+    const state = task.node.driver_internal_info[BIOS_STATE_KEY] as BiosState | undefined;
+    const system = await deps.getSystem(task, config);
+    const progress = ((system.doc.BootProgress ?? {}) as Resource).LastState;
+    if (state !== undefined && typeof progress === 'string' && progress !== '' && !BIOS_REBOOT_STATES.has(progress)) {
+      task.log.debug('Waiting for boot progress to reach OS started', { node: task.node.uuid, state: progress });
+      return { state: 'waiting' };
+    }
+    clearRebootRequested(task);
+    const requested = state?.requested_bios_attrs;
+    if (requested !== undefined) {
+      const bios = await biosOrFail(task, system);
+      const current = (bios.doc.Attributes ?? {}) as Resource;
+      const notUpdated = Object.fromEntries(Object.entries(requested).filter(([name, value]) => current[name] !== value));
+      if (Object.keys(notUpdated).length > 0) {
+        return {
+          state: 'failed',
+          message: `Redfish BIOS apply_configuration step failed. Attributes ${pyRepr(notUpdated)} are not updated.`,
+        };
+      }
     }
     await cache(task, system);
-    return done;
+    return { state: 'done' };
   }
 
   async function factoryReset(task: Task) {
-    const system = await getSystem(task, config);
+    const system = await deps.getSystem(task, config);
     const bios = await biosOrFail(task, system);
     const action = ((bios.doc.Actions ?? {}) as Resource)['#Bios.ResetBios'] as Resource | undefined;
     const target = typeof action?.target === 'string' ? action.target : `${bios.path}/Actions/Bios.ResetBios`;
@@ -157,14 +219,22 @@ export function createRedfishBios(config: RedfishConfig, power: PowerInterface, 
       if (!isRedfishFailure(err)) throw err;
       throw new RedfishError(`Redfish BIOS factory reset failed for node ${task.node.uuid}. Error: ${err.message}`);
     }
+    setRebootRequested(task);
+    await task.persist?.();
     await rebootToFinish(task);
-    await cache(task, system);
-    return done;
+    return waiting;
   }
 
   const steps: StepDefinition[] = [
-    { step: 'apply_configuration', priority: 0, argsinfo: APPLY_CONFIGURATION_ARGSINFO, execute: applyConfiguration },
-    { step: 'factory_reset', priority: 0, execute: factoryReset },
+    {
+      step: 'apply_configuration',
+      priority: 0,
+      argsinfo: APPLY_CONFIGURATION_ARGSINFO,
+      async: true,
+      execute: applyConfiguration,
+      poll: pollAfterReboot,
+    },
+    { step: 'factory_reset', priority: 0, async: true, execute: factoryReset, poll: pollAfterReboot },
   ];
   return {
     name: 'redfish',

@@ -3,8 +3,8 @@
  * `_query_update_status` and `_check_node_redfish_firmware_update`): the `update` step posts the
  * first `SimpleUpdate` and leaves the node in `clean wait` (`service wait`, `deploy wait`) with the
  * updates still to do in `driver_internal_info.redfish_fw_updates`, the first carrying the BMC's
- * Task (`task_monitor`). The conductor's periodic task `check_firmware_updates` then calls
- * `checkFirmwareUpdates` for each such node, which looks at the Task once and says whether the
+ * Task (`task_monitor`). The conductor's periodic task `poll_waiting_steps` then calls
+ * the step's `poll`, `checkFirmwareUpdates`, for each such node, which looks at the Task once and says whether the
  * step is still waiting, done, or failed with Ironic's message.
  *
  * On a Task that completed: a BIOS image is staged by the BMC and runs after a host reset, so the
@@ -20,7 +20,7 @@
  * the whole update, as it bounds `clean wait` in Ironic.
  */
 import { RedfishError } from '#common/errors';
-import type { FirmwareUpdateProgress, Task } from '../base';
+import type { StepProgress, Task } from '../base';
 import { ActionRefused } from '../guard';
 import { NIC_COMPONENT_PREFIX, type FirmwareUpdate } from '../firmware';
 import { type Resource, RedfishRequestError } from './client';
@@ -165,13 +165,13 @@ async function readTask(task: Task, system: RedfishSystem, update: PendingUpdate
   return { ended: 'failed', messages };
 }
 
-const WAITING: FirmwareUpdateProgress = { state: 'waiting' };
+const WAITING: StepProgress = { state: 'waiting' };
 
 /**
  * One look at the node's running update (its lock held): still waiting, done (the caller resumes
  * the flow), or failed with Ironic's message (the bookkeeping removed; the caller fails the flow).
  */
-export async function checkFirmwareUpdates(task: Task, ports: UpdatePorts): Promise<FirmwareUpdateProgress> {
+export async function checkFirmwareUpdates(task: Task, ports: UpdatePorts): Promise<StepProgress> {
   const updates = pendingUpdates(task);
   const current = updates[0];
   if (current === undefined) return { state: 'done' };
@@ -211,7 +211,7 @@ export async function checkFirmwareUpdates(task: Task, ports: UpdatePorts): Prom
 }
 
 /** The current update is done (and waited for): post the next, or finish (Ironic's _continue_updates). */
-async function advance(task: Task, ports: UpdatePorts, updates: PendingUpdate[]): Promise<FirmwareUpdateProgress> {
+async function advance(task: Task, ports: UpdatePorts, updates: PendingUpdate[]): Promise<StepProgress> {
   const system = await ports.system(task);
   if (updates.length > 1) {
     const rest = updates.slice(1);

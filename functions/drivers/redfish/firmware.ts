@@ -11,7 +11,7 @@
  *   posts `UpdateService.SimpleUpdate` for the first `{component, url}` (naming the node's system
  *   as the target when the BMC has several systems, as Ironic does), records the updates in
  *   `driver_internal_info.redfish_fw_updates` and leaves the node in its wait state; the periodic
- *   task `check_firmware_updates` follows the BMC's Task, reboots, posts the next update and at the
+ *   task `poll_waiting_steps` follows the BMC's Task, reboots, posts the next update and at the
  *   end resumes the flow or fails it with Ironic's message (`firmware-updates.ts`).
  */
 import { UnsupportedDriverExtension } from '#common/errors';
@@ -117,7 +117,7 @@ export function createRedfishFirmware(
     cache: (task, system) => cache(task, system),
   };
 
-  /** Start the updates and wait (Ironic returns CLEANWAIT / SERVICEWAIT / DEPLOYWAIT); `check_firmware_updates` follows them. */
+  /** Start the updates and wait (Ironic returns CLEANWAIT / SERVICEWAIT / DEPLOYWAIT); `poll_waiting_steps` follows them. */
   async function update(task: Task, args: Record<string, unknown>) {
     const updates: PendingUpdate[] = parseFirmwareUpdates(args.settings).map((u) => ({ ...u }));
     const system = await deps.getSystem(task, config);
@@ -127,14 +127,21 @@ export function createRedfishFirmware(
     return waiting;
   }
 
-  const updateStep = { step: 'update', priority: 0, argsinfo: UPDATE_ARGSINFO, abortable: false, async: true, execute: update } as const;
+  const updateStep = {
+    step: 'update',
+    priority: 0,
+    argsinfo: UPDATE_ARGSINFO,
+    abortable: false,
+    async: true,
+    execute: update,
+    poll: (task: Task) => checkFirmwareUpdates(task, ports),
+  } as const;
   return {
     name: 'redfish',
     async validate(task) {
       parseDriverInfo(task.node, config.policy);
     },
     cacheFirmwareComponents: (task) => cache(task),
-    checkUpdates: (task) => checkFirmwareUpdates(task, ports),
     cleanSteps: [updateStep] satisfies StepDefinition[],
     deploySteps: [updateStep] satisfies StepDefinition[],
     serviceSteps: [{ ...updateStep, requiresRamdisk: false }] satisfies StepDefinition[],

@@ -3,7 +3,7 @@
  * fake-hardware's `fake` firmware (Ironic's FakeFirmware), and the redfish one against a mocked
  * BMC client: the cache reads BiosVersion and the manager's FirmwareVersion; `update` posts the
  * first SimpleUpdate (naming the system when the BMC has several), records `redfish_fw_updates`
- * and waits; `checkUpdates` (what the periodic task calls) follows the Task: reboots for the BIOS
+ * and waits; the step's `poll` (what the periodic task calls) follows the Task: reboots for the BIOS
  * at once and for NICs at the end, not for the BMC, waits a `wait`, posts the next, caches the new
  * versions; a failed Task fails with Ironic's message; bad settings are refused before the BMC is
  * asked anything.
@@ -162,7 +162,7 @@ describe('redfish firmware', () => {
         { component: 'bmc', url: 'http://images/bmc-3.0.bin' },
       ],
     });
-    const check = () => firmware.checkUpdates!(task);
+    const check = () => update.poll!(task);
     expect(await check()).toEqual({ state: 'waiting' }); // the BIOS Task runs
     expect(power.reboot).not.toHaveBeenCalled();
     expect(await check()).toEqual({ state: 'waiting' }); // completed: reboot, the BMC image posted
@@ -185,33 +185,33 @@ describe('redfish firmware', () => {
   });
 
   it('owes a reboot after a NIC image until the last update is done', async () => {
-    const { firmware, task, update, power } = bmc({ runningPolls: 0 });
+    const { task, update, power } = bmc({ runningPolls: 0 });
     await update.execute(task, {
       settings: [
         { component: 'nic:NIC.1', url: 'http://images/nic-2.0.bin' },
         { component: 'bmc', url: 'http://images/bmc-3.0.bin' },
       ],
     });
-    expect(await firmware.checkUpdates!(task)).toEqual({ state: 'waiting' });
+    expect(await update.poll!(task)).toEqual({ state: 'waiting' });
     expect(power.reboot).not.toHaveBeenCalled();
     expect(task.node.driver_internal_info.firmware_reboot_requested).toBe(true);
-    expect(await firmware.checkUpdates!(task)).toEqual({ state: 'done' });
+    expect(await update.poll!(task)).toEqual({ state: 'done' });
     expect(power.reboot).toHaveBeenCalledTimes(1);
     expect(task.node.driver_internal_info).not.toHaveProperty('firmware_reboot_requested');
   });
 
   it("waits an update's wait across checks, from wait_start_time", async () => {
-    const { firmware, task, update } = bmc({ runningPolls: 0 });
+    const { task, update } = bmc({ runningPolls: 0 });
     await update.execute(task, { settings: [{ component: 'bmc', url: 'http://images/bmc-3.0.bin', wait: 60 }] });
-    expect(await firmware.checkUpdates!(task)).toEqual({ state: 'waiting' });
+    expect(await update.poll!(task)).toEqual({ state: 'waiting' });
     const [pending] = task.node.driver_internal_info.redfish_fw_updates as Record<string, unknown>[];
     expect(Date.parse(String(pending?.wait_start_time))).not.toBeNaN();
-    expect(await firmware.checkUpdates!(task)).toEqual({ state: 'waiting' });
+    expect(await update.poll!(task)).toEqual({ state: 'waiting' });
     task.node.driver_internal_info = {
       ...task.node.driver_internal_info,
       redfish_fw_updates: [{ ...pending, wait_start_time: new Date(Date.now() - 61_000).toISOString() }],
     };
-    expect(await firmware.checkUpdates!(task)).toEqual({ state: 'done' });
+    expect(await update.poll!(task)).toEqual({ state: 'done' });
   });
 
   it("fails with Ironic's message and the Task's messages when the Task ends in an exception, caching nothing new", async () => {
@@ -227,8 +227,8 @@ describe('redfish firmware', () => {
     });
     await firmware.cacheFirmwareComponents(task);
     await update.execute(task, { settings: [{ component: 'bios', url: 'http://images/bios-2.0.bin' }] });
-    expect(await firmware.checkUpdates!(task)).toEqual({ state: 'waiting' });
-    expect(await firmware.checkUpdates!(task)).toEqual({
+    expect(await update.poll!(task)).toEqual({ state: 'waiting' });
+    expect(await update.poll!(task)).toEqual({
       state: 'failed',
       message: `Firmware update failed for node ${task.node.uuid}, firmware http://images/bios-2.0.bin. Error: Bad image.,  Update.1.0.Other`,
     });
@@ -241,19 +241,19 @@ describe('redfish firmware', () => {
   });
 
   it('assumes success when the BMC has dropped the Task, and waits while the BMC cannot be reached', async () => {
-    const { update, task, client, firmware } = bmc();
+    const { update, task, client } = bmc();
     await update.execute(task, { settings: [{ component: 'bmc', url: 'http://images/bmc-3.0.bin' }] });
     const fallback = client.get.getMockImplementation()!;
     client.get.mockImplementation(async (path: string) => {
       if (path === TASK) throw new RedfishRequestError('connect ECONNREFUSED', 'connection', 'GET', path, true);
       return fallback(path);
     });
-    expect(await firmware.checkUpdates!(task)).toEqual({ state: 'waiting' });
+    expect(await update.poll!(task)).toEqual({ state: 'waiting' });
     client.get.mockImplementation(async (path: string) => {
       if (path === TASK) throw new RedfishRequestError(`HTTP GET ${path} returned code 404.`, 'http', 'GET', path, false, 404);
       return fallback(path);
     });
-    expect(await firmware.checkUpdates!(task)).toEqual({ state: 'done' });
+    expect(await update.poll!(task)).toEqual({ state: 'done' });
   });
 
   it("refuses at the step, with Ironic's message, an update the BMC will not take", async () => {

@@ -1,15 +1,16 @@
 /**
- * The periodic task `check_firmware_updates`: it looks only at nodes whose current step is a
- * firmware update waiting in `clean wait` / `service wait` / `deploy wait`; a running update keeps
- * the waiting task alive and lets the node go; a finished one resumes the flow at its next step; a
- * failed one fails the waiting task with the interface's message, which becomes `last_error` as it
- * is; an agent heartbeat leaves such a step alone; the walk is a bounded page per invocation.
+ * The periodic task `poll_waiting_steps`: it looks only at nodes whose current step waits on the
+ * BMC (a definition with `poll`, here the fake firmware's update made one) in `clean wait` /
+ * `service wait` / `deploy wait`; a running step keeps the waiting task alive and lets the node
+ * go; a finished one resumes the flow at its next step; a failed one fails the waiting task with
+ * the step's message, which becomes `last_error` as it is; an agent heartbeat leaves such a step
+ * alone; the walk is a bounded page per invocation.
  */
 import { jest } from '@jest/globals';
-import { checkFirmwareUpdates } from '../../../functions/conductor/flows/firmware-updates';
+import { pollWaitingSteps } from '../../../functions/conductor/flows/polled-steps';
 import { doHeartbeat } from '../../../functions/conductor/flows/heartbeat';
 import { AGENT_STEP_FAILED, failSteps, runStep } from '../../../functions/conductor/flows/run-steps';
-import type { FirmwareUpdateProgress, Step, Task } from '../../../functions/drivers/base';
+import type { Step, StepDefinition, StepProgress, Task } from '../../../functions/drivers/base';
 import { fakeFirmware } from '../../../functions/drivers/firmware';
 import type { NodeData } from '../../../functions/objects/node';
 import { makeConductorContext, makeNode } from '../helpers/builders';
@@ -19,15 +20,27 @@ type Ctx = ReturnType<typeof makeConductorContext>;
 const UPDATE: Step = { interface: 'firmware', step: 'update', priority: 0, args: { settings: [] }, async: true, abortable: false };
 const POWER_OFF: Step = { interface: 'power', step: 'power_off', priority: 0, args: {} };
 
-/** The fake firmware interface answering checks with `answers` in turn (what a BMC's Task would say). */
-function withChecks(...answers: FirmwareUpdateProgress[]) {
+type Mutable = { cleanSteps?: StepDefinition[]; serviceSteps?: StepDefinition[]; deploySteps?: StepDefinition[] };
+
+/** The fake firmware's `update` made a step that waits on the BMC, its polls answered with `answers` in turn. */
+function withChecks(...answers: StepProgress[]) {
   const calls: Task[] = [];
-  const check = jest.fn(async (task: Task): Promise<FirmwareUpdateProgress> => {
+  const poll = jest.fn(async (task: Task): Promise<StepProgress> => {
     calls.push(task);
     return answers.shift() ?? { state: 'waiting' as const };
   });
-  (fakeFirmware as { checkUpdates?: (task: Task) => Promise<FirmwareUpdateProgress> }).checkUpdates = check;
-  return { calls, restore: () => delete (fakeFirmware as { checkUpdates?: unknown }).checkUpdates };
+  const fake = fakeFirmware as Mutable;
+  const saved = { ...fake };
+  const update: StepDefinition = { step: 'update', priority: 0, async: true, execute: async () => ({ wait: true }), poll };
+  Object.assign(fake, { cleanSteps: [update], serviceSteps: [update], deploySteps: [update] });
+  return {
+    calls,
+    restore: () => {
+      delete fake.serviceSteps;
+      delete fake.deploySteps;
+      Object.assign(fake, saved);
+    },
+  };
 }
 
 /** A node parked in `state` at a firmware update, as RunStepAsync leaves it. */
@@ -51,13 +64,13 @@ async function waiting(ctx: Ctx, state = 'clean wait', steps: Step[] = [UPDATE, 
   );
 }
 
-describe('check_firmware_updates', () => {
+describe('poll_waiting_steps', () => {
   it('keeps a running update waiting: the task heartbeated, the node let go and unchanged', async () => {
     const ctx = makeConductorContext();
     const node = await waiting(ctx);
     const { calls, restore } = withChecks({ state: 'waiting' });
     try {
-      expect(await checkFirmwareUpdates(ctx)).toEqual({ checked: 1, resumed: 0, failed: 0 });
+      expect(await pollWaitingSteps(ctx)).toEqual({ checked: 1, resumed: 0, failed: 0 });
     } finally {
       restore();
     }
@@ -75,7 +88,7 @@ describe('check_firmware_updates', () => {
     const node = await waiting(ctx);
     const { restore } = withChecks({ state: 'done' });
     try {
-      expect(await checkFirmwareUpdates(ctx)).toEqual({ checked: 1, resumed: 1, failed: 0 });
+      expect(await pollWaitingSteps(ctx)).toEqual({ checked: 1, resumed: 1, failed: 0 });
     } finally {
       restore();
     }
@@ -97,7 +110,7 @@ describe('check_firmware_updates', () => {
     const node = await waiting(ctx, 'clean wait', [UPDATE]);
     const { restore } = withChecks({ state: 'done' });
     try {
-      await checkFirmwareUpdates(ctx);
+      await pollWaitingSteps(ctx);
     } finally {
       restore();
     }
@@ -111,7 +124,7 @@ describe('check_firmware_updates', () => {
     const message = `Firmware update failed for node ${node.uuid}, firmware http://i/bmc-2.bin. Error: Bad image.`;
     const { restore } = withChecks({ state: 'failed', message });
     try {
-      expect(await checkFirmwareUpdates(ctx)).toEqual({ checked: 1, resumed: 0, failed: 1 });
+      expect(await pollWaitingSteps(ctx)).toEqual({ checked: 1, resumed: 0, failed: 1 });
     } finally {
       restore();
     }
@@ -130,7 +143,7 @@ describe('check_firmware_updates', () => {
     await ctx.nodes.reserve(locked.uuid, { host: 'other', token: 'x', ttlSeconds: 300 });
     const { calls, restore } = withChecks();
     try {
-      expect(await checkFirmwareUpdates(ctx)).toEqual({ checked: 0, resumed: 0, failed: 0 });
+      expect(await pollWaitingSteps(ctx)).toEqual({ checked: 0, resumed: 0, failed: 0 });
     } finally {
       restore();
     }
@@ -144,7 +157,7 @@ describe('check_firmware_updates', () => {
     const handed: string[] = [];
     const { calls, restore } = withChecks();
     try {
-      const run = await checkFirmwareUpdates(ctx, { pageSize: 2, continueAt: async (cursor) => void handed.push(cursor) });
+      const run = await pollWaitingSteps(ctx, { pageSize: 2, continueAt: async (cursor: string) => void handed.push(cursor) });
       expect(run).toMatchObject({ checked: 2, continuedAt: handed[0] });
     } finally {
       restore();
