@@ -29,6 +29,9 @@ export const CONTEXT_KEYS = [
   'traitBasedNetworkingRaiseWhenNoMatch',
   'traitBasedNetworkingEnableDefaultTrait',
   'agentApiCaFile',
+  'syncPowerStateInterval',
+  'checkProvisionStateInterval',
+  'nodeHistoryCleanupInterval',
 ] as const;
 
 function list(value: unknown): string[] | undefined {
@@ -112,6 +115,13 @@ export function propsFromContext(
   // Ironic's [agent]api_ca_file, a PEM read at synth: `-c agentApiCaFile=ca.pem`.
   const caFile = get('agentApiCaFile');
   if (caFile !== undefined) settings.agentApiCaFile = String(caFile);
+  // Ironic's [conductor] intervals, in seconds (0: off): `-c syncPowerStateInterval=600`.
+  const powerSync = wholeNumber('syncPowerStateInterval', get('syncPowerStateInterval'));
+  if (powerSync !== undefined) settings.syncPowerStateIntervalSeconds = powerSync;
+  const provisionChecks = wholeNumber('checkProvisionStateInterval', get('checkProvisionStateInterval'));
+  if (provisionChecks !== undefined) settings.checkProvisionStateIntervalSeconds = provisionChecks;
+  const historyCleanup = wholeNumber('nodeHistoryCleanupInterval', get('nodeHistoryCleanupInterval'));
+  if (historyCleanup !== undefined) settings.nodeHistoryCleanupIntervalSeconds = historyCleanup;
 
   const api: { -readonly [K in keyof ApiExposure]?: ApiExposure[K] } = {};
   const endpointType = get('endpointType');

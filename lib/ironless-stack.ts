@@ -18,7 +18,6 @@ import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from '
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ENV } from '../functions/common/config';
-import { PERIODIC_TASKS } from '../functions/conductor/schedules';
 import { groupLabel, queueSettings } from '../functions/rpc/queues';
 import {
   type ApiExposure,
@@ -42,6 +41,7 @@ import { WebConsole } from './constructs/web-console';
 import { RELEASE_MAPPING } from '../functions/common/releases';
 import { tableOutputKey } from '../functions/db/schema';
 import { agentApiCaForConductor } from './agent-api-ca';
+import { periodicSchedule } from './periodic-schedule';
 import { DEFAULT_SETTINGS, FUNCTION_MEMORY_MB, type IronlessSettings, settingsEnvironment, validateSettings } from './settings';
 
 /** Where the conductor runs when it must reach BMCs and agents on private networks. */
@@ -240,7 +240,7 @@ export class IronlessStack extends Stack {
       enforceSSL: true,
     });
     this.conductor.live.configureAsyncInvoke({ onFailure: new SqsDestination(this.periodicFailures) });
-    for (const [task, { everySeconds }] of Object.entries(PERIODIC_TASKS)) {
+    for (const [task, everySeconds] of Object.entries(periodicSchedule(settings))) {
       new Rule(this, `Periodic-${task}`, {
         description: `Ironless conductor periodic task ${task}`,
         schedule: Schedule.rate(Duration.seconds(everySeconds)),

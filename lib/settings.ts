@@ -121,6 +121,20 @@ export interface IronlessSettings {
   /** Ironic `[conductor]node_history_minimum_days`: records younger than this are kept and not counted. */
   readonly nodeHistoryMinimumDays: number;
   /**
+   * Ironic `[conductor]sync_power_state_interval` (master's default, 120 s; 21.4's was 60): how
+   * often the `sync_power_states` task reads every node's power state; 0 turns it off. A whole
+   * number of minutes (EventBridge schedules by the minute). The idle fleet's bill is mostly this task.
+   */
+  readonly syncPowerStateIntervalSeconds: number;
+  /**
+   * Ironic `[conductor]check_provision_state_interval`: how often `fail_timed_out_waits` fails
+   * nodes that waited too long for their ramdisk (deploy callback and inspect wait timeouts); 0
+   * turns it off. A whole number of minutes.
+   */
+  readonly checkProvisionStateIntervalSeconds: number;
+  /** Ironic `[conductor]node_history_cleanup_interval`: how often history is trimmed; 0 turns it off. A whole number of minutes. */
+  readonly nodeHistoryCleanupIntervalSeconds: number;
+  /**
    * Ironic `[conductor]inspect_wait_timeout`: how long a node waits in `inspect wait` for its
    * ramdisk's data before inspection fails (0: no limit). Checked by the `fail_timed_out_waits` task.
    */
@@ -209,6 +223,9 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   nodeHistoryMaxEntries: 300,
   nodeHistoryCleanupBatchCount: 1000,
   nodeHistoryMinimumDays: 0,
+  syncPowerStateIntervalSeconds: 120,
+  checkProvisionStateIntervalSeconds: 60,
+  nodeHistoryCleanupIntervalSeconds: 86_400,
   inspectWaitTimeoutSeconds: 1800,
   inspectorHooks: DEFAULT_INSPECTION_HOOKS,
   inspectorAddPorts: 'pxe',
@@ -302,6 +319,17 @@ export function validateSettings(s: IronlessSettings): void {
     // S3's bucket naming rules (general purpose buckets): what an ARN and an s3:// URL can name.
     if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket) || bucket.includes('..')) {
       throw new Error(`imageBuckets: "${bucket}" is not an S3 bucket name (3-63 lower-case letters, digits, "." and "-")`);
+    }
+  }
+  for (const [name, seconds] of [
+    ['syncPowerStateIntervalSeconds', s.syncPowerStateIntervalSeconds],
+    ['checkProvisionStateIntervalSeconds', s.checkProvisionStateIntervalSeconds],
+    ['nodeHistoryCleanupIntervalSeconds', s.nodeHistoryCleanupIntervalSeconds],
+  ] as const) {
+    if (!Number.isInteger(seconds) || seconds < 0 || seconds % 60 !== 0 || seconds > 365 * 86_400) {
+      throw new Error(
+        `${name} (${seconds}) must be 0 (off) or a whole number of minutes in seconds (60, 120, …), at most a year: EventBridge schedules periodic tasks by the minute`,
+      );
     }
   }
   const heartbeat = PERIODIC_TASKS.conductor_heartbeat.everySeconds;

@@ -12,6 +12,7 @@ import { build, stop as stopEsbuild } from 'esbuild';
 import type { FauxqsServer } from 'fauxqs';
 import { BUNDLE_FILE, FUNCTION_NODE_OPTIONS, type FunctionName, HANDLER, PROJECT_ROOT, bundleAll } from '../lib/bundling';
 import { agentApiCaForConductor } from '../lib/agent-api-ca';
+import { periodicSchedule } from '../lib/periodic-schedule';
 import { DEFAULT_SETTINGS, type IronlessSettings, LOCAL_STACK_DEFAULTS, settingsEnvironment, validateSettings } from '../lib/settings';
 import { ENV } from '../functions/common/config';
 import { parseHtpasswd } from '../functions/authorizer/basic';
@@ -269,7 +270,7 @@ export class LocalStack {
       await this.conductorHeartbeat();
       this.timers.push(setInterval(() => void this.conductorHeartbeat(), PERIODIC_TASKS.conductor_heartbeat.everySeconds * 1000));
       if (this.options.schedules !== false) {
-        for (const [task, { everySeconds }] of Object.entries(PERIODIC_TASKS) as [PeriodicTask, { everySeconds: number }][]) {
+        for (const [task, everySeconds] of Object.entries(periodicSchedule(this.settings)) as [PeriodicTask, number][]) {
           if (task === 'conductor_heartbeat') continue;
           this.timers.push(
             setInterval(

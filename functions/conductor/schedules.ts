@@ -1,6 +1,8 @@
 /**
  * The conductor's periodic tasks and how often they run. The CDK stack turns each into an
  * EventBridge schedule and the local stack into a timer; both send `{ entry: 'periodic', task }`.
+ * A task without `everySeconds` runs as often as a setting says (Ironic's intervals; 0 turns it
+ * off): `lib/periodic-schedule.ts`.
  */
 export const PERIODIC_TASKS = {
   /**
@@ -8,10 +10,16 @@ export const PERIODIC_TASKS = {
    * cannot resume (deploying, cleaning, …) and the node's lock has expired.
    */
   fail_stuck_nodes: { everySeconds: 60 },
-  /** Read every node's power state from its BMC; maintenance after repeated failures, and back. */
-  sync_power_states: { everySeconds: 60 },
-  /** Fail nodes that waited longer than the callback timeout for their ramdisk. */
-  fail_timed_out_waits: { everySeconds: 60 },
+  /**
+   * Read every node's power state from its BMC; maintenance after repeated failures, and back.
+   * Every `syncPowerStateIntervalSeconds` (Ironic's `[conductor]sync_power_state_interval`).
+   */
+  sync_power_states: {},
+  /**
+   * Fail nodes that waited longer than the callback timeout for their ramdisk. Every
+   * `checkProvisionStateIntervalSeconds` (Ironic's `[conductor]check_provision_state_interval`).
+   */
+  fail_timed_out_waits: {},
   /**
    * Follow the steps that wait on the BMC in `clean wait` / `service wait` / `deploy wait` (firmware
    * updates, BIOS apply and factory reset; Ironic's `[redfish]firmware_update_status_interval`,
@@ -26,12 +34,12 @@ export const PERIODIC_TASKS = {
    */
   conductor_heartbeat: { everySeconds: 60 },
   /**
-   * Trim every node's history to its newest records (Ironic's `manage_node_history`, daily as
-   * `[conductor]node_history_cleanup_interval`): a page of nodes per invocation, once a day,
-   * instead of a Query per write.
+   * Trim every node's history to its newest records (Ironic's `manage_node_history`): a page of
+   * nodes per invocation, every `nodeHistoryCleanupIntervalSeconds` (Ironic's
+   * `[conductor]node_history_cleanup_interval`, daily), instead of a Query per write.
    */
-  manage_node_history: { everySeconds: 86_400 },
-} as const;
+  manage_node_history: {},
+} as const satisfies Record<string, { readonly everySeconds?: number }>;
 
 export type PeriodicTask = keyof typeof PERIODIC_TASKS;
 

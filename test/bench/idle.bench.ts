@@ -5,7 +5,8 @@
  * another invocation) are waited for and counted with it.
  */
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { PERIODIC_TASKS, type PeriodicTask } from '../../functions/conductor/schedules';
+import { type PeriodicTask } from '../../functions/conductor/schedules';
+import { periodicSchedule } from '../../lib/periodic-schedule';
 import { FUNCTION_MEMORY_MB } from '../../lib/settings';
 import { LocalStack } from '../../local/stack';
 import { type Bench, WorkMeter, measure, rounded, waitForProvisionState } from './bench';
@@ -40,7 +41,8 @@ const bench: Bench = {
       }
       log(`${NODES} nodes available; running each periodic task once`);
       const tasks: Record<string, unknown> = {};
-      for (const task of Object.keys(PERIODIC_TASKS) as PeriodicTask[]) {
+      const schedule = periodicSchedule(stack.settings);
+      for (const [task, everySeconds] of Object.entries(schedule) as [PeriodicTask, number][]) {
         const meter = new WorkMeter(stack, FUNCTION_MEMORY_MB);
         await stack.lambda.invoke('conductor', { entry: 'periodic', task }, 'live');
         // Continuations are asynchronous invocations: wait until none has started for a second.
@@ -50,7 +52,7 @@ const bench: Bench = {
           if (now === seen) break;
           seen = now;
         }
-        tasks[task] = { everySeconds: PERIODIC_TASKS[task].everySeconds, work: rounded(meter.per(1)) };
+        tasks[task] = { everySeconds, work: rounded(meter.per(1)) };
       }
       const ddb = new DynamoDBClient({
         endpoint: stack.endpoints.dynamodb,
