@@ -26,7 +26,7 @@ it('schedules the power sync every 2 minutes by default (Ironic master), the oth
     fail_stuck_nodes: 'rate(1 minute)',
     sync_power_states: 'rate(2 minutes)',
     fail_timed_out_waits: 'rate(1 minute)',
-    check_firmware_updates: 'rate(1 minute)',
+    poll_waiting_steps: 'rate(1 minute)',
     conductor_heartbeat: 'rate(1 minute)',
     manage_node_history: 'rate(1 day)',
   });
