@@ -141,8 +141,9 @@ export interface IronlessSettings {
   readonly inspectWaitTimeoutSeconds: number;
   /**
    * Ironic `[inspector]hooks`: the inspection hooks in-band inspection runs, in order;
-   * `$default_hooks` is Ironic's ramdisk-error, validate-interfaces, ports, architecture.
-   * @default '$default_hooks,memory,cpus,root-device,boot-mode'
+   * `$default_hooks` is Ironic's ramdisk-error, validate-interfaces, ports, architecture; add
+   * memory, cpus, root-device (local_gb) and boot-mode to have those properties set.
+   * @default '$default_hooks'
    */
   readonly inspectorHooks: string;
   /** Ironic `[inspector]add_ports`: which NICs of an inventory become ports (all, active, pxe, disabled). */

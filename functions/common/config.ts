@@ -296,14 +296,13 @@ export const ADD_PORTS_VALUES = ['all', 'active', 'pxe', 'disabled'] as const;
 /** Ironic's `[inspector]keep_ports` values: which existing ports survive an inspection. */
 export const KEEP_PORTS_VALUES = ['all', 'present', 'added'] as const;
 
-/**
- * Ironic's `[inspector]hooks` default is `$default_hooks` (ramdisk-error, validate-interfaces,
- * ports, architecture); Ironless runs the hooks that set the basic properties too (memory, cpus,
- * local_gb from the root disk, the boot_mode capability), as its out-of-band inspection sets them.
- */
-export const DEFAULT_INSPECTION_HOOKS = '$default_hooks,memory,cpus,root-device,boot-mode';
 /** Ironic's `[inspector]default_hooks`. */
 export const INSPECTOR_DEFAULT_HOOKS = 'ramdisk-error,validate-interfaces,ports,architecture';
+/**
+ * Ironic's `[inspector]hooks` default: its default hooks only. The hooks that set memory_mb, cpus,
+ * local_gb and the boot_mode capability run when an operator lists them, as in Ironic.
+ */
+export const DEFAULT_INSPECTION_HOOKS = '$default_hooks';
 
 /** What the `agent` inspect interface needs (Ironic's `[inspector]` options). */
 export interface InspectorConfig {

@@ -15,7 +15,11 @@ let stack: LocalStack;
 const baremetal = baremetalClient(() => stack.url, { timeoutMs: 300_000 });
 
 beforeAll(async () => {
-  stack = await startStack({ fleet: { count: 2, prefix: 'cli-insp', inspection: true, inspectionRetryMs: 500 } });
+  stack = await startStack({
+    fleet: { count: 2, prefix: 'cli-insp', inspection: true, inspectionRetryMs: 500 },
+    // Beyond Ironic's default hooks, those that set memory_mb, cpus, local_gb and the boot mode.
+    settings: { inspectorHooks: '$default_hooks,memory,cpus,root-device,boot-mode' },
+  });
 }, 120_000);
 
 afterAll(async () => {

@@ -18,7 +18,8 @@ let api: ApiClient;
 let unpinned: { api: string; conductor: string };
 
 beforeAll(async () => {
-  stack = await startStack();
+  // Beyond Ironic's default hooks, those that set memory_mb, cpus, local_gb and the boot mode.
+  stack = await startStack({ settings: { inspectorHooks: '$default_hooks,memory,cpus,root-device,boot-mode' } });
   api = new ApiClient(stack.url, '1.87');
   unpinned = { api: stack.lambda.getAlias('api', 'live')!.version, conductor: stack.lambda.getAlias('conductor', 'live')!.version };
 }, 120_000);

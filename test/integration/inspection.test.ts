@@ -21,7 +21,8 @@ const INSPECT_WAIT_TIMEOUT = 8;
 beforeAll(async () => {
   stack = await startStack({
     fleet: { count: 4, prefix: 'insp', inspection: true, inspectionRetryMs: 300 },
-    settings: { inspectWaitTimeoutSeconds: INSPECT_WAIT_TIMEOUT },
+    // Beyond Ironic's default hooks, those that set memory_mb, cpus, local_gb and the boot mode.
+    settings: { inspectWaitTimeoutSeconds: INSPECT_WAIT_TIMEOUT, inspectorHooks: '$default_hooks,memory,cpus,root-device,boot-mode' },
   });
   api = new ApiClient(stack.url, '1.87');
   db = DynamoDBDocumentClient.from(

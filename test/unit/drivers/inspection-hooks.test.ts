@@ -62,22 +62,26 @@ function taskFor(nodeOverrides: Parameters<typeof makeNode>[0] = {}, existing: P
 }
 
 const DEFAULT_HOOKS = validateInspectionHooks(CONFIG.hooks);
+/** What an operator lists to have the basic properties set too (not run by default, as in Ironic). */
+const PROPERTY_HOOKS = validateInspectionHooks(parseHookList('$default_hooks,memory,cpus,root-device,boot-mode'));
 
 describe('the default hooks', () => {
-  it("run Ironic's defaults then the basic properties: cpu_arch, memory_mb, cpus, local_gb, boot_mode", async () => {
-    expect(CONFIG.hooks).toEqual([
-      'ramdisk-error',
-      'validate-interfaces',
-      'ports',
-      'architecture',
-      'memory',
-      'cpus',
-      'root-device',
-      'boot-mode',
-    ]);
-    const { task, node } = taskFor({ properties: { capabilities: 'boot_mode:bios,foo:bar', vendor: 'x' } });
+  it("are Ironic's $default_hooks: cpu_arch and ports, and neither memory_mb, cpus, local_gb nor the boot mode", async () => {
+    expect(CONFIG.hooks).toEqual(['ramdisk-error', 'validate-interfaces', 'ports', 'architecture']);
+    const { task, node, ports } = taskFor({ properties: { capabilities: 'boot_mode:bios,foo:bar', vendor: 'x' } });
     const data: Record<string, unknown> = { root_disk: { name: '/dev/sdc', size: 100 * GIB } };
     await runInspectionHooks(task, inventory(), data, DEFAULT_HOOKS, CONFIG);
+    expect(node.properties).toEqual({ vendor: 'x', capabilities: 'boot_mode:bios,foo:bar', cpu_arch: 'x86_64' });
+    expect(data).not.toHaveProperty('local_gb');
+    expect(ports.map((p) => p.address)).toEqual(['52:54:00:aa:00:01', '52:54:00:aa:00:02']);
+  });
+});
+
+describe('the property hooks, when listed', () => {
+  it('set cpu_arch, memory_mb, cpus, local_gb and the boot_mode capability', async () => {
+    const { task, node } = taskFor({ properties: { capabilities: 'boot_mode:bios,foo:bar', vendor: 'x' } });
+    const data: Record<string, unknown> = { root_disk: { name: '/dev/sdc', size: 100 * GIB } };
+    await runInspectionHooks(task, inventory(), data, PROPERTY_HOOKS, CONFIG);
     expect(node.properties).toEqual({
       vendor: 'x',
       cpu_arch: 'x86_64',
@@ -93,14 +97,14 @@ describe('the default hooks', () => {
   it('find the root disk by the hints, over the one the ramdisk guessed', async () => {
     const { task, node } = taskFor({ properties: { root_device: { model: 'big disk' } } });
     const data: Record<string, unknown> = { root_disk: { name: '/dev/sdc', size: 100 * GIB } };
-    await runInspectionHooks(task, inventory(), data, DEFAULT_HOOKS, CONFIG);
+    await runInspectionHooks(task, inventory(), data, PROPERTY_HOOKS, CONFIG);
     expect(node.properties.local_gb).toBe(499);
     expect((data.root_disk as { name: string }).name).toBe('/dev/sdb');
   });
 
   it('record a diskless node as local_gb 0', async () => {
     const { task, node } = taskFor();
-    await runInspectionHooks(task, inventory(), {}, DEFAULT_HOOKS, CONFIG);
+    await runInspectionHooks(task, inventory(), {}, PROPERTY_HOOKS, CONFIG);
     expect(node.properties.local_gb).toBe(0);
   });
 });
@@ -173,11 +177,11 @@ describe('failures', () => {
       `Failed to inspect hardware. Reason: Unexpected exception InvalidNodeInventory during processing for node: ${node.uuid}. Error: Inventory for node ${node.uuid} is invalid: Inventory has malformed or missing CPU architecture information: {'count': 2} for node ${node.uuid}.`,
     );
     const hinted = taskFor({ properties: { root_device: { serial: 'nope' } } });
-    await expect(runInspectionHooks(hinted.task, inventory(), {}, DEFAULT_HOOKS, CONFIG)).rejects.toThrow(
+    await expect(runInspectionHooks(hinted.task, inventory(), {}, PROPERTY_HOOKS, CONFIG)).rejects.toThrow(
       `Failed to inspect hardware. Reason: No disks satisfied root device hints for node ${hinted.node.uuid}`,
     );
     const invalid = taskFor({ properties: { root_device: { colour: 'red' } } });
-    await expect(runInspectionHooks(invalid.task, inventory(), {}, DEFAULT_HOOKS, CONFIG)).rejects.toThrow(
+    await expect(runInspectionHooks(invalid.task, inventory(), {}, PROPERTY_HOOKS, CONFIG)).rejects.toThrow(
       'because they failed to validate. Error: The hints "colour" are invalid.',
     );
   });
