@@ -3,7 +3,15 @@
  * the agent heartbeat timeout and the step machine's limits. Both stacks derive their resources
  * from these, so a timeout means the same on a laptop and in AWS.
  */
-import { ADD_PORTS_VALUES, DEFAULT_INSPECTION_HOOKS, ENV, KEEP_PORTS_VALUES, parseHookList } from '../functions/common/config';
+import {
+  ADD_PORTS_VALUES,
+  DEFAULT_INSPECTION_HOOKS,
+  DEFAULT_REDFISH_INSPECTION_HOOKS,
+  ENV,
+  KEEP_PORTS_VALUES,
+  parseHookList,
+  parseRedfishHookList,
+} from '../functions/common/config';
 import { validateInspectionHooks } from '../functions/drivers/inspector/hooks';
 import { PERIODIC_TASKS } from '../functions/conductor/schedules';
 import { LINK_LOCAL, LOOPBACK_AND_LINK_LOCAL, checkHostEntry } from '../functions/drivers/hosts';
@@ -146,6 +154,13 @@ export interface IronlessSettings {
    * @default '$default_hooks'
    */
   readonly inspectorHooks: string;
+  /**
+   * Ironic `[redfish]inspection_hooks`: the inspection hooks out-of-band redfish inspection runs
+   * over the inventory the BMC reports, in order; `$default_inspection_hooks` is Ironic's
+   * validate-interfaces, ports, architecture. They read the `inspector*` port options below.
+   * @default '$default_inspection_hooks'
+   */
+  readonly redfishInspectionHooks: string;
   /** Ironic `[inspector]add_ports`: which NICs of an inventory become ports (all, active, pxe, disabled). */
   readonly inspectorAddPorts: (typeof ADD_PORTS_VALUES)[number];
   /** Ironic `[inspector]keep_ports`: which existing ports an inspection keeps (all, present, added). */
@@ -229,6 +244,7 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   nodeHistoryCleanupIntervalSeconds: 86_400,
   inspectWaitTimeoutSeconds: 1800,
   inspectorHooks: DEFAULT_INSPECTION_HOOKS,
+  redfishInspectionHooks: DEFAULT_REDFISH_INSPECTION_HOOKS,
   inspectorAddPorts: 'pxe',
   inspectorKeepPorts: 'all',
   inspectorUpdatePxeEnabled: true,
@@ -347,7 +363,17 @@ export function validateSettings(s: IronlessSettings): void {
     throw new Error(`inspectWaitTimeoutSeconds (${s.inspectWaitTimeoutSeconds}) must be a whole number of seconds, 0 for no limit`);
   }
   // The hooks are checked as the conductor checks them: unknown ones, and dependencies out of order.
-  validateInspectionHooks(parseHookList(s.inspectorHooks));
+  const hookLists = [
+    ['inspectorHooks', s.inspectorHooks, parseHookList],
+    ['redfishInspectionHooks', s.redfishInspectionHooks, parseRedfishHookList],
+  ] as const;
+  for (const [name, value, parse] of hookLists) {
+    try {
+      validateInspectionHooks(parse(value));
+    } catch (err) {
+      throw new Error(`${name} "${value}": ${(err as Error).message}`);
+    }
+  }
   if (!ADD_PORTS_VALUES.includes(s.inspectorAddPorts)) {
     throw new Error(`inspectorAddPorts "${String(s.inspectorAddPorts)}" must be one of ${ADD_PORTS_VALUES.join(', ')}`);
   }
@@ -405,6 +431,7 @@ export function settingsVariables(s: IronlessSettings): Record<string, string> {
     [ENV.nodeHistoryMinimumDays]: String(s.nodeHistoryMinimumDays),
     [ENV.inspectWaitTimeout]: String(s.inspectWaitTimeoutSeconds),
     [ENV.inspectorHooks]: s.inspectorHooks,
+    [ENV.redfishInspectionHooks]: s.redfishInspectionHooks,
     [ENV.inspectorAddPorts]: s.inspectorAddPorts,
     [ENV.inspectorKeepPorts]: s.inspectorKeepPorts,
     [ENV.inspectorUpdatePxeEnabled]: String(s.inspectorUpdatePxeEnabled),

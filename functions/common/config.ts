@@ -48,6 +48,7 @@ export const ENV = {
   nodeHistoryMinimumDays: 'NODE_HISTORY_MINIMUM_DAYS',
   inspectWaitTimeout: 'INSPECT_WAIT_TIMEOUT',
   inspectorHooks: 'INSPECTOR_HOOKS',
+  redfishInspectionHooks: 'REDFISH_HOOKS',
   inspectorAddPorts: 'INSPECTOR_ADD_PORTS',
   inspectorKeepPorts: 'INSPECTOR_KEEP_PORTS',
   inspectorUpdatePxeEnabled: 'INSPECTOR_UPDATE_PXE_ENABLED',
@@ -318,13 +319,28 @@ export interface InspectorConfig {
   readonly powerOff: boolean;
 }
 
-/** `[inspector]hooks` as a list: `$default_hooks` expanded, blanks dropped. */
-export function parseHookList(value: string): string[] {
+/** A hook list as a list: the `$name` (or `${name}`) of its defaults expanded, blanks dropped. */
+function expandHookList(value: string, variable: string, defaults: string): string[] {
   return value
-    .replace(/\$default_hooks|\$\{default_hooks\}/g, INSPECTOR_DEFAULT_HOOKS)
+    .replace(new RegExp(`\\$${variable}\\b|\\$\\{${variable}\\}`, 'g'), defaults)
     .split(',')
     .map((h) => h.trim())
     .filter((h) => h !== '');
+}
+
+/** `[inspector]hooks` as a list: `$default_hooks` expanded, blanks dropped. */
+export function parseHookList(value: string): string[] {
+  return expandHookList(value, 'default_hooks', INSPECTOR_DEFAULT_HOOKS);
+}
+
+/** Ironic's `[redfish]default_inspection_hooks`: what out-of-band redfish inspection runs by default. */
+export const REDFISH_DEFAULT_INSPECTION_HOOKS = 'validate-interfaces,ports,architecture';
+/** Ironic's `[redfish]inspection_hooks` default. */
+export const DEFAULT_REDFISH_INSPECTION_HOOKS = '$default_inspection_hooks';
+
+/** `[redfish]inspection_hooks` as a list: `$default_inspection_hooks` expanded, blanks dropped. */
+export function parseRedfishHookList(value: string): string[] {
+  return expandHookList(value, 'default_inspection_hooks', REDFISH_DEFAULT_INSPECTION_HOOKS);
 }
 
 function choice<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {

@@ -275,11 +275,12 @@ export interface InspectedInterface {
 }
 
 /**
- * What inspection found. The driver only reports: the conductor stores `properties` on the node and
- * creates a port for each of `macs` (the enabled interfaces' MACs), as Ironic's inspection does.
+ * What inspection found. The conductor stores `properties` on the node and creates a port for each
+ * of `macs` (Ironic 21.4's create_ports_if_not_exist). An interface that runs inspection hooks (redfish, as
+ * Ironic master's) has changed the node and its ports through them already and reports no `macs`.
  */
 export interface InspectResult {
-  /** The node's properties with the inspected ones (cpus, cpu_arch, memory_mb, local_gb, capabilities) merged in. */
+  /** The node's properties with the inspected ones (memory_mb, local_gb, capabilities, what the hooks set) merged in. */
   readonly properties: Record<string, unknown>;
   readonly interfaces: readonly InspectedInterface[];
   readonly macs: readonly string[];
@@ -332,8 +333,8 @@ export interface InBandInspection {
 }
 
 export interface InspectInterface extends HardwareInterface {
-  /** Out-of-band inspection: what the BMC reports. */
-  inspectHardware(task: Task): Promise<InspectResult>;
+  /** Out-of-band inspection: what the BMC reports (its hooks may change the node's ports through the task). */
+  inspectHardware(task: InspectionTask): Promise<InspectResult>;
   /** Present on an interface that inspects in band instead. */
   readonly inBand?: InBandInspection;
 }

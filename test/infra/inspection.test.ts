@@ -1,7 +1,7 @@
 /**
  * In-band inspection in the CDK stack: the node inventory table (keyed by the node's UUID, no
  * index, kept like every table), which the API reads and deletes and the conductor writes, and the
- * `[inspector]` settings reaching the conductor — with bad hooks refused at synth.
+ * `[inspector]` and `[redfish]inspection_hooks` settings reaching the conductor — with bad hooks refused at synth.
  */
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -10,11 +10,24 @@ import { tableActions } from './helpers';
 
 const template = Template.fromStack(
   new IronlessStack(new App(), 'Inspection', {
-    settings: { inspectWaitTimeoutSeconds: 600, inspectorAddPorts: 'all', inspectorHooks: '$default_hooks,memory' },
+    settings: {
+      inspectWaitTimeoutSeconds: 600,
+      inspectorAddPorts: 'all',
+      inspectorHooks: '$default_hooks,memory',
+      redfishInspectionHooks: '$default_inspection_hooks,cpus',
+    },
   }),
 );
-const resources = (type: string) =>
-  template.findResources(type) as Record<string, { Properties: Record<string, unknown>; DeletionPolicy?: string }>;
+const resources = (type: string, from: Template = template) =>
+  from.findResources(type) as Record<string, { Properties: Record<string, unknown>; DeletionPolicy?: string }>;
+
+/** The conductor function's environment variables in a template. */
+const conductorVariables = (from: Template): Record<string, unknown> => {
+  const conductor = Object.values(resources('AWS::Lambda::Function', from)).find((f) =>
+    String(f.Properties.Description).startsWith('Ironless conductor'),
+  );
+  return (conductor?.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+};
 
 const inventoryTableId = () =>
   Object.entries(resources('AWS::DynamoDB::GlobalTable')).find(([, t]) =>
@@ -48,23 +61,22 @@ it('lets the API read and delete inventories and the conductor write them, namin
   }
 });
 
-it('gives the conductor the [inspector] settings and the inspect wait timeout', () => {
+it('gives the conductor the [inspector] settings, the redfish inspection hooks and the inspect wait timeout', () => {
   template.hasResourceProperties('AWS::Lambda::Function', {
     Description: Match.stringLikeRegexp('^Ironless conductor'),
     Environment: {
       Variables: Match.objectLike({
         INSPECT_WAIT_TIMEOUT: '600',
         INSPECTOR_HOOKS: '$default_hooks,memory',
+        REDFISH_HOOKS: '$default_inspection_hooks,cpus',
         INSPECTOR_ADD_PORTS: 'all',
       }),
     },
   });
   // keep_ports "all" and power_off true are the conductor's own defaults: no variable carries them.
-  const conductor = Object.values(template.findResources('AWS::Lambda::Function')).find((f) =>
-    String((f as { Properties: { Description?: string } }).Properties.Description).startsWith('Ironless conductor'),
-  ) as { Properties: { Environment: { Variables: Record<string, unknown> } } };
-  expect(conductor.Properties.Environment.Variables.INSPECTOR_KEEP_PORTS).toBeUndefined();
-  expect(conductor.Properties.Environment.Variables.INSPECTOR_POWER_OFF).toBeUndefined();
+  const env = conductorVariables(template);
+  expect(env).not.toHaveProperty('INSPECTOR_KEEP_PORTS');
+  expect(env).not.toHaveProperty('INSPECTOR_POWER_OFF');
 });
 
 it('refuses hooks the conductor could not load, and unknown port policies', () => {
@@ -76,5 +88,24 @@ it('refuses hooks the conductor could not load, and unknown port policies', () =
   );
   expect(() => new IronlessStack(new App(), 'Ports', { settings: { inspectorKeepPorts: 'some' as 'all' } })).toThrow(
     'inspectorKeepPorts "some" must be one of all, present, added',
+  );
+});
+
+it("leaves Ironic's default hooks out of the conductor's environment (Lambda's 4 KB), for the function's own default", () => {
+  const defaults = Template.fromStack(new IronlessStack(new App(), 'DefaultHooks', {}));
+  const env = conductorVariables(defaults);
+  expect(env).toHaveProperty('NODE_INVENTORY_TABLE');
+  expect(env).not.toHaveProperty('INSPECTOR_HOOKS');
+  expect(env).not.toHaveProperty('REDFISH_HOOKS');
+});
+
+it('refuses redfish inspection hooks the conductor could not load, naming the setting', () => {
+  expect(() => new IronlessStack(new App(), 'RedfishOrder', { settings: { redfishInspectionHooks: 'ports,validate-interfaces' } })).toThrow(
+    'redfishInspectionHooks "ports,validate-interfaces": Failed to inspect hardware. Reason: Some hooks failed to load due to dependency problems: ' +
+      'Hook ports requires these missing hooks to be enabled before it: validate-interfaces',
+  );
+  // `$default_hooks` is the in-band list's variable: in the redfish list it names no hook.
+  expect(() => new IronlessStack(new App(), 'RedfishUnknown', { settings: { redfishInspectionHooks: '$default_hooks' } })).toThrow(
+    'redfishInspectionHooks "$default_hooks": Failed to inspect hardware. Reason: The following hook(s) are missing or failed to load: $default_hooks',
   );
 });

@@ -2,7 +2,8 @@
  * Out-of-band redfish inspection's inventory on the local stack: `inspect` of a redfish node reads
  * its virtual BMC, and `GET /v1/nodes/{node}/inventory` (1.81) then shows what Ironic master's
  * redfish inspection stores — memory, cpu, disks, storage controllers, interfaces, PCI devices,
- * system vendor, boot — with empty plugin data; inspection rules read the same inventory. A BMC
+ * system vendor, boot — with the plugin data its hooks leave (LLDP, the interfaces validate-interfaces
+ * records), the ports hook's ports and the architecture hook's cpu_arch; inspection rules read the same inventory. A BMC
  * lacking storage and PCIe resources still inspects, without those keys and with local_gb 0.
  */
 import { jest } from '@jest/globals';
@@ -65,8 +66,13 @@ describe('redfish inspection stores the inventory', () => {
     expect((await api.get(`/v1/nodes/${uuid}/inventory`)).status).toBe(404);
     const node = await inspect(uuid);
     expect([node.provision_state, node.last_error]).toEqual(['manageable', null]);
-    // local_gb from the smallest disk of at least 4 GiB, one GiB less (Ironic 21.4's string types).
-    expect(node.properties).toMatchObject({ cpus: 8, cpu_arch: 'x86_64', memory_mb: '32768', local_gb: '199' });
+    // local_gb from the smallest disk of at least 4 GiB, one GiB less; numbers, as Ironic master's
+    // (21.4 wrote strings); cpu_arch from the architecture hook; cpus only when its hook is listed.
+    expect(node.properties).toMatchObject({ cpu_arch: 'x86_64', memory_mb: 32768, local_gb: 199 });
+    expect(node.properties).not.toHaveProperty('cpus');
+    // The ports hook: a port per NIC, none marked PXE-booting (the BMC cannot tell).
+    const ports = (await api.get(`/v1/ports?node=${uuid}&detail=true`)).body.ports as Json[];
+    expect(ports.map((p) => [p.address, p.pxe_enabled]).sort()).toEqual(machine.spec.nics.map((n) => [n.mac, false]).sort());
 
     const reply = await api.get(`/v1/nodes/${uuid}/inventory`);
     expect(reply.status).toBe(200);
@@ -84,7 +90,19 @@ describe('redfish inspection stores the inventory', () => {
         },
       ]),
     );
-    expect(reply.body.plugin_data).toEqual({ parsed_lldp: lldp });
+    // With what validate-interfaces records: every NIC qualifies (no PXE NIC known, add_ports pxe).
+    const nics = Object.fromEntries(
+      machine.spec.nics.map((n) => [
+        n.id,
+        { mac_address: n.mac, name: n.id, speed_mbps: n.speedMbps, pxe_enabled: false, ipv6_address: null },
+      ]),
+    );
+    expect(reply.body.plugin_data).toEqual({
+      parsed_lldp: lldp,
+      all_interfaces: nics,
+      valid_interfaces: nics,
+      macs: machine.spec.nics.map((n) => n.mac),
+    });
     const inventory = reply.body.inventory as Json;
     // (DynamoDB keeps no key order: compared sorted.)
     expect(Object.keys(inventory).sort()).toEqual([
@@ -157,7 +175,7 @@ describe('redfish inspection stores the inventory', () => {
       const bare = await manageableNode();
       bare.machine.setFaults({ missingResources: ['Storage', 'SimpleStorage', 'PCIeDevices'] });
       const inspected = await inspect(bare.uuid);
-      expect([inspected.provision_state, inspected.last_error, inspected.properties.local_gb]).toEqual(['manageable', null, '0']);
+      expect([inspected.provision_state, inspected.last_error, inspected.properties.local_gb]).toEqual(['manageable', null, 0]);
       const inventory = (await api.get(`/v1/nodes/${bare.uuid}/inventory`)).body.inventory as Json;
       expect(Object.keys(inventory).sort()).toEqual(['boot', 'cpu', 'interfaces', 'memory', 'system_vendor']);
       expect((await api.get(`/v1/nodes/${bare.uuid}/traits`)).body.traits).toEqual([]);

@@ -1,9 +1,9 @@
 /**
- * Ports from inspection (Ironic's `inspect_utils.create_ports_if_not_exist`): one port per
- * discovered MAC of an enabled NIC. An address that already has a port — on this node or any
- * other — is skipped, and so is a string that is not a MAC. New ports get Ironic's defaults
- * (pxe_enabled true): Ironic 21.4's Redfish inspection cannot tell PXE NICs apart, so it leaves
- * pxe_enabled as it is.
+ * Ports from an out-of-band inspection that reports MACs (Ironic's
+ * `inspect_utils.create_ports_if_not_exist`): one port per MAC. An address that already has a
+ * port — on this node or any other — is skipped, and so is a string that is not a MAC. New ports
+ * get Ironic's defaults (pxe_enabled true). Redfish inspection reports none: its `ports` hook
+ * makes them, as Ironic master's.
  */
 import { MACAlreadyExists } from '#common/errors';
 import { newUuid } from '#common/ids';

@@ -4,8 +4,9 @@
  *
  * - `inspect`: the API moved the node to `inspecting` and locked it for this message. An
  *   out-of-band interface (redfish, fake) answers at once: the properties it found are saved, ports
- *   created for the MACs; redfish's inventory is stored apart from the node and the inspection
- *   rules applied to it; the node ends `manageable`. An in-band one (`agent`) prepares the
+ *   created for any MACs it reports (redfish reports none: its inspection hooks made the ports);
+ *   redfish's inventory and plugin data, as its hooks left them, are stored apart from the node and
+ *   the inspection rules applied to them; the node ends `manageable`. An in-band one (`agent`) prepares the
  *   ramdisk's boot: the node is saved waiting in `inspect wait` (still locked), then powered on,
  *   then released; the ramdisk's data arrives later.
  * - `continue_inspection`: the API found the node in `inspect wait` for a ramdisk's post, moved it

@@ -7,7 +7,7 @@
  * The hooks themselves live in `hooks-basic.ts` (properties) and `hooks-ports.ts` (interfaces
  * and ports); their names and dependencies are Ironic's.
  */
-import { HardwareInspectionFailure } from '#common/errors';
+import { DatabaseUnavailable, HardwareInspectionFailure } from '#common/errors';
 import type { InspectorConfig } from '#common/config';
 import type { InspectionTask } from '../base';
 import type { InspectionHook, Inventory, PluginData } from './hook-types';
@@ -78,7 +78,9 @@ export async function runInspectionHooks(
     try {
       await hook.run(task, inventory, pluginData, config);
     } catch (err) {
-      if (err instanceof HardwareInspectionFailure) throw err;
+      // NOTE: a store that cannot be reached is no fault of the data: the conductor's delivery is
+      // retried (Ironic has no such retry and would fail the inspection).
+      if (err instanceof HardwareInspectionFailure || err instanceof DatabaseUnavailable) throw err;
       task.log.error(`Unexpected exception while running inspection hooks for node ${task.node.uuid}`, { error: String(err) });
       throw new HardwareInspectionFailure(
         `Unexpected exception ${className(err)} during processing for node: ${task.node.uuid}. Error: ${(err as Error).message}`,

@@ -7,7 +7,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { AGENT_API_CA_BUNDLE_PATH, ConfigError, type Env, ENV, integer } from '#common/config';
+import {
+  AGENT_API_CA_BUNDLE_PATH,
+  ConfigError,
+  DEFAULT_REDFISH_INSPECTION_HOOKS,
+  type Env,
+  ENV,
+  type InspectorConfig,
+  integer,
+  loadInspectorConfig,
+  parseRedfishHookList,
+} from '#common/config';
 import { type FetchPolicy, fetchPolicyFromEnv } from '../hosts';
 import { type BootIsoConfig, DEFAULT_KERNEL_APPEND_PARAMS } from './boot-iso';
 
@@ -28,6 +38,25 @@ export interface RedfishConfig {
   readonly policy: FetchPolicy;
   /** Building the agent ISO from a kernel and ramdisk (`boot-iso.ts`). @default no bucket: only ready ISOs */
   readonly bootIso?: BootIsoConfig;
+  /**
+   * Out-of-band inspection's hooks (Ironic's `[redfish]inspection_hooks`, `$default_inspection_hooks`
+   * expanded) and the `[inspector]` options they read (add_ports, keep_ports, update_pxe_enabled).
+   * @default Ironic's: validate-interfaces, ports, architecture, with `[inspector]`'s defaults
+   */
+  readonly inspection?: RedfishInspectionConfig;
+}
+
+export interface RedfishInspectionConfig {
+  readonly hooks: readonly string[];
+  readonly inspector: InspectorConfig;
+}
+
+/** Ironic's defaults for out-of-band inspection's hooks. */
+export function redfishInspectionConfig(env: Env = {}): RedfishInspectionConfig {
+  return {
+    hooks: parseRedfishHookList(env[ENV.redfishInspectionHooks] || DEFAULT_REDFISH_INSPECTION_HOOKS),
+    inspector: loadInspectorConfig(env),
+  };
 }
 
 export const DEFAULT_REDFISH_CONFIG: Omit<RedfishConfig, 'policy'> = {
@@ -60,6 +89,7 @@ export function loadRedfishConfig(env: Env = process.env): RedfishConfig {
       apiUrl: env[ENV.publicEndpoint]?.replace(/\/+$/, '') || undefined,
       apiCaFile: loadAgentApiCa(env),
     },
+    inspection: redfishInspectionConfig(env),
   };
 }
 

@@ -1,16 +1,18 @@
 /**
- * Out-of-band inspection over Redfish (Ironic's `redfish/inspect.py`): cpus, cpu_arch, memory_mb,
- * local_gb and the boot_mode capability from the system's inventory, and the MACs of its enabled
- * NICs. Property types follow Ironic 21.4: cpus is a number, memory_mb and local_gb are strings.
- * It also reports the inventory Ironic master builds (memory, cpu, disks, storage_controllers,
- * interfaces, pci_devices, system_vendor, boot; see `inventory.ts`), which the conductor stores as
- * the node's inventory and inspection rules read, and beside it as plugin data the LLDP the BMC
- * reports for its NetworkAdapters' ports (`parsed_lldp`, see `lldp.ts`).
+ * Out-of-band inspection over Redfish (Ironic master's `redfish/inspect.py`): memory_mb, local_gb
+ * and the boot_mode capability from the system, and the inventory Ironic master builds (memory,
+ * cpu, disks, storage_controllers, interfaces, pci_devices, system_vendor, boot; see
+ * `inventory.ts`) with, as plugin data, the LLDP the BMC reports for its NetworkAdapters' ports
+ * (`parsed_lldp`, see `lldp.ts`). Then, as master, the `[redfish]inspection_hooks` run over that
+ * inventory — by default validate-interfaces, ports (a port per NIC) and architecture (cpu_arch) —
+ * and the essential properties are checked. memory_mb and local_gb are numbers, as master's (Ironic
+ * 21.4 wrote strings). The conductor stores the inventory and plugin data as the hooks left them.
  */
 import { HardwareInspectionFailure } from '#common/errors';
 import { BOOT_MODES, type InspectInterface, type InspectedInterface, type Task } from '../base';
+import { runInspectionHooks, validateInspectionHooks } from '../inspector/hooks';
 import type { Resource } from './client';
-import type { RedfishConfig } from './config';
+import { type RedfishConfig, redfishInspectionConfig } from './config';
 import { parseDriverInfo } from './driver-info';
 import { cpuInventory, pciDevices, storageInventory, systemVendor } from './inventory';
 import { collectLldp } from './lldp';
@@ -20,10 +22,9 @@ const GIB = 1024 ** 3;
 /** Disks smaller than this are not where an image goes (Ironic's 4 GiB floor). */
 const MIN_DISK_BYTES = 4 * GIB;
 
-/** Redfish ProcessorArchitecture → cpu_arch, as Ironic 21.4 maps it. */
-const CPU_ARCH_MAP: Readonly<Record<string, string>> = { x86: 'x86_64', 'IA-64': 'ia64', ARM: 'arm', MIPS: 'mips', OEM: 'oem' };
 const BOOT_MODE_MAP: Readonly<Record<string, string>> = { UEFI: BOOT_MODES.UEFI, Legacy: BOOT_MODES.LEGACY_BIOS };
-const ESSENTIAL_PROPERTIES = ['memory_mb', 'local_gb', 'cpus', 'cpu_arch'] as const;
+/** Ironic master's (21.4 also required cpus, which master no longer sets; the `cpus` hook does when listed). */
+const ESSENTIAL_PROPERTIES = ['memory_mb', 'local_gb', 'cpu_arch'] as const;
 
 function enabled(resource: Resource): boolean {
   const state = ((resource.Status ?? {}) as Resource).State;
@@ -84,6 +85,7 @@ async function localDiskBytes(task: Task, system: RedfishSystem): Promise<number
 }
 
 export function createRedfishInspect(config: RedfishConfig): InspectInterface {
+  const inspection = config.inspection ?? redfishInspectionConfig();
   return {
     name: 'redfish',
     async validate(task) {
@@ -92,29 +94,19 @@ export function createRedfishInspect(config: RedfishConfig): InspectInterface {
 
     async inspectHardware(task) {
       const node = task.node;
+      // As Ironic loads them with the interface: hooks that cannot run fail before the BMC is asked.
+      const hooks = validateInspectionHooks(inspection.hooks);
       const system = await getSystem(task, config);
+      const original = node.properties;
       const properties: Record<string, unknown> = { ...node.properties };
       try {
         const memoryGib = ((system.doc.MemorySummary ?? {}) as Resource).TotalSystemMemoryGiB;
-        if (typeof memoryGib === 'number' && memoryGib > 0) properties.memory_mb = String(Math.round(memoryGib * 1024));
-
-        let cpus = 0;
-        let arch: string | undefined;
+        if (typeof memoryGib === 'number' && memoryGib > 0) properties.memory_mb = Math.round(memoryGib * 1024);
         const processors = await system.members('Processors');
-        for (const processor of processors) {
-          if (typeof processor.TotalThreads === 'number') cpus += processor.TotalThreads;
-          if (arch === undefined && typeof processor.ProcessorArchitecture === 'string') arch = processor.ProcessorArchitecture;
-        }
-        if (cpus) properties.cpus = cpus;
-        if (arch !== undefined) {
-          const cpuArch = CPU_ARCH_MAP[arch];
-          if (cpuArch) properties.cpu_arch = cpuArch;
-          else task.log.warn('Unknown CPU architecture', { node: node.uuid, arch });
-        }
 
         // Ironic reports one GiB less than the disk holds, whole GiB.
         const diskBytes = await localDiskBytes(task, system);
-        properties.local_gb = String(Math.max(0, Math.floor(diskBytes / GIB - 1)));
+        properties.local_gb = Math.max(0, Math.floor(diskBytes / GIB - 1));
         if (!diskBytes) task.log.warn('No usable disk found; assuming a disk-less node', { node: node.uuid });
 
         const bootMode = BOOT_MODE_MAP[system.boot.mode ?? ''];
@@ -140,12 +132,6 @@ export function createRedfishInspect(config: RedfishConfig): InspectInterface {
           });
         }
 
-        const missing = ESSENTIAL_PROPERTIES.filter((key) => properties[key] === undefined);
-        if (missing.length > 0) {
-          throw new HardwareInspectionFailure(`Failed to discover the following properties: ${missing.join(', ')} on node ${node.uuid}`);
-        }
-        const macs = interfaces.filter((i) => i.enabled).map((i) => i.mac_address);
-        if (macs.length === 0) task.log.warn('No enabled NIC found: no ports will be created', { node: node.uuid });
         // The inventory Ironic master builds, in the ramdisk's shape and key order.
         const memory = typeof memoryGib === 'number' && memoryGib > 0 ? { memory: { physical_mb: Math.round(memoryGib * 1024) } } : {};
         const pci = await pciDevices(task, system);
@@ -164,9 +150,20 @@ export function createRedfishInspect(config: RedfishConfig): InspectInterface {
           ...(bootMode ? { boot: { current_boot_mode: bootMode } } : {}),
         };
         const lldp = await collectLldp(task, system);
-        const pluginData = Object.keys(lldp).length > 0 ? { parsed_lldp: lldp } : {};
-        return { properties, interfaces, macs, inventory, pluginData };
+        const pluginData: Record<string, unknown> = Object.keys(lldp).length > 0 ? { parsed_lldp: lldp } : {};
+
+        // The hooks work on the node itself, as Ironic's: cpu_arch (architecture), ports (ports).
+        node.properties = properties;
+        await runInspectionHooks(task, inventory, pluginData, hooks, inspection.inspector);
+        const missing = ESSENTIAL_PROPERTIES.filter((key) => node.properties[key] === undefined);
+        if (missing.length > 0) {
+          throw new HardwareInspectionFailure(`Failed to discover the following properties: ${missing.join(', ')} on node ${node.uuid}`);
+        }
+        // The hooks created the ports: none are left for the conductor to create.
+        return { properties: node.properties, interfaces, macs: [], inventory, pluginData };
       } catch (err) {
+        // A failed inspection leaves the properties as they were (ports the hooks made stay, as in Ironic).
+        node.properties = original;
         if (err instanceof HardwareInspectionFailure) throw err;
         reachFailure(node.uuid, err);
       }

@@ -1,8 +1,13 @@
 /**
- * The redfish-virtual-media boot interface and redfish inspection against virtual BMCs over HTTP.
+ * The redfish-virtual-media boot interface and redfish inspection against virtual BMCs over HTTP,
+ * with the inspection hooks it runs (Ironic master's `[redfish]inspection_hooks`).
  */
+import { randomUUID } from 'node:crypto';
+import { redfishInspectionConfig } from '../../../functions/drivers/redfish/config';
+import { createRedfishInterfaces } from '../../../functions/drivers/redfish/index';
+import { Port } from '../../../functions/objects/port';
 import { Fleet } from '../../../local/fleet/fleet';
-import { failure, redfish, redfishNode, taskFor } from './helpers';
+import { TEST_CONFIG, failure, redfish, redfishNode, taskFor } from './helpers';
 
 let fleet: Fleet;
 
@@ -91,7 +96,7 @@ describe('redfish-virtual-media boot', () => {
 });
 
 describe('redfish inspection', () => {
-  it('finds cpus, cpu_arch, memory, the local disk, the boot mode and the enabled NICs', async () => {
+  it('finds memory, the local disk and the boot mode, then runs the hooks: cpu_arch and a port per NIC', async () => {
     const machine = fleet.add({
       processors: [
         { model: 'A', arch: 'x86', cores: 8, threads: 16 },
@@ -110,20 +115,30 @@ describe('redfish inspection', () => {
       ],
     });
     const node = redfishNode(fleet, machine, { properties: { vendor: 'ironless', capabilities: 'foo:bar' } });
-    const result = await redfish.inspect.inspectHardware(taskFor(node));
-    expect(result.properties).toEqual({
-      vendor: 'ironless',
-      cpus: 32,
-      cpu_arch: 'x86_64',
-      memory_mb: '65536',
-      local_gb: '479',
-      capabilities: 'foo:bar,boot_mode:uefi',
-    });
+    const ports: Port[] = [];
+    const result = await redfish.inspect.inspectHardware(taskFor(node, ports));
+    // As Ironic master: cpus is not set (the `cpus` hook sets it when listed); cpu_arch is the
+    // architecture hook's, from the inventory; memory_mb and local_gb are numbers (21.4: strings).
+    const properties = { vendor: 'ironless', memory_mb: 65536, local_gb: 479, capabilities: 'foo:bar,boot_mode:uefi', cpu_arch: 'x86_64' };
+    expect(result.properties).toEqual(properties);
+    expect(node.properties).toEqual(properties);
     expect(result.interfaces).toEqual([
       { name: 'eno1', mac_address: '52:54:00:aa:bb:01', enabled: true, speed_mbps: 25_000 },
       { name: 'eno2', mac_address: '52:54:00:aa:bb:02', enabled: false, speed_mbps: 1_000 },
     ]);
-    expect(result.macs).toEqual(['52:54:00:aa:bb:01']);
+    // The ports hook made them, one per NIC of the inventory (the BMC reports no PXE NIC, so none
+    // is marked PXE-booting): none are left for the conductor to create.
+    expect(ports.map((p) => [p.address, p.pxe_enabled, p.extra])).toEqual([
+      ['52:54:00:aa:bb:01', false, {}],
+      ['52:54:00:aa:bb:02', false, {}],
+    ]);
+    expect(result.macs).toEqual([]);
+    expect(result.pluginData).toMatchObject({
+      macs: ['52:54:00:aa:bb:01', '52:54:00:aa:bb:02'],
+      valid_interfaces: { eno1: { mac_address: '52:54:00:aa:bb:01', pxe_enabled: false }, eno2: { name: 'eno2' } },
+      all_interfaces: { eno1: { name: 'eno1' }, eno2: { name: 'eno2' } },
+      parsed_lldp: {},
+    });
     // What inspection rules read, in the ramdisk's shape (Ironic master's redfish inventory).
     const disks = [
       { name: 'sda', size: 2 * 1024 ** 3 },
@@ -194,22 +209,46 @@ describe('redfish inspection', () => {
       },
       boot: { current_boot_mode: 'uefi' },
     });
-    // The driver only reports: the node is the conductor's to change.
-    expect(node.properties).toEqual({ vendor: 'ironless', capabilities: 'foo:bar' });
   });
 
   it('keeps a boot_mode capability already set, and fails when an essential property cannot be found', async () => {
-    const machine = fleet.add({ processors: [{ model: 'P', arch: 'Power', cores: 4, threads: 4 }] });
+    const machine = fleet.add({ processors: [{ model: 'P', arch: 'x86', cores: 4, threads: 4 }] });
     const node = redfishNode(fleet, machine, { properties: { capabilities: 'boot_mode:bios' } });
-    const { error } = await failure(() => redfish.inspect.inspectHardware(taskFor(node)));
+    // Without the architecture hook nothing sets cpu_arch (Ironic master).
+    const bare = createRedfishInterfaces({ ...TEST_CONFIG, inspection: redfishInspectionConfig({ REDFISH_HOOKS: 'validate-interfaces' }) });
+    const { error } = await failure(() => bare.inspect.inspectHardware(taskFor(node)));
     expect(error.name).toBe('HardwareInspectionFailure');
     expect(error.message).toBe(
       `Failed to inspect hardware. Reason: Failed to discover the following properties: cpu_arch on node ${node.uuid}`,
     );
+    // The failed inspection left the properties as they were.
+    expect(node.properties).toEqual({ capabilities: 'boot_mode:bios' });
 
     node.properties = { capabilities: 'boot_mode:bios', cpu_arch: 'ppc64le' };
-    const result = await redfish.inspect.inspectHardware(taskFor(node));
-    expect(result.properties).toMatchObject({ capabilities: 'boot_mode:bios', cpu_arch: 'ppc64le', cpus: 4 });
+    const result = await bare.inspect.inspectHardware(taskFor(node));
+    expect(result.properties).toEqual({ capabilities: 'boot_mode:bios', cpu_arch: 'ppc64le', memory_mb: 16384, local_gb: 99 });
+  });
+
+  it('runs the hooks listed (cpus over the BMC inventory) with the add_ports and keep_ports options', async () => {
+    const machine = fleet.add({ memoryGiB: 8 });
+    const node = redfishNode(fleet, machine);
+    const hooks = '$default_inspection_hooks,cpus';
+    const listed = createRedfishInterfaces({
+      ...TEST_CONFIG,
+      inspection: redfishInspectionConfig({ REDFISH_HOOKS: hooks, INSPECTOR_ADD_PORTS: 'disabled', INSPECTOR_KEEP_PORTS: 'present' }),
+    });
+    const stray = new Port({
+      uuid: randomUUID(),
+      node_uuid: node.uuid,
+      address: '52:54:00:ff:ff:ff',
+      created_at: new Date().toISOString(),
+    });
+    const ports = [stray];
+    const result = await listed.inspect.inspectHardware(taskFor(node, ports));
+    // The cpus hook adds the inventory's CPU count.
+    expect(result.properties).toMatchObject({ memory_mb: 8192, cpus: machine.spec.processors.reduce((n, p) => n + p.threads, 0) });
+    // add_ports disabled: no port made; keep_ports present: the port of a MAC the BMC does not report is gone.
+    expect(ports).toEqual([]);
   });
 
   it('leaves out what the BMC lacks (no link) or cannot serve (404), and still finds local_gb from the other storage', async () => {
@@ -221,7 +260,7 @@ describe('redfish inspection', () => {
     expect(result.inventory).toMatchObject({ disks: [{ name: 'sda', size: 100 * 1024 ** 3 }] });
     expect(result.inventory).not.toHaveProperty('storage_controllers');
     expect(result.inventory).not.toHaveProperty('pci_devices');
-    expect(result.properties.local_gb).toBe('99');
+    expect(result.properties.local_gb).toBe(99);
 
     // Storage linked but answering 404: left out (logged); the disks are SimpleStorage's again.
     machine.setFaults({ brokenResources: ['Storage', 'PCIeDevices'] });
@@ -229,13 +268,13 @@ describe('redfish inspection', () => {
     expect(result.inventory).toMatchObject({ disks: [{ name: 'sda', size: 100 * 1024 ** 3 }] });
     expect(result.inventory).not.toHaveProperty('storage_controllers');
     expect(result.inventory).not.toHaveProperty('pci_devices');
-    expect(result.properties.local_gb).toBe('99');
+    expect(result.properties.local_gb).toBe(99);
 
     // No storage at all: a disk-less node (local_gb 0), no disks key; the rest is still there.
     machine.setFaults({ missingResources: ['Storage', 'SimpleStorage'] });
     result = await redfish.inspect.inspectHardware(taskFor(node));
     expect(result.inventory).not.toHaveProperty('disks');
-    expect(result.properties.local_gb).toBe('0');
+    expect(result.properties.local_gb).toBe(0);
     expect(Object.keys(result.inventory ?? {})).toEqual(['memory', 'cpu', 'interfaces', 'pci_devices', 'system_vendor', 'boot']);
     machine.clearFaults();
   });

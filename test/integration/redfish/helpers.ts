@@ -1,13 +1,14 @@
 /** A virtual fleet on loopback and redfish tasks pointing at its machines, for driver tests over real HTTP. */
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { Task } from '../../../functions/drivers/base';
+import type { InspectionTask } from '../../../functions/drivers/base';
 import { tmpdir } from 'node:os';
 import { ANY_HOST, HostRules } from '../../../functions/drivers/hosts';
 import type { RedfishConfig } from '../../../functions/drivers/redfish/config';
 import { PROJECT_ROOT } from '../../../lib/bundling';
 import { createRedfishInterfaces } from '../../../functions/drivers/redfish/index';
 import { Node, type NodeData } from '../../../functions/objects/node';
+import { Port } from '../../../functions/objects/port';
 import type { Fleet } from '../../../local/fleet/fleet';
 import type { VirtualMachine } from '../../../local/fleet/machine';
 
@@ -40,8 +41,22 @@ export function redfishNode(fleet: Fleet, machine: VirtualMachine, overrides: Pa
   });
 }
 
-export function taskFor(node: Node): Task {
-  return { node, log: new Logger({ serviceName: 'test', logLevel: 'SILENT' }) };
+/** A task on `node` whose ports (what inspection hooks create, keep and delete) live in `ports`. */
+export function taskFor(node: Node, ports: Port[] = []): InspectionTask {
+  return {
+    node,
+    log: new Logger({ serviceName: 'test', logLevel: 'SILENT' }),
+    ports: {
+      list: async () => [...ports],
+      create: async (p) => {
+        if (ports.some((q) => q.address === p.address)) return false;
+        ports.push(new Port({ uuid: randomUUID(), node_uuid: node.uuid, created_at: new Date().toISOString(), ...p }));
+        return true;
+      },
+      save: async () => {},
+      destroy: async (port) => void ports.splice(ports.indexOf(port), 1),
+    },
+  };
 }
 
 /** Run `fn`, expecting it to fail; returns the error and how long it took. */

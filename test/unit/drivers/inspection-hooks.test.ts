@@ -5,7 +5,7 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { type InspectorConfig, loadInspectorConfig, parseHookList } from '../../../functions/common/config';
-import { HardwareInspectionFailure } from '../../../functions/common/errors';
+import { DatabaseUnavailable, HardwareInspectionFailure } from '../../../functions/common/errors';
 import type { InspectionTask } from '../../../functions/drivers/base';
 import { runInspectionHooks, validateInspectionHooks } from '../../../functions/drivers/inspector/hooks';
 import { updatedCapabilities } from '../../../functions/drivers/inspector/hooks-basic';
@@ -110,6 +110,13 @@ describe('the property hooks, when listed', () => {
 });
 
 describe('the ports hook', () => {
+  it('passes an unreachable port store on as it is, for the conductor to retry the delivery', async () => {
+    const { task } = taskFor();
+    const unavailable = new DatabaseUnavailable('throttled', false);
+    task.ports.create = () => Promise.reject(unavailable);
+    await expect(runInspectionHooks(task, inventory(), {}, DEFAULT_HOOKS, CONFIG)).rejects.toBe(unavailable);
+  });
+
   it('adds a port per valid NIC (not loopback, a valid MAC), pxe_enabled as the inventory says, and records the MACs', async () => {
     const { task, ports } = taskFor({}, [], ['52:54:00:aa:00:02']);
     const data: Record<string, unknown> = {};

@@ -1,6 +1,17 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { defaultInterfaces, getHardwareType, hardwareTypes, loadDriver } from '../../../functions/drivers/registry';
+import type { InspectionTask } from '../../../functions/drivers/base';
 import { makeNode } from '../helpers/builders';
+
+/** A node with no ports, which inspection may not change. */
+const noPorts: InspectionTask['ports'] = {
+  list: async () => [],
+  create: async () => {
+    throw new Error('no port is to be created');
+  },
+  save: async () => {},
+  destroy: async () => {},
+};
 
 const log = new Logger({ serviceName: 'test', logLevel: 'SILENT' });
 
@@ -60,7 +71,7 @@ function defaultInterfacesAsFields(driver: string) {
 describe('fake-hardware', () => {
   it("has Ironic's fake management: PXE only, no boot modes, secure boot or NMI", async () => {
     const node = makeNode();
-    const task = { node, log };
+    const task = { node, log, ports: noPorts };
     const { management, boot, inspect } = loadDriver(node);
     expect(await management.getSupportedBootDevices(task)).toEqual(['pxe']);
     await management.setBootDevice(task, 'pxe', true);
@@ -80,7 +91,7 @@ describe('fake-hardware', () => {
 
   it('has no-* interfaces that fail validation and actions, as Ironic’s noop ones', async () => {
     const node = makeNode({ inspect_interface: 'no-inspect', bios_interface: 'no-bios' });
-    const task = { node, log };
+    const task = { node, log, ports: noPorts };
     const driver = loadDriver(node);
     await expect(driver.inspect.inspectHardware(task)).rejects.toThrow(
       'Driver fake-hardware does not support inspect (disabled or not implemented).',
