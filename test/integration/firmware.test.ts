@@ -8,13 +8,14 @@
  * the BMC's Task (a reboot for the BIOS and one for the NICs), then ends in `manageable` with the new
  * versions shown; a failing Task fails the clean from `clean wait` with Ironic's message as
  * last_error and changes nothing; bad requests are refused before anything changes. The
- * components go with their node.
+ * components go with their node. A deployed node's firmware is updated by servicing, which waits
+ * in `service wait` (no ramdisk: the instance is rebooted for the BIOS) and ends `active`.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type FleetStack, startFleetStack } from './helpers/fleet';
 import { ApiClient, faultOf } from './helpers/stack';
-import { cleanPolling } from './helpers/polled-steps';
+import { cleanPolling, provisionPolling } from './helpers/polled-steps';
 
 let fleet: FleetStack;
 let api: ApiClient;
@@ -233,4 +234,41 @@ it('caches the versions at cleaning, flashes BIOS, BMC and NICs through the Upda
   expect((await stored()).Items?.length).toBe(2 + nics.length);
   expect((await api.request('DELETE', `/v1/nodes/${uuid}`)).status).toBe(204);
   expect((await stored()).Items).toEqual([]);
+}, 600_000);
+
+it('updates the firmware of a deployed node by servicing: it waits in service wait and is active again after', async () => {
+  const uuid = (await api.get('/v1/nodes/fw-1')).body.uuid as string;
+  const set = await api.request('PATCH', `/v1/nodes/${uuid}`, [
+    { op: 'replace', path: '/firmware_interface', value: 'redfish' },
+    { op: 'add', path: '/instance_info', value: fleet.image },
+  ]);
+  expect(set.status).toBe(200);
+  if ((await api.get(`/v1/nodes/${uuid}`)).body.provision_state === 'enroll') {
+    await api.provision(uuid, 'manage');
+    await api.settle(uuid, ['manageable'], 60_000);
+  }
+  await api.provision(uuid, 'provide');
+  await api.settle(uuid, ['available'], 120_000);
+  await api.provision(uuid, 'active');
+  expect(await api.settle(uuid, ['active', 'deploy failed'], 180_000)).toMatchObject({ provision_state: 'active' });
+
+  // Servicing (API 1.87) needs no ramdisk for it: the BIOS image is applied by a reboot of the instance.
+  const { node, seen, runs } = await provisionPolling(fleet.stack, new ApiClient(fleet.stack.url, '1.87'), uuid, {
+    target: 'service',
+    body: {
+      service_steps: [
+        { interface: 'firmware', step: 'update', args: { settings: [{ component: 'bios', url: imageUrl('bios-3.0.0.bin') }] } },
+      ],
+    },
+    wait: 'service wait',
+    stepField: 'service_step',
+    ends: ['active', 'service failed'],
+  });
+  expect(seen).toMatchObject({ provision_state: 'service wait', target_provision_state: 'active' });
+  expect((seen?.driver_internal_info as Record<string, unknown>).redfish_fw_updates).toEqual([
+    { component: 'bios', url: imageUrl('bios-3.0.0.bin'), task_monitor: expect.stringMatching(/^\/redfish\/v1\/TaskService\/Tasks\/\d+$/) },
+  ]);
+  expect(runs.at(-1)).toEqual({ checked: 1, resumed: 1, failed: 0 });
+  expect(node).toMatchObject({ provision_state: 'active', last_error: null, power_state: 'power on' });
+  expect((await versionsOf(uuid)).bios).toEqual(['1.0.0', '3.0.0', '3.0.0']);
 }, 600_000);

@@ -10,20 +10,25 @@ export async function runPeriodic(stack: LocalStack, task: string): Promise<Reco
 }
 
 /**
- * A manual clean whose step waits on the BMC: the node is seen in `clean wait` at that step (`seen`:
+ * A provision action whose step waits on the BMC: the node is seen in `wait` at that step (`seen`:
  * the node as first seen there), and `poll_waiting_steps` is run every quarter second while it
- * waits there (`runs`: its answers) until the clean ends in `manageable` or `clean failed`.
+ * waits there (`runs`: its answers) until the flow ends in one of `ends`.
  */
-export async function cleanPolling(stack: LocalStack, api: ApiClient, uuid: string, steps: Record<string, unknown>[]) {
-  await api.provision(uuid, 'clean', { clean_steps: steps });
+export async function provisionPolling(
+  stack: LocalStack,
+  api: ApiClient,
+  uuid: string,
+  action: { target: string; body: Record<string, unknown>; wait: string; stepField: string; ends: readonly string[] },
+) {
+  await api.provision(uuid, action.target, action.body);
   const deadline = Date.now() + 150_000;
   let seen: Record<string, unknown> | undefined;
   const runs: Record<string, unknown>[] = [];
   for (;;) {
     const node = (await api.get(`/v1/nodes/${uuid}`)).body as Record<string, unknown>;
-    if (node.provision_state === 'manageable' || node.provision_state === 'clean failed') return { node, seen, runs };
-    const step = node.clean_step as { interface?: string } | null;
-    if (node.provision_state === 'clean wait' && step?.interface !== undefined) {
+    if (action.ends.includes(String(node.provision_state))) return { node, seen, runs };
+    const step = node[action.stepField] as { interface?: string } | null;
+    if (node.provision_state === action.wait && step?.interface !== undefined) {
       seen ??= node;
       runs.push(await runPeriodic(stack, 'poll_waiting_steps'));
     }
@@ -31,4 +36,15 @@ export async function cleanPolling(stack: LocalStack, api: ApiClient, uuid: stri
       throw new Error(`node ${uuid} still ${String(node.provision_state)} (last_error: ${String(node.last_error)})`);
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/** A manual clean whose step waits on the BMC in `clean wait`, polled until it ends (`provisionPolling`). */
+export function cleanPolling(stack: LocalStack, api: ApiClient, uuid: string, steps: Record<string, unknown>[]) {
+  return provisionPolling(stack, api, uuid, {
+    target: 'clean',
+    body: { clean_steps: steps },
+    wait: 'clean wait',
+    stepField: 'clean_step',
+    ends: ['manageable', 'clean failed'],
+  });
 }
