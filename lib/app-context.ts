@@ -32,6 +32,8 @@ export const CONTEXT_KEYS = [
   'syncPowerStateInterval',
   'checkProvisionStateInterval',
   'nodeHistoryCleanupInterval',
+  'deployLogsCollect',
+  'deployLogsDaysToExpire',
 ] as const;
 
 function list(value: unknown): string[] | undefined {
@@ -122,6 +124,12 @@ export function propsFromContext(
   if (provisionChecks !== undefined) settings.checkProvisionStateIntervalSeconds = provisionChecks;
   const historyCleanup = wholeNumber('nodeHistoryCleanupInterval', get('nodeHistoryCleanupInterval'));
   if (historyCleanup !== undefined) settings.nodeHistoryCleanupIntervalSeconds = historyCleanup;
+
+  // Checked with the other settings (validateSettings names the values it takes).
+  const logsCollect = get('deployLogsCollect');
+  if (logsCollect !== undefined) settings.deployLogsCollect = String(logsCollect) as IronlessSettings['deployLogsCollect'];
+  const logsDays = wholeNumber('deployLogsDaysToExpire', get('deployLogsDaysToExpire'));
+  if (logsDays !== undefined) settings.deployLogsDaysToExpire = logsDays;
 
   const api: { -readonly [K in keyof ApiExposure]?: ApiExposure[K] } = {};
   const endpointType = get('endpointType');

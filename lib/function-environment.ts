@@ -11,7 +11,14 @@
  *   would fail the deployment.
  */
 import { Token } from 'aws-cdk-lib';
-import { type Env, loadAgentConfig, loadApiConfig, loadConductorConfig, loadInspectorConfig } from '../functions/common/config';
+import {
+  type Env,
+  loadAgentConfig,
+  loadApiConfig,
+  loadConductorConfig,
+  loadInspectorConfig,
+  loadRamdiskLogsConfig,
+} from '../functions/common/config';
 import { releaseFromEnv } from '../functions/common/releases';
 import { fetchPolicyFromEnv } from '../functions/drivers/hosts';
 import { loadRedfishConfig } from '../functions/drivers/redfish/config';
@@ -39,6 +46,7 @@ const LOADERS: readonly ((env: Env) => unknown)[] = [
   loadConductorConfig,
   loadAgentConfig,
   loadInspectorConfig,
+  loadRamdiskLogsConfig,
   loadRedfishConfig,
   fetchPolicyFromEnv,
   loadTbnConfig,

@@ -28,6 +28,7 @@ import {
 } from './api-exposure';
 import { BasicAuth } from './constructs/basic-auth';
 import { BootIsos, CONDUCTOR_TMP_GIB } from './constructs/boot-isos';
+import { RamdiskLogs } from './constructs/ramdisk-logs';
 import { ConductorQueues } from './constructs/conductor-queues';
 import { DeployGuard, type Rollout } from './constructs/deploy-guard';
 import { IronlessFunction } from './constructs/function';
@@ -106,6 +107,8 @@ export class IronlessStack extends Stack {
   readonly tables: Tables;
   /** The bucket of the agent ISOs the conductor builds (redfish virtual media with a kernel and ramdisk). */
   readonly bootIsos: BootIsos;
+  /** The bucket the conductor keeps the ramdisk's logs in (`settings.deployLogsCollect`). */
+  readonly ramdiskLogs: RamdiskLogs;
   /** The authorizer and its secret, with `http_basic`. */
   readonly auth: BasicAuth | undefined;
   /** The web console, at `<ApiUrl>ui/`. */
@@ -158,6 +161,7 @@ export class IronlessStack extends Stack {
     };
 
     this.bootIsos = new BootIsos(this, 'BootIsos');
+    this.ramdiskLogs = new RamdiskLogs(this, 'RamdiskLogs', { daysToExpire: settings.deployLogsDaysToExpire });
     // Ironic's [agent]api_ca_file: read now, carried in the conductor's code (no room in its environment).
     const agentApiCa = agentApiCaForConductor(settings.agentApiCaFile);
     const network = props.conductorNetwork;
@@ -178,6 +182,7 @@ export class IronlessStack extends Stack {
         ...common,
         [ENV.stepsStateMachineArn]: stepsArn,
         [ENV.bootIsoBucket]: this.bootIsos.bucket.bucketName,
+        [ENV.logsBucket]: this.ramdiskLogs.bucket.bucketName,
         ...agentApiCa.environment,
       },
       files: agentApiCa.files,
@@ -193,6 +198,7 @@ export class IronlessStack extends Stack {
     });
     this.tables.grantReadWrite(this.conductor.function);
     this.bootIsos.grantConductor(this.conductor.function);
+    this.ramdiskLogs.grantConductor(this.conductor.function);
     this.imageBuckets = settings.imageBuckets;
     this.grantImageBuckets(settings.imageBuckets);
     this.conductor.function.addToRolePolicy(new PolicyStatement({ actions: ['states:StartExecution'], resources: [stepsArn] }));
@@ -384,6 +390,10 @@ export class IronlessStack extends Stack {
     });
     new CfnOutput(this, 'ConsoleUrl', { value: `${this.api.url}ui/`, description: 'The web console (same authentication as the API)' });
     new CfnOutput(this, 'StepsStateMachineArn', { value: this.steps.stateMachine.stateMachineArn });
+    new CfnOutput(this, 'RamdiskLogsBucket', {
+      value: this.ramdiskLogs.bucket.bucketName,
+      description: "The ramdisk's logs the conductor keeps (settings.deployLogsCollect)",
+    });
     new CfnOutput(this, 'DbsyncFunction', {
       value: this.dbsync.live.functionArn,
       description: 'ironless dbsync --function <this ARN> <command>',

@@ -88,6 +88,17 @@ export function acknowledgeNagFindings(stack: IronlessStack): void {
       'cloudwatch:GetMetricData (the upgrade watches error rates) names its metrics in the request; AWS accepts only "*" as its resource.',
     );
   }
+  const ramdiskLogs = stack.getLogicalId(stack.ramdiskLogs.bucket.node.defaultChild as CfnElement);
+  ack(
+    stack.conductor,
+    `AwsSolutions-IAM5[Resource::<${ramdiskLogs}.Arn>/*]`,
+    'The conductor puts one ramdisk log archive per failure (Ironic’s file name: node, instance, label, time), which it cannot know before; it may only put them.',
+  );
+  ack(
+    stack.ramdiskLogs,
+    'AwsSolutions-S1',
+    'The bucket holds archives the conductor writes once and operators read; CloudTrail S3 data events are the operator’s choice for object-level audit.',
+  );
   const bootIsos = stack.getLogicalId(stack.bootIsos.bucket.node.defaultChild as CfnElement);
   ack(
     stack.conductor,
@@ -215,4 +226,25 @@ export function acknowledgeGuardFindings(stack: IronlessStack): void {
     ],
   ];
   for (const [rule, reason] of isoReasons) ack(stack.bootIsos, rule, reason);
+  // The ramdisk logs bucket (CT.S3.PR.2, .4, .9, .10, .11, AwsSolutions-S1): write-once archives expired by a lifecycle rule.
+  const logsReasons: [string, string][] = [
+    [
+      's3_bucket_logging_enabled_check',
+      'The archives are written once by the conductor and read by operators; CloudTrail S3 data events are the operator’s choice for object-level audit.',
+    ],
+    ['s3_event_notifications_enabled_check', 'Nothing reacts to a ramdisk log archive: operators look one up by node and time.'],
+    [
+      's3_bucket_object_lock_enabled_check',
+      'Archives expire after deployLogsDaysToExpire (Ironic’s deploy_logs_swift_days_to_expire); object lock would keep them past it.',
+    ],
+    [
+      's3_bucket_versioning_enabled_check',
+      'Every archive has a key of its own (node, time); nothing overwrites one, so versions would add nothing.',
+    ],
+    [
+      's3_bucket_default_encryption_kms_check',
+      'SSE-S3 encrypts the archives; the conductor may only put them, and operators read them with S3 rights alone.',
+    ],
+  ];
+  for (const [rule, reason] of logsReasons) ack(stack.ramdiskLogs, rule, reason);
 }

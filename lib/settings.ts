@@ -9,6 +9,8 @@ import {
   DEFAULT_REDFISH_INSPECTION_HOOKS,
   ENV,
   KEEP_PORTS_VALUES,
+  LOGS_COLLECT_VALUES,
+  type LogsCollect,
   parseHookList,
   parseRedfishHookList,
 } from '../functions/common/config';
@@ -202,6 +204,17 @@ export interface IronlessSettings {
    * verifies the API with it (`lib/agent-api-ca.ts`). @default none: agents use their system CAs
    */
   readonly agentApiCaFile?: string;
+  /**
+   * Ironic `[agent]deploy_logs_collect`: when the ramdisk's logs are kept in the stack's ramdisk
+   * logs bucket — `on_failure` (a deploy, cleaning or servicing that fails while the agent runs,
+   * and a failed in-band inspection), `always` (also when they succeed), or `never`.
+   */
+  readonly deployLogsCollect: LogsCollect;
+  /**
+   * Ironic `[agent]deploy_logs_swift_days_to_expire`: days the ramdisk logs bucket keeps an archive
+   * (its lifecycle rule); 0 keeps them until deleted.
+   */
+  readonly deployLogsDaysToExpire: number;
 }
 
 /**
@@ -256,6 +269,8 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   imageDeniedHosts: LOOPBACK_AND_LINK_LOCAL,
   caAllowedPaths: [],
   maxLookupAddresses: 32,
+  deployLogsCollect: 'on_failure',
+  deployLogsDaysToExpire: 30,
 };
 
 /** What the local stack changes in the defaults: its virtual BMCs, agents and image servers live on loopback. */
@@ -308,6 +323,14 @@ export function validateSettings(s: IronlessSettings): void {
   if (s.agentApiCaFile !== undefined) readAgentApiCaFile(s.agentApiCaFile);
   if (!Number.isInteger(s.maxLookupAddresses) || s.maxLookupAddresses < 1) {
     throw new Error(`maxLookupAddresses (${s.maxLookupAddresses}) must be a whole number of at least 1`);
+  }
+  if (!LOGS_COLLECT_VALUES.includes(s.deployLogsCollect)) {
+    throw new Error(`deployLogsCollect "${String(s.deployLogsCollect)}" must be one of ${LOGS_COLLECT_VALUES.join(', ')}`);
+  }
+  if (!Number.isInteger(s.deployLogsDaysToExpire) || s.deployLogsDaysToExpire < 0) {
+    throw new Error(
+      `deployLogsDaysToExpire (${s.deployLogsDaysToExpire}) must be a whole number of days, 0 to keep the logs until deleted`,
+    );
   }
   if (s.heartbeatTimeoutSeconds >= s.callbackTimeoutSeconds) {
     throw new Error(
@@ -444,6 +467,7 @@ export function settingsVariables(s: IronlessSettings): Record<string, string> {
     [ENV.imageDeniedHosts]: s.imageDeniedHosts.join(','),
     [ENV.caAllowedPaths]: s.caAllowedPaths.join(','),
     [ENV.maxLookupAddresses]: String(s.maxLookupAddresses),
+    [ENV.logsCollect]: s.deployLogsCollect,
     ...traitBasedNetworkingEnvironment(s.traitBasedNetworking),
   };
 }

@@ -121,6 +121,8 @@ export class LocalStack {
   endpoints!: { dynamodb: string; sqs: string; s3: string; aws: string };
   /** The bucket the conductor puts the agent ISOs it builds in (the stack's BootIsos bucket on AWS). */
   readonly bootIsoBucket = `${PREFIX}-boot-isos`;
+  /** The bucket the conductor keeps the ramdisk's logs in (the stack's RamdiskLogs bucket on AWS; no expiry here). */
+  readonly ramdiskLogsBucket = `${PREFIX}-ramdisk-logs`;
   stateMachineArn = '';
   /** The proxy in front of DynamoDB Local (requests by operation, faults), with `countDynamoDbRequests` or `faults`. */
   dynamoRequests: DynamoDbProxy | undefined;
@@ -203,7 +205,7 @@ export class LocalStack {
         this.settings.conductorGroups,
         queueSettings(this.settings.conductorTimeoutSeconds),
       );
-      sqsServer.setup({ buckets: [this.bootIsoBucket] });
+      sqsServer.setup({ buckets: [this.bootIsoBucket, this.ramdiskLogsBucket] });
 
       this.logDir = join(workDir, 'logs');
       this.lambda = new LambdaHost({
@@ -377,6 +379,7 @@ export class LocalStack {
       AWS_ENDPOINT_URL_SQS: this.endpoints.sqs,
       AWS_ENDPOINT_URL_S3: this.endpoints.s3,
       [ENV.bootIsoBucket]: this.bootIsoBucket,
+      [ENV.logsBucket]: this.ramdiskLogsBucket,
       AWS_ENDPOINT_URL_SFN: this.endpoints.aws,
       AWS_ENDPOINT_URL_LAMBDA: this.endpoints.aws,
       AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,

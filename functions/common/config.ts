@@ -62,6 +62,8 @@ export const ENV = {
   caAllowedPaths: 'CA_ALLOWED_PATHS',
   maxLookupAddresses: 'MAX_LOOKUP_ADDRESSES',
   bootIsoBucket: 'BOOT_ISO_BUCKET',
+  logsBucket: 'LOGS_BUCKET',
+  logsCollect: 'LOGS_COLLECT',
   bootloader: 'BOOTLOADER',
   redfishKernelAppendParams: 'REDFISH_KERNEL_APPEND_PARAMS',
   agentApiCaFile: 'AGENT_API_CA_FILE',
@@ -359,4 +361,20 @@ export function loadInspectorConfig(env: Env = process.env): InspectorConfig {
     preCreatePorts: boolean(env, ENV.inspectorPreCreatePorts, true),
     powerOff: boolean(env, ENV.inspectorPowerOff, true),
   };
+}
+
+/** Ironic's `[agent]deploy_logs_collect` values: when the ramdisk's logs are kept. */
+export const LOGS_COLLECT_VALUES = ['always', 'on_failure', 'never'] as const;
+export type LogsCollect = (typeof LOGS_COLLECT_VALUES)[number];
+
+/** Where and when the ramdisk's logs are kept (Ironic's `[agent]deploy_logs_*`; the bucket stands for its swift container). */
+export interface RamdiskLogsConfig {
+  /** Ironic `[agent]deploy_logs_collect` (default `on_failure`). */
+  readonly collect: LogsCollect;
+  /** The bucket the logs go in; undefined: none configured, logs are not kept (a warning says so). */
+  readonly bucket: string | undefined;
+}
+
+export function loadRamdiskLogsConfig(env: Env = process.env): RamdiskLogsConfig {
+  return { collect: choice(env, ENV.logsCollect, LOGS_COLLECT_VALUES, 'on_failure'), bucket: env[ENV.logsBucket] || undefined };
 }

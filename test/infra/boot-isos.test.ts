@@ -12,13 +12,13 @@ import { functionNamed, resourcesOf, roleOfFunction, roleStatements, synthValida
 
 const template = Template.fromStack(new IronlessStack(new App(), 'BootIsos'));
 const bucketId = () => {
-  const buckets = resourcesOf(template, 'AWS::S3::Bucket');
+  const buckets = resourcesOf(template, 'AWS::S3::Bucket').filter(([id]) => id.startsWith('BootIsos'));
   expect(buckets).toHaveLength(1);
   return (buckets[0] as [string, unknown])[0];
 };
 
 it('is private, SSE encrypted, owner-enforced, and expires objects after a day', () => {
-  template.hasResourceProperties('AWS::S3::Bucket', {
+  expect(template.toJSON().Resources[bucketId()].Properties).toMatchObject({
     PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
     BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
     OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },

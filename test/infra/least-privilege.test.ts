@@ -124,7 +124,9 @@ it('lets the conductor use the tables, its own executions, its queues (receive a
   expectOn(grants, 'sqs:SendMessage', [idOf('AWS::SQS::Queue', 'PeriodicFailures'), ...conductorQueues]);
   const bootIsos = idOf('AWS::S3::Bucket', 'BootIsos');
   expectOn(grants, 's3:GetObject', [':s3:::images-a/*', ':s3:::images.b/*', bootIsos]);
-  for (const a of ['s3:PutObject', 's3:DeleteObject']) expectOn(grants, a, [bootIsos]);
+  expectOn(grants, 's3:DeleteObject', [bootIsos]);
+  // Its ramdisk logs bucket it may only put archives in.
+  expectOn(grants, 's3:PutObject', [bootIsos, idOf('AWS::S3::Bucket', 'RamdiskLogs')]);
   expectOn(grants, 'states:StartExecution', [':stateMachine:Roles-steps']);
   for (const a of states) expectOn(grants, a, [':stateMachine:Roles-steps', ':execution:Roles-steps:*']);
 });
@@ -148,13 +150,13 @@ it('lets the steps machine and the deploy-time beat invoke only the conductor al
   expectOn(beat, 'lambda:InvokeFunction', [alias]);
 });
 
-it('gives no S3 access beyond its boot ISO bucket without allowed image buckets', () => {
+it('gives no S3 access beyond its boot ISO and ramdisk logs buckets without allowed image buckets', () => {
   const plain = Template.fromStack(new IronlessStack(new App(), 'NoBuckets'));
   const statements = roleStatements(plain, roleOfFunction(plain, 'conductor'));
   const s3 = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('s3:')));
-  expect(JSON.stringify(s3.map((s) => s.Resource))).toBe(
-    JSON.stringify([{ 'Fn::Join': ['', [{ 'Fn::GetAtt': [Object.keys(plain.findResources('AWS::S3::Bucket'))[0], 'Arn'] }, '/*']] }]),
-  );
+  const objectsOf = (id: string) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [id, 'Arn'] }, '/*']] });
+  const bucket = (prefix: string) => Object.keys(plain.findResources('AWS::S3::Bucket')).find((id) => id.startsWith(prefix)) as string;
+  expect(JSON.stringify(s3.map((s) => s.Resource))).toBe(JSON.stringify([objectsOf(bucket('BootIsos')), objectsOf(bucket('RamdiskLogs'))]));
   expect((functionNamed(plain, 'conductor')[1].Properties.Environment as { Variables: object }).Variables).not.toHaveProperty(
     'IMAGE_S3_BUCKETS',
   );

@@ -3,9 +3,10 @@
  * `servicing_error_handler` do: the node goes to the flow's failed state with `last_error`, its step
  * is cleared, a failed clean or service step puts it in maintenance with fault `clean failure` /
  * `service failure`, the node is powered off after a failed deploy, and the lock is released in
- * the same write.
+ * the same write. The ramdisk's logs are kept first if its agent runs (`#drivers/agent/ramdisk-logs`).
  */
 import { POWER_OFF } from '#common/states';
+import { collectRamdiskLogs } from '#drivers/agent/ramdisk-logs';
 import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext, FlowName } from '../context';
@@ -21,6 +22,9 @@ export async function failFlow(ctx: ConductorContext, node: Node, flow: FlowName
     await ctx.nodes.release(node);
     return;
   }
+  // Ironic collects the ramdisk's logs before the error handler tears anything down
+  // (set_failed_state, _step_failure_handler, do_next_clean_step / do_next_service_step).
+  await collectRamdiskLogs(node, { label: kind.ramdiskLogsLabel, outcome: 'failure' }, ctx.log);
   // Ironic's cleaning_error_handler / servicing_error_handler: a failed step (rather than a failure
   // around the steps) puts the node in maintenance with a fault, before the ramdisk is torn down
   // (which then leaves the agent running for the operator to look at).

@@ -18,6 +18,8 @@ export interface FlowKind {
   readonly waitState: string;
   /** Word used in messages: "Deploy step deploy.deploy failed …". */
   readonly label: string;
+  /** What Ironic names the flow's ramdisk logs after (`…_cleaning_<time>.tar.gz`); none for a deploy. */
+  readonly ramdiskLogsLabel: string | undefined;
 }
 
 export const FLOWS: Readonly<Record<FlowName, FlowKind>> = {
@@ -29,6 +31,7 @@ export const FLOWS: Readonly<Record<FlowName, FlowKind>> = {
     activeStates: [st.DEPLOYING, st.DEPLOYWAIT],
     waitState: st.DEPLOYWAIT,
     label: 'Deploy',
+    ramdiskLogsLabel: undefined,
   },
   clean: {
     name: 'clean',
@@ -38,6 +41,7 @@ export const FLOWS: Readonly<Record<FlowName, FlowKind>> = {
     activeStates: [st.CLEANING, st.CLEANWAIT],
     waitState: st.CLEANWAIT,
     label: 'Clean',
+    ramdiskLogsLabel: 'cleaning',
   },
   service: {
     name: 'service',
@@ -47,6 +51,7 @@ export const FLOWS: Readonly<Record<FlowName, FlowKind>> = {
     activeStates: [st.SERVICING, st.SERVICEWAIT],
     waitState: st.SERVICEWAIT,
     label: 'Service',
+    ramdiskLogsLabel: 'service',
   },
 };
 

@@ -6,6 +6,7 @@
 import { type ProvisionEvent, CLEANING, DEPLOYING, POWER_ON, SERVICING } from '#common/states';
 import { InvalidState } from '#common/errors';
 import type { Step } from '#drivers/base';
+import { collectRamdiskLogs } from '#drivers/agent/ramdisk-logs';
 import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext, Decision, FlowName } from '../context';
@@ -120,6 +121,8 @@ const DONE: Decision = { mode: 'done', step: null };
 export async function finishFlow(ctx: ConductorContext, node: Node, flow: FlowName): Promise<void> {
   const event: ProvisionEvent = flow === 'clean' && node.driver_internal_info.manual_cleaning === true ? 'manage' : 'done';
   if (flow !== 'deploy' && node.driver_internal_info.steps_boot_agent === true) {
+    // With deployLogsCollect "always" Ironic keeps the ramdisk's logs after the last step, before tearing it down.
+    await collectRamdiskLogs(node, { label: FLOWS[flow].ramdiskLogsLabel, outcome: 'success' }, ctx.log);
     // Ironic's tear_down_cleaning / tear_down_service: the ramdisk is powered off and removed.
     const deploy = loadDriver(node).deploy;
     await deploy.tearDownCleaning?.({ node, log: ctx.log });

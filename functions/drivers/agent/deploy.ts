@@ -25,6 +25,7 @@ import { configdriveImage } from '../configdrive';
 import { checkImageHosts, validateImageSource, imageInfo, imageUrl, isWholeDiskImage, prepareInstanceInfo } from './image-source';
 import { agentClient, executeInbandStep, wipeAgentToken } from './inband';
 import { lockDownAgent } from './lockdown';
+import { collectRamdiskLogs } from './ramdisk-logs';
 
 const done = { wait: false } as const;
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -237,6 +238,8 @@ export function createDirectDeploy(driverOf: DriverOf, agentConfig: () => AgentC
     async execute(task) {
       const driver = driverOf(task);
       const node = task.node;
+      // With deployLogsCollect "always" Ironic keeps the ramdisk's logs of a deploy that went well here.
+      await collectRamdiskLogs(node, { outcome: 'success' }, task.log);
       try {
         if (node.disable_power_off) {
           // Never off (1.95): the agent locks itself down; boot_instance reboots into the instance.

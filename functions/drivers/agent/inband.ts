@@ -20,7 +20,7 @@ let client: AgentClient | undefined;
  * Agent command timeouts from the environment (Ironic's `[agent]command_timeout`), and the host
  * policy agents' callback URLs must pass (the BMCs' one), read once.
  */
-function optionsFromEnv(): AgentClientOptions {
+export function agentClientOptions(): AgentClientOptions {
   const seconds = loadAgentConfig().commandTimeoutSeconds;
   return {
     ...DEFAULT_AGENT_CLIENT_OPTIONS,
@@ -31,7 +31,7 @@ function optionsFromEnv(): AgentClientOptions {
 
 /** The process-wide agent client. */
 export function agentClient(): AgentClient {
-  client ??= new AgentClient(optionsFromEnv());
+  client ??= new AgentClient(agentClientOptions());
   return client;
 }
 

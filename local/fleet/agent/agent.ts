@@ -125,14 +125,21 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
     this.runner = new CommandRunner(
       buildExtensions({
         hardware: this.hardware,
-        beforeStep: (name) => this.crashIfNamed(name),
+        beforeStep: (name) => {
+          // IPA logs each step it runs: what the journal of log.collect_system_logs shows.
+          this.log(`Executing step ${name}`);
+          this.crashIfNamed(name);
+        },
         shutdown: (reboot) => this.osShutdown(reboot),
         finalizeRescue: () => this.later(() => this.finalizeRescue()),
         lockdown: () => this.later(() => this.lockdown()),
         logLines: () => this.lines,
       }),
       {
-        beforeCommand: (name) => this.crashIfNamed(name),
+        beforeCommand: (name) => {
+          this.log(`Executing command: ${name}`);
+          this.crashIfNamed(name);
+        },
         injectedFailure: (name) =>
           this.machine.agentFaults.failStep === name
             ? errors.commandExecution(`Injected failure of command ${name} on ${this.machine.id}`)

@@ -5,10 +5,10 @@
  * `system.lockdown` (how a deploy leaves a node that may not be powered off).
  * Argument names and result shapes are IPA's (`{deploy_result, deploy_step}` …).
  */
-import { gzipSync } from 'node:zlib';
 import type { CommandSpec, Extension, Params } from './commands';
 import type { HardwareOptions, StepKind, VirtualHardware } from './hardware';
 import { validateImageInfo, type ImageInfo } from './image';
+import { agentLogsArchive } from './logs-archive';
 
 /** What the extensions need from the agent around them. */
 export interface ExtensionHost {
@@ -109,7 +109,7 @@ export function buildExtensions(host: ExtensionHost): Record<string, Extension> 
     log: {
       collect_system_logs: {
         mode: 'sync',
-        run: () => ({ system_logs: gzipSync(Buffer.from(`${host.logLines().join('\n')}\n`)).toString('base64') }),
+        run: () => ({ system_logs: agentLogsArchive(host.logLines()) }),
       },
     },
     system: {

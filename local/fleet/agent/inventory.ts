@@ -3,11 +3,11 @@
  * (`hardware.list_hardware_info`: interfaces, cpu, disks, memory, BMC addresses, system vendor,
  * boot, hostname) of the machine's model, and the data IPA's collectors post with it (`default`:
  * the inventory, the root disk IPA would pick, the boot interface, the configuration; `logs`:
- * the agent's log, gzipped and base64-encoded).
+ * the agent's log as IPA sends it, a base64 gzipped tar).
  */
 import { createHash } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
 import type { VirtualMachine } from '../machine';
+import { agentLogsArchive } from './logs-archive';
 
 /** IPA's `ipa-inspection-collectors` default. */
 export const DEFAULT_COLLECTORS = 'default,logs';
@@ -154,7 +154,7 @@ export function inspectionData(machine: VirtualMachine, options: CollectOptions)
         managers: Object.entries(options.managers).map(([manager, version]) => ({ name: manager, version })),
       };
     } else if (name === 'logs') {
-      data.logs = gzipSync(Buffer.from(`${options.logLines().join('\n')}\n`)).toString('base64');
+      data.logs = agentLogsArchive(options.logLines());
     } else {
       failures.push(`Failed to load collector ${name}`);
     }

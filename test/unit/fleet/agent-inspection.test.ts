@@ -9,6 +9,7 @@ import { guessRootDisk, hardwareInventory } from '../../../local/fleet/agent/inv
 import { defaultSpec } from '../../../local/fleet/fleet';
 import { VirtualMachine } from '../../../local/fleet/machine';
 import { FakeIronic, waitFor } from './helpers/fake-ironic';
+import { readTarGz } from '../../helpers/tar';
 
 const GIB = 1024 ** 3;
 const NODE = '1be26c0b-03f2-4d2e-ae87-c02d7f33c123';
@@ -100,6 +101,8 @@ describe('an agent built to inspect', () => {
     expect(post?.body?.inventory).toEqual(hardwareInventory(machine));
     expect(post?.body?.error).toBeNull();
     expect((post?.body?.root_disk as { name: string }).name).toBe('/dev/sda');
+    // IPA's `logs` collector posts its logs as a base64 gzipped tar.
+    expect(readTarGz(Buffer.from(String(post?.body?.logs), 'base64')).journal).toContain('starting on insp-0');
     expect(ironic.lookups[0]?.query.get('node_uuid')).toBe(NODE);
   });
 

@@ -1,6 +1,6 @@
 /** The virtual agent's in-band steps and standby commands: write_image, erase, partition UUIDs, logs. */
 import { createHash } from 'node:crypto';
-import { gunzipSync } from 'node:zlib';
+import { readTarGz } from '../../helpers/tar';
 import { VirtualAgent } from '../../../local/fleet/agent/agent';
 import { defaultSpec } from '../../../local/fleet/fleet';
 import { VirtualMachine } from '../../../local/fleet/machine';
@@ -193,7 +193,7 @@ describe('other in-band steps', () => {
     expect(done.command_error).toMatchObject({ type: 'VersionMismatch', code: 409 });
   });
 
-  it('installs the bootloader on the written image, syncs, and collects its logs (gzip, base64)', async () => {
+  it('installs the bootloader on the written image, syncs, and collects its logs (a gzipped tar, base64, as IPA)', async () => {
     const install = { root_uuid: '0x12345678', efi_system_part_uuid: null, prep_boot_part_uuid: null, target_boot_mode: 'uefi' };
     await client.command('image.install_bootloader', install);
     expect(await client.finished('install_bootloader')).toMatchObject({ command_status: 'FAILED' }); // no image yet
@@ -203,8 +203,9 @@ describe('other in-band steps', () => {
     expect(machine.disk?.bootloader).toEqual({ rootUuid: '0x12345678', efiSystemPartUuid: null, bootMode: 'uefi' });
     expect((await client.command('standby.sync', {}, true)).body).toMatchObject({ command_status: 'SUCCEEDED', command_result: null });
     const logs = await client.command('log.collect_system_logs', {}, true);
-    const text = gunzipSync(Buffer.from((logs.body.command_result as { system_logs: string }).system_logs, 'base64')).toString();
-    expect(text).toContain(`looked up node ${NODE.uuid}`);
+    const files = readTarGz(Buffer.from((logs.body.command_result as { system_logs: string }).system_logs, 'base64'));
+    expect(Object.keys(files)).toEqual(['journal']);
+    expect(files.journal).toContain(`looked up node ${NODE.uuid}`);
   });
 
   it('powers the machine off, and reboots it into the instance with run_image', async () => {

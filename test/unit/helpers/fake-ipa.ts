@@ -33,6 +33,8 @@ export class FakeIpa {
   lockedDown = false;
   /** Answer `system.lockdown` but keep running (an agent that cannot lock itself down). */
   ignoreLockdown = false;
+  /** What `log.collect_system_logs` answers as `system_logs` (base64 of a gzipped tar); none when undefined. */
+  systemLogs: string | undefined = undefined;
   /** `image.install_bootloader` ends FAILED with this error, when set. */
   bootloaderError: unknown = undefined;
   private server: Server | undefined;
@@ -131,6 +133,8 @@ export class FakeIpa {
         return { command_status: 'RUNNING', command_result: { deploy_step: params.step } };
       case 'execute_clean_step':
         return { command_status: 'RUNNING', command_result: { clean_step: params.step } };
+      case 'collect_system_logs':
+        return { command_status: 'SUCCEEDED', command_result: this.systemLogs === undefined ? {} : { system_logs: this.systemLogs } };
       case 'get_partition_uuids':
         return { command_status: 'SUCCEEDED', command_result: this.partitionUuids };
       default:

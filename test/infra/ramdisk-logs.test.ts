@@ -1,0 +1,91 @@
+/**
+ * The ramdisk logs bucket (issue 21, Ironic's swift backend of `[agent]deploy_logs_storage_backend`):
+ * private, TLS only, encrypted, bucket-owned objects expiring after `deployLogsDaysToExpire` days,
+ * retained with the stack, named to the conductor alone, which may only put objects in it; the
+ * collect mode reaches the conductor only when it is not Ironic's default; and the stack passes
+ * both policy packs with it (cdk-nag and Control Tower's rules, acknowledged in lib/nag.ts).
+ */
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { RamdiskLogs } from '../../lib/constructs/ramdisk-logs';
+import { IronlessStack } from '../../lib/ironless-stack';
+import { type Resource, functionNamed, resourcesOf, roleOfFunction, roleStatements, synthValidated } from './helpers';
+
+const template = Template.fromStack(new IronlessStack(new App(), 'RamdiskLogs'));
+
+function logsBucket(t: Template): [string, Resource] {
+  const buckets = resourcesOf(t, 'AWS::S3::Bucket').filter(([id]) => id.startsWith('RamdiskLogs'));
+  expect(buckets).toHaveLength(1);
+  return buckets[0] as [string, Resource];
+}
+
+it('is private, SSE encrypted, owner-enforced, retained, and expires archives after 30 days', () => {
+  const [, bucket] = logsBucket(template);
+  expect(bucket).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+  expect(bucket.Properties).toMatchObject({
+    PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+    BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+    OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+    LifecycleConfiguration: {
+      Rules: [
+        { Id: 'ExpireRamdiskLogs', Status: 'Enabled', ExpirationInDays: 30, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } },
+      ],
+    },
+  });
+});
+
+it('refuses requests without TLS', () => {
+  template.hasResourceProperties('AWS::S3::BucketPolicy', {
+    Bucket: { Ref: logsBucket(template)[0] },
+    PolicyDocument: {
+      Statement: Match.arrayWith([
+        Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      ]),
+    },
+  });
+});
+
+it('is named to the conductor only, which may only put objects in it', () => {
+  const [id] = logsBucket(template);
+  const conductorEnv = functionNamed(template, 'conductor')[1].Properties.Environment as { Variables: Record<string, unknown> };
+  expect(conductorEnv.Variables.LOGS_BUCKET).toEqual({ Ref: id });
+  // on_failure is the functions' default: not spelled out in an environment near Lambda's 4 KB.
+  expect(conductorEnv.Variables.LOGS_COLLECT).toBeUndefined();
+  for (const other of ['api', 'dbsync']) {
+    expect(JSON.stringify(functionNamed(template, other)[1].Properties.Environment)).not.toContain('LOGS_BUCKET');
+  }
+  const statements = roleStatements(template, roleOfFunction(template, 'conductor')).filter((s) => JSON.stringify(s.Resource).includes(id));
+  expect(statements).toEqual([
+    { Effect: 'Allow', Action: 's3:PutObject', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [id, 'Arn'] }, '/*']] } },
+  ]);
+  for (const other of ['api', 'dbsync', 'authorizer']) {
+    expect(JSON.stringify(roleStatements(template, roleOfFunction(template, other)))).not.toContain(id);
+  }
+  template.hasOutput('RamdiskLogsBucket', { Value: { Ref: id } });
+});
+
+it('follows the settings: the collect mode reaches the conductor, 0 days keeps archives', () => {
+  const t = Template.fromStack(
+    new IronlessStack(new App(), 'RamdiskLogsKept', { settings: { deployLogsCollect: 'always', deployLogsDaysToExpire: 0 } }),
+  );
+  expect(functionNamed(t, 'conductor')[1].Properties.Environment).toMatchObject({ Variables: { LOGS_COLLECT: 'always' } });
+  const rules = (logsBucket(t)[1].Properties.LifecycleConfiguration as { Rules: Record<string, unknown>[] }).Rules;
+  expect(rules).toEqual([{ Id: 'ExpireRamdiskLogs', Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }]);
+  const days = Template.fromStack(new IronlessStack(new App(), 'RamdiskLogsWeek', { settings: { deployLogsDaysToExpire: 7 } }));
+  expect(JSON.stringify(logsBucket(days)[1].Properties.LifecycleConfiguration)).toContain('"ExpirationInDays":7');
+});
+
+it('refuses a mode Ironic does not have and a negative or fractional retention', () => {
+  expect(() => new IronlessStack(new App(), 'BadMode', { settings: { deployLogsCollect: 'sometimes' as unknown as 'always' } })).toThrow(
+    'deployLogsCollect "sometimes" must be one of always, on_failure, never',
+  );
+  expect(() => new IronlessStack(new App(), 'BadDays', { settings: { deployLogsDaysToExpire: -1 } })).toThrow(
+    'deployLogsDaysToExpire (-1) must be a whole number of days, 0 to keep the logs until deleted',
+  );
+  const stack = new IronlessStack(new App(), 'Construct');
+  expect(() => new RamdiskLogs(stack, 'Other', { daysToExpire: 1.5 })).toThrow('RamdiskLogs daysToExpire must be a whole number');
+});
+
+it('passes cdk-nag and the Control Tower rules with the bucket', () => {
+  expect(() => synthValidated('RamdiskLogsValidated', { settings: { deployLogsCollect: 'always' } })).not.toThrow();
+}, 300_000);
