@@ -291,12 +291,17 @@ export class IronlessStack extends Stack {
       name: 'api',
       timeout: Duration.seconds(settings.apiTimeoutSeconds),
       memorySize: FUNCTION_MEMORY_MB.api,
-      environment: { ...common, [ENV.conductorFunction]: this.conductor.live.functionArn },
+      environment: {
+        ...common,
+        [ENV.conductorFunction]: this.conductor.live.functionArn,
+        [ENV.logsBucket]: this.ramdiskLogs.bucket.bucketName,
+      },
       reservedConcurrentExecutions: reservedConcurrency(exposure.apiReservedConcurrency, DEFAULT_API_RESERVED_CONCURRENCY),
       liveVersion: this.deployGuard.liveVersion(),
       ...logs,
     });
     this.tables.grantReadWrite(this.apiFunction.function);
+    this.ramdiskLogs.grantApi(this.apiFunction.function);
     this.queues.grantSend(this.apiFunction.function);
     // The conductor casts to itself the work of a call that runs after its answer (functions/conductor/spawn.ts).
     this.queues.grantSend(this.conductor.function);

@@ -94,6 +94,9 @@ export function acknowledgeNagFindings(stack: IronlessStack): void {
     `AwsSolutions-IAM5[Resource::<${ramdiskLogs}.Arn>/*]`,
     'The conductor puts one ramdisk log archive per failure (Ironic’s file name: node, instance, label, time), which it cannot know before; it may only put them.',
   );
+  const staged = 'Staged inspection logs are one object per post under pending/<node>/ (a random name), which cannot be known before.';
+  ack(stack.conductor, `AwsSolutions-IAM5[Resource::<${ramdiskLogs}.Arn>/pending/*]`, `The conductor reads them to copy them. ${staged}`);
+  ack(stack.apiFunction, `AwsSolutions-IAM5[Resource::<${ramdiskLogs}.Arn>/pending/*]`, `The API puts them. ${staged}`);
   ack(
     stack.ramdiskLogs,
     'AwsSolutions-S1',

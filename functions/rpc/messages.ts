@@ -89,6 +89,8 @@ export interface RpcMethods {
     lock_token: string;
     inventory: Record<string, unknown>;
     plugin_data: Record<string, unknown>;
+    /** Where the API staged the ramdisk's `logs` in the ramdisk logs bucket, if it posted any (RPC 1.2, unreleased with it). */
+    logs_key?: string;
   };
   /** Call: validate every interface of the node's driver (GET /v1/nodes/{id}/validate). */
   validate_driver_interfaces: { node_id: string };

@@ -2,14 +2,21 @@
  * The bucket the conductor keeps the ramdisk's logs in (Ironic's `[agent]deploy_logs_storage_backend`
  * `swift`, its container here a bucket): private, TLS only, encrypted, objects owned by the bucket,
  * and a lifecycle rule expiring each archive after `deployLogsDaysToExpire` days, as Ironic's
- * `X-Delete-After` does. The conductor may only put archives in it; operators read them with
- * their own rights (`aws s3 cp s3://<RamdiskLogsBucket>/<file> .`).
+ * `X-Delete-After` does. The conductor puts archives in it; operators read them with their own
+ * rights (`aws s3 cp s3://<RamdiskLogsBucket>/<file> .`).
+ *
+ * In-band inspection: the API stages the logs a ramdisk posts under `pending/` (too large for the
+ * cast to the conductor), kept a day; the conductor copies them to their name when the
+ * inspection's outcome keeps them (so it may read `pending/`, and nothing else).
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+
+/** Where the API stages inspection logs (`PENDING_PREFIX` in functions/drivers/agent/ramdisk-logs.ts). */
+const PENDING = 'pending/';
 
 export interface RamdiskLogsProps {
   /** Days an archive is kept (Ironic's `deploy_logs_swift_days_to_expire`); 0 keeps them until deleted. @default 30 */
@@ -37,14 +44,26 @@ export class RamdiskLogs extends Construct {
           ...(days > 0 ? { expiration: Duration.days(days) } : {}),
           abortIncompleteMultipartUploadAfter: Duration.days(1),
         },
+        // Staged inspection logs the conductor copied, or did not keep (on_failure and a successful inspection).
+        { id: 'ExpireStagedInspectionLogs', prefix: PENDING, expiration: Duration.days(1) },
       ],
     });
   }
 
-  /** Put archives: the conductor's only right on the bucket (it never reads, lists or deletes them). */
+  /** Put archives, and read staged inspection logs to copy them (CopyObject): it never lists or deletes. */
   grantConductor(grantee: IGrantable): void {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({ actions: ['s3:PutObject'], resources: [this.bucket.arnForObjects('*')] }),
+    );
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['s3:GetObject'], resources: [this.bucket.arnForObjects(`${PENDING}*`)] }),
+    );
+  }
+
+  /** Stage the logs a ramdisk posts with its inspection data: put under `pending/`, nothing else. */
+  grantApi(grantee: IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['s3:PutObject'], resources: [this.bucket.arnForObjects(`${PENDING}*`)] }),
     );
   }
 }

@@ -80,8 +80,11 @@ it('lets the api function use the tables, send casts to the conductor queues and
       'lambda:InvokeFunction',
       'lambda:ListTags',
       'lambda:GetAlias',
+      's3:PutObject',
     ].sort(),
   );
+  // Staging the logs a ramdisk posts with its inspection data.
+  expectOn(grants, 's3:PutObject', [idOf('AWS::S3::Bucket', 'RamdiskLogs')]);
   for (const a of DYNAMODB) expectOn(grants, a, tables);
   for (const a of ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl']) expectOn(grants, a, conductorQueues);
   expectOn(grants, 'lambda:InvokeFunction', [idOf('AWS::Lambda::Alias', 'ConductorLive')]);
@@ -123,10 +126,11 @@ it('lets the conductor use the tables, its own executions, its queues (receive a
   // Its failure queue, and its own queues: the work of a call that runs after the answer is a cast.
   expectOn(grants, 'sqs:SendMessage', [idOf('AWS::SQS::Queue', 'PeriodicFailures'), ...conductorQueues]);
   const bootIsos = idOf('AWS::S3::Bucket', 'BootIsos');
-  expectOn(grants, 's3:GetObject', [':s3:::images-a/*', ':s3:::images.b/*', bootIsos]);
+  const ramdiskLogs = idOf('AWS::S3::Bucket', 'RamdiskLogs');
+  expectOn(grants, 's3:GetObject', [':s3:::images-a/*', ':s3:::images.b/*', bootIsos, ramdiskLogs]);
   expectOn(grants, 's3:DeleteObject', [bootIsos]);
   // Its ramdisk logs bucket it may only put archives in.
-  expectOn(grants, 's3:PutObject', [bootIsos, idOf('AWS::S3::Bucket', 'RamdiskLogs')]);
+  expectOn(grants, 's3:PutObject', [bootIsos, ramdiskLogs]);
   expectOn(grants, 'states:StartExecution', [':stateMachine:Roles-steps']);
   for (const a of states) expectOn(grants, a, [':stateMachine:Roles-steps', ':execution:Roles-steps:*']);
 });
@@ -154,9 +158,11 @@ it('gives no S3 access beyond its boot ISO and ramdisk logs buckets without allo
   const plain = Template.fromStack(new IronlessStack(new App(), 'NoBuckets'));
   const statements = roleStatements(plain, roleOfFunction(plain, 'conductor'));
   const s3 = statements.filter((s) => [s.Action].flat().some((a) => a.startsWith('s3:')));
-  const objectsOf = (id: string) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [id, 'Arn'] }, '/*']] });
+  const objectsOf = (id: string, suffix = '/*') => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [id, 'Arn'] }, suffix]] });
   const bucket = (prefix: string) => Object.keys(plain.findResources('AWS::S3::Bucket')).find((id) => id.startsWith(prefix)) as string;
-  expect(JSON.stringify(s3.map((s) => s.Resource))).toBe(JSON.stringify([objectsOf(bucket('BootIsos')), objectsOf(bucket('RamdiskLogs'))]));
+  expect(JSON.stringify(s3.map((s) => s.Resource))).toBe(
+    JSON.stringify([objectsOf(bucket('BootIsos')), objectsOf(bucket('RamdiskLogs')), objectsOf(bucket('RamdiskLogs'), '/pending/*')]),
+  );
   expect((functionNamed(plain, 'conductor')[1].Properties.Environment as { Variables: object }).Variables).not.toHaveProperty(
     'IMAGE_S3_BUCKETS',
   );

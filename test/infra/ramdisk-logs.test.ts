@@ -1,8 +1,9 @@
 /**
  * The ramdisk logs bucket (issue 21, Ironic's swift backend of `[agent]deploy_logs_storage_backend`):
  * private, TLS only, encrypted, bucket-owned objects expiring after `deployLogsDaysToExpire` days,
- * retained with the stack, named to the conductor alone, which may only put objects in it; the
- * collect mode reaches the conductor only when it is not Ironic's default; and the stack passes
+ * retained with the stack; the conductor puts archives in it and reads only the inspection logs the
+ * API staged under `pending/` (expired after a day), which is all the API may do (put there); the
+ * collect mode reaches the functions only when it is not Ironic's default; and the stack passes
  * both policy packs with it (cdk-nag and Control Tower's rules, acknowledged in lib/nag.ts).
  */
 import { App } from 'aws-cdk-lib';
@@ -19,7 +20,7 @@ function logsBucket(t: Template): [string, Resource] {
   return buckets[0] as [string, Resource];
 }
 
-it('is private, SSE encrypted, owner-enforced, retained, and expires archives after 30 days', () => {
+it('is private, SSE encrypted, owner-enforced, retained, and expires archives after 30 days, staged ones after a day', () => {
   const [, bucket] = logsBucket(template);
   expect(bucket).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
   expect(bucket.Properties).toMatchObject({
@@ -29,6 +30,8 @@ it('is private, SSE encrypted, owner-enforced, retained, and expires archives af
     LifecycleConfiguration: {
       Rules: [
         { Id: 'ExpireRamdiskLogs', Status: 'Enabled', ExpirationInDays: 30, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } },
+        // What the API staged for the conductor (inspection logs) goes after a day.
+        { Id: 'ExpireStagedInspectionLogs', Status: 'Enabled', Prefix: 'pending/', ExpirationInDays: 1 },
       ],
     },
   });
@@ -45,22 +48,23 @@ it('refuses requests without TLS', () => {
   });
 });
 
-it('is named to the conductor only, which may only put objects in it', () => {
+it('lets the conductor put archives and read staged ones, the API only stage them, and no other function touch it', () => {
   const [id] = logsBucket(template);
-  const conductorEnv = functionNamed(template, 'conductor')[1].Properties.Environment as { Variables: Record<string, unknown> };
-  expect(conductorEnv.Variables.LOGS_BUCKET).toEqual({ Ref: id });
-  // on_failure is the functions' default: not spelled out in an environment near Lambda's 4 KB.
-  expect(conductorEnv.Variables.LOGS_COLLECT).toBeUndefined();
-  for (const other of ['api', 'dbsync']) {
-    expect(JSON.stringify(functionNamed(template, other)[1].Properties.Environment)).not.toContain('LOGS_BUCKET');
+  const objects = (suffix: string) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [id, 'Arn'] }, suffix]] });
+  for (const fn of ['conductor', 'api']) {
+    const env = functionNamed(template, fn)[1].Properties.Environment as { Variables: Record<string, unknown> };
+    expect(env.Variables.LOGS_BUCKET).toEqual({ Ref: id });
+    // on_failure is the functions' default: not spelled out in an environment near Lambda's 4 KB.
+    expect(env.Variables.LOGS_COLLECT).toBeUndefined();
   }
-  const statements = roleStatements(template, roleOfFunction(template, 'conductor')).filter((s) => JSON.stringify(s.Resource).includes(id));
-  expect(statements).toEqual([
-    { Effect: 'Allow', Action: 's3:PutObject', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [id, 'Arn'] }, '/*']] } },
+  expect(JSON.stringify(functionNamed(template, 'dbsync')[1].Properties.Environment)).not.toContain('LOGS_BUCKET');
+  const on = (fn: string) => roleStatements(template, roleOfFunction(template, fn)).filter((s) => JSON.stringify(s.Resource).includes(id));
+  expect(on('conductor')).toEqual([
+    { Effect: 'Allow', Action: 's3:PutObject', Resource: objects('/*') },
+    { Effect: 'Allow', Action: 's3:GetObject', Resource: objects('/pending/*') },
   ]);
-  for (const other of ['api', 'dbsync', 'authorizer']) {
-    expect(JSON.stringify(roleStatements(template, roleOfFunction(template, other)))).not.toContain(id);
-  }
+  expect(on('api')).toEqual([{ Effect: 'Allow', Action: 's3:PutObject', Resource: objects('/pending/*') }]);
+  for (const other of ['dbsync', 'authorizer']) expect(on(other)).toEqual([]);
   template.hasOutput('RamdiskLogsBucket', { Value: { Ref: id } });
 });
 
@@ -70,7 +74,8 @@ it('follows the settings: the collect mode reaches the conductor, 0 days keeps a
   );
   expect(functionNamed(t, 'conductor')[1].Properties.Environment).toMatchObject({ Variables: { LOGS_COLLECT: 'always' } });
   const rules = (logsBucket(t)[1].Properties.LifecycleConfiguration as { Rules: Record<string, unknown>[] }).Rules;
-  expect(rules).toEqual([{ Id: 'ExpireRamdiskLogs', Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }]);
+  expect(rules).toHaveLength(2);
+  expect(rules[0]).toEqual({ Id: 'ExpireRamdiskLogs', Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } });
   const days = Template.fromStack(new IronlessStack(new App(), 'RamdiskLogsWeek', { settings: { deployLogsDaysToExpire: 7 } }));
   expect(JSON.stringify(logsBucket(days)[1].Properties.LifecycleConfiguration)).toContain('"ExpirationInDays":7');
 });

@@ -4,17 +4,22 @@
  * the machine's inventory to /v1/continue_inspection at boot, as IPA with
  * ipa-inspection-callback-url). The inspection ends with the node's properties and ports set, the
  * inventory served by GET /v1/nodes/{node}/inventory (1.81) and the machine off; a failing
- * ramdisk, an abort and the inspect wait timeout fail it with Ironic's messages.
+ * ramdisk, an abort and the inspect wait timeout fail it with Ironic's messages. The ramdisk's
+ * `logs` are kept as Ironic keeps them (default on_failure): a failed inspection leaves them in the
+ * ramdisk logs bucket, labelled `inspect`; a successful one leaves none under a node's name.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import type { LocalStack } from '../../local/stack';
 import { LambdaHost } from '../../local/lambda-host';
+import { readTarGz } from '../helpers/tar';
 import { ApiClient, faultOf, startStack } from './helpers/stack';
 
 let stack: LocalStack;
 let api: ApiClient;
 let db: DynamoDBDocumentClient;
+let s3: S3Client;
 
 const INSPECT_WAIT_TIMEOUT = 8;
 
@@ -25,6 +30,12 @@ beforeAll(async () => {
     settings: { inspectWaitTimeoutSeconds: INSPECT_WAIT_TIMEOUT, inspectorHooks: '$default_hooks,memory,cpus,root-device,boot-mode' },
   });
   api = new ApiClient(stack.url, '1.87');
+  s3 = new S3Client({
+    endpoint: stack.endpoints.s3,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
+  });
   db = DynamoDBDocumentClient.from(
     new DynamoDBClient({
       endpoint: stack.endpoints.dynamodb,
@@ -35,6 +46,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  s3?.destroy();
   db?.destroy();
   await stack?.stop();
 });
@@ -46,6 +58,12 @@ async function manageable(name: string): Promise<string> {
   await api.provision(name, 'manage');
   await api.settle(name, ['manageable'], 60_000);
   return patched.body.uuid as string;
+}
+
+/** The keys of the ramdisk logs bucket named after the node (not the API's staged copies under pending/). */
+async function logsOf(uuid: string): Promise<string[]> {
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: stack.ramdiskLogsBucket, Prefix: `${uuid}_` }));
+  return (listed.Contents ?? []).map((o) => o.Key as string);
 }
 
 async function runPeriodic(task: string): Promise<unknown> {
@@ -83,6 +101,8 @@ it('inspects a redfish node in band: properties, ports, the inventory apart from
   });
   expect(inventory.body.plugin_data).toMatchObject({ local_gb: 99, error: null, root_disk: { name: '/dev/sda' } });
   expect(inventory.body.plugin_data.logs).toBeUndefined();
+  // on_failure: the logs of an inspection that went well are not kept.
+  expect(await logsOf(uuid)).toEqual([]);
   const old = await new ApiClient(stack.url, '1.80').get(`/v1/nodes/${uuid}/inventory`);
   expect(old.status).toBe(404);
 
@@ -111,6 +131,11 @@ it("fails the inspection when the ramdisk reports an error, with Ironic's messag
   expect((await api.get(`/v1/nodes/${uuid}/inventory`)).status).toBe(404);
   const history = (await api.get(`/v1/nodes/${uuid}/history?detail=true`)).body.history as { event_type: string; severity: string }[];
   expect(history.at(-1)).toMatchObject({ event_type: 'introspection', severity: 'ERROR' });
+  // The logs the ramdisk posted, kept under Ironic's name with the label inspect.
+  const keys = await logsOf(uuid);
+  expect(keys).toEqual([expect.stringMatching(new RegExp(`^${uuid}_insp-1_inspect_\\d{4}(-\\d\\d){5}\\.tar\\.gz$`))]);
+  const archive = await s3.send(new GetObjectCommand({ Bucket: stack.ramdiskLogsBucket, Key: keys[0] }));
+  expect(readTarGz(Buffer.from(await archive.Body!.transformToByteArray())).journal).toContain('starting on insp-1');
   stack.fleet!.machine('insp-1').setAgentFaults({});
   // From inspect failed, inspect again.
   await api.provision(uuid, 'inspect');

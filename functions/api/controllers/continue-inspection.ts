@@ -12,8 +12,10 @@
  * locked meanwhile is a 409 (IPA retries). From 1.84 the ramdisk is given its agent token first and
  * the answer is lookup's; at 1.1 it is `{"uuid": …}`.
  *
- * The ramdisk's `logs` are not passed on (Ironless keeps no ramdisk logs; Ironic stores them apart
- * and never with the inventory). What remains must fit one cast (256 KiB): larger is a 413.
+ * The ramdisk's `logs` never travel with the inventory (Ironic stores them apart): they are staged
+ * in the ramdisk logs bucket and the cast names them (`logs_key`), for the conductor to keep under
+ * Ironic's name when the inspection's outcome calls for it (`#drivers/agent/ramdisk-logs`). What
+ * remains must fit one cast (256 KiB): larger is a 413.
  *
  * A service pinned below RPC 1.2 cannot hand the data to a conductor: a node waiting for it is
  * answered 503 (IPA retries a 5xx a few times; during an upgrade's weighted phase a retry may reach
@@ -29,6 +31,7 @@ import {
 } from '#common/errors';
 import { INSPECTWAIT } from '#common/states';
 import { normalizeMac } from '#common/strutils';
+import { stageInspectionLogs } from '#drivers/agent/ramdisk-logs';
 import { LOOKUP_CACHE_FIELD } from '#drivers/inspector/agent';
 import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
@@ -151,6 +154,7 @@ async function continueInspection(req: ApiRequest, ctx: ApiContext): Promise<Api
       `Inspection data for node ${node.uuid} cannot be processed while this service is pinned to release ${ctx.release.release} (RPC ${ctx.rpc.versionCap}; continue_inspection needs ${METHOD_VERSIONS.continue_inspection}). Retry later.`,
     );
   }
+  const logs = pluginData.logs;
   delete pluginData.logs;
   const size = Buffer.byteLength(JSON.stringify({ inventory, plugin_data: pluginData }));
   if (size > MAX_CAST_BYTES - MESSAGE_OVERHEAD_BYTES) {
@@ -158,6 +162,7 @@ async function continueInspection(req: ApiRequest, ctx: ApiContext): Promise<Api
       `The inspection data of node ${node.uuid} is ${size} bytes without its logs; Ironless takes at most ${MAX_CAST_BYTES - MESSAGE_OVERHEAD_BYTES}.`,
     );
   }
+  const logsKey = await stageInspectionLogs(node.uuid, logs, ctx.log);
   // Ironic gives the token before processing starts: processing holds the node's lock.
   const token = atLeast(req.version, CONTINUE_INSPECTION_VERSION) ? await issueToken(ctx, node) : null;
   const answer = token === null ? { uuid: node.uuid } : ramdiskNodeView(req, ctx, node, token);
@@ -167,7 +172,7 @@ async function continueInspection(req: ApiRequest, ctx: ApiContext): Promise<Api
     node,
     (n) => n.processEvent('resume'),
     'continue_inspection',
-    (lock_token) => ({ node_id: node.uuid, lock_token, inventory, plugin_data: pluginData }),
+    (lock_token) => ({ node_id: node.uuid, lock_token, inventory, plugin_data: pluginData, ...(logsKey ? { logs_key: logsKey } : {}) }),
   );
   return json(202, answer);
 }

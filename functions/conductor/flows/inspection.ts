@@ -11,8 +11,8 @@
  *   then released; the ramdisk's data arrives later.
  * - `continue_inspection`: the API found the node in `inspect wait` for a ramdisk's post, moved it
  *   to `inspecting` and locked it for this message. The interface runs the inspection hooks and
- *   tears the ramdisk down, then the inspection rules run; the inventory is stored apart from the node (the ramdisk's logs are not
- *   kept), and the node ends `manageable` — or `inspect failed` with Ironic's message.
+ *   tears the ramdisk down, then the inspection rules run; the inventory is stored apart from the node (the ramdisk's logs,
+ *   staged by the API, are kept as Ironic keeps them), and the node ends `manageable` — or `inspect failed` with Ironic's message.
  * - abort (from `inspect wait`) and the `inspect wait` timeout take the ramdisk away through the
  *   interface's `abort`.
  */
@@ -21,6 +21,7 @@ import { newUuid } from '#common/ids';
 import { INSPECTING } from '#common/states';
 import type { InspectionTask } from '#drivers/base';
 import { wipeAgentToken } from '#drivers/agent/inband';
+import { keepInspectionLogs } from '#drivers/agent/ramdisk-logs';
 import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import { NodeInventory } from '#objects/node-inventory';
@@ -175,11 +176,19 @@ export async function doContinueInspection(
     // The interface was changed while the node waited (Ironic allows it): nothing can take the data.
     if (inBand === undefined) throw new UnsupportedDriverExtension(node.driver, 'continue_inspection');
     const task = inspectionTask(ctx, node);
-    await inBand.continue(task, args.inventory, pluginData);
+    try {
+      await inBand.continue(task, args.inventory, pluginData);
+    } catch (err) {
+      // Ironic keeps the ramdisk's logs when its inspection hooks fail (unless "never").
+      if (!shouldRetry(ctx, err)) await keepInspectionLogs(node, args.logs_key, 'failure', ctx.log);
+      throw err;
+    }
     await applyInspectionRules(ctx, task, args.inventory, pluginData);
-    // The ramdisk's logs can be large; Ironless keeps none of them (Ironic stores them apart).
+    // The ramdisk's logs are kept apart from the inventory (the API staged them: logs_key).
     delete pluginData.logs;
     await storeInventory(ctx, node, args.inventory, pluginData);
+    // With "always" Ironic keeps them after a successful inspection too.
+    await keepInspectionLogs(node, args.logs_key, 'success', ctx.log);
   } catch (err) {
     if (shouldRetry(ctx, err)) throw err;
     node.last_error = `Failed to finish inspection: ${(err as Error).message}`;

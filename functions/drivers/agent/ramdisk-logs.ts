@@ -5,9 +5,15 @@
  * stack's ramdisk logs bucket (Ironless's stand-in for Ironic's swift container; the bucket's
  * lifecycle rule expires it as Ironic's `X-Delete-After` does) under Ironic's file name.
  *
+ * In-band inspection: the ramdisk posts its logs (the same archive) with its inventory. They do
+ * not fit the cast that carries the data to the conductor, so the API stages them in the bucket
+ * under `pending/` (expired after a day by the bucket's lifecycle) and the conductor, once it knows
+ * how the inspection went, copies them to Ironic's name with the label `inspect`.
+ *
  * Keeping logs never changes what happens to the node: whatever fails here (the agent, S3, the
  * time left) is logged and the flow goes on, as in Ironic.
  */
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { type LogsCollect, type RamdiskLogsConfig, loadRamdiskLogsConfig } from '#common/config';
@@ -132,5 +138,60 @@ export async function collectRamdiskLogs(
     await storeRamdiskLogs(node, logs, how.label, log, { ...ports, config });
   } catch (err) {
     log.error(`Failed to store the logs from the node ${node.uuid}. Error: ${(err as Error).message}`);
+  }
+}
+
+/** Where the API stages the logs a ramdisk posted with its inspection data, until the conductor decides. */
+export const PENDING_PREFIX = 'pending/';
+
+/**
+ * API: stage the `logs` a ramdisk posted with its inspection data (base64 of a gzipped tar) for the
+ * conductor, unless no outcome could keep them (`never`, no bucket). Returns the staged key; never
+ * throws (a ramdisk's data is processed without its logs rather than refused).
+ */
+export async function stageInspectionLogs(nodeUuid: string, logs: unknown, log: Log, ports: LogsPorts = {}): Promise<string | undefined> {
+  try {
+    const config = ports.config ?? (await defaultConfig());
+    if (config.collect === 'never' || config.bucket === undefined) return undefined;
+    if (typeof logs !== 'string' || logs === '') return undefined;
+    const key = `${PENDING_PREFIX}${nodeUuid}/${randomUUID()}.tar.gz`;
+    const { PutObjectCommand } = await s3Sdk();
+    const s3 = ports.s3 ?? (await defaultS3());
+    await s3.send(
+      new PutObjectCommand({ Bucket: config.bucket, Key: key, Body: Buffer.from(logs, 'base64'), ContentType: 'application/gzip' }),
+    );
+    return key;
+  } catch (err) {
+    log.warn(`Could not stage the ramdisk logs of node ${nodeUuid}; they will not be kept. Error: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+/**
+ * Conductor: keep the logs the API staged for an inspection that ended with `outcome` (Ironic's
+ * `_store_logs` in its agent inspect interface: on a failure of the inspection hooks, and with
+ * `always` on success), under Ironic's name with the label `inspect`. Never throws.
+ */
+export async function keepInspectionLogs(
+  node: Node,
+  stagedKey: string | undefined,
+  outcome: 'failure' | 'success',
+  log: Log,
+  ports: LogsPorts = {},
+): Promise<void> {
+  try {
+    const config = ports.config ?? (await defaultConfig());
+    if (!keepsLogs(config.collect, outcome) || config.bucket === undefined) return;
+    if (stagedKey === undefined || !stagedKey.startsWith(`${PENDING_PREFIX}${node.uuid}/`)) {
+      log.warn(`No logs were passed by the ramdisk for node ${node.uuid}.`);
+      return;
+    }
+    const key = ramdiskLogsFileName(node, 'inspect', ports.now?.() ?? new Date());
+    const { CopyObjectCommand } = await s3Sdk();
+    const s3 = ports.s3 ?? (await defaultS3());
+    await s3.send(new CopyObjectCommand({ Bucket: config.bucket, Key: key, CopySource: `${config.bucket}/${stagedKey}` }));
+    log.info('Ramdisk logs were stored', { node: node.uuid, bucket: config.bucket, key });
+  } catch (err) {
+    log.error(`Could not store the ramdisk logs for node ${node.uuid}. Error: ${(err as Error).message}`);
   }
 }

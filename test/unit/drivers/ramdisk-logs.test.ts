@@ -8,7 +8,14 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { LogsCollect } from '../../../functions/common/config';
 import { loadRamdiskLogsConfig } from '../../../functions/common/config';
 import { AgentClient } from '../../../functions/drivers/agent-client';
-import { collectRamdiskLogs, keepsLogs, ramdiskLogsFileName, storeRamdiskLogs } from '../../../functions/drivers/agent/ramdisk-logs';
+import {
+  collectRamdiskLogs,
+  keepInspectionLogs,
+  keepsLogs,
+  ramdiskLogsFileName,
+  stageInspectionLogs,
+  storeRamdiskLogs,
+} from '../../../functions/drivers/agent/ramdisk-logs';
 import { agentLogsArchive } from '../../../local/fleet/agent/logs-archive';
 import { readTarGz } from '../../helpers/tar';
 import { makeNode } from '../helpers/builders';
@@ -162,5 +169,52 @@ describe('storeRamdiskLogs', () => {
       s3: s3.client,
     });
     expect(s3.sent).toEqual([]);
+  });
+});
+
+describe('inspection logs: staged by the API, kept by the conductor', () => {
+  const logs = agentLogsArchive(['inspection is enabled']);
+
+  it('stages what the ramdisk posted under pending/<node>/, unless nothing could keep it', async () => {
+    const s3 = stubS3();
+    const { log } = recordingLog();
+    const key = await stageInspectionLogs(UUID, logs, log, { config: { collect: 'on_failure', bucket: 'b' }, s3: s3.client });
+    expect(key).toMatch(new RegExp(`^pending/${UUID}/[0-9a-f-]{36}\\.tar\\.gz$`));
+    expect(s3.sent[0]?.input).toMatchObject({ Bucket: 'b', Key: key });
+    expect(readTarGz(s3.sent[0]!.body!).journal).toBe('inspection is enabled\n');
+    expect(await stageInspectionLogs(UUID, logs, log, { config: { collect: 'never', bucket: 'b' }, s3: s3.client })).toBeUndefined();
+    expect(await stageInspectionLogs(UUID, logs, log, { config: { collect: 'always', bucket: undefined }, s3: s3.client })).toBeUndefined();
+    expect(await stageInspectionLogs(UUID, undefined, log, { config: { collect: 'always', bucket: 'b' }, s3: s3.client })).toBeUndefined();
+    expect(s3.sent).toHaveLength(1);
+    // S3 failing loses the logs, never the post.
+    const failing = stubS3(new Error('SlowDown'));
+    expect(await stageInspectionLogs(UUID, logs, log, { config: { collect: 'always', bucket: 'b' }, s3: failing.client })).toBeUndefined();
+  });
+
+  it("copies the staged logs to Ironic's name, labelled inspect, when the outcome keeps them", async () => {
+    const node = makeNode({ uuid: UUID, name: 'node-7' });
+    const staged = `pending/${UUID}/x.tar.gz`;
+    const { log, lines } = recordingLog();
+    const s3 = stubS3();
+    const ports = { s3: s3.client, now: () => NOW };
+    await keepInspectionLogs(node, staged, 'failure', log, { ...ports, config: { collect: 'on_failure', bucket: 'b' } });
+    await keepInspectionLogs(node, staged, 'success', log, { ...ports, config: { collect: 'on_failure', bucket: 'b' } });
+    await keepInspectionLogs(node, staged, 'failure', log, { ...ports, config: { collect: 'never', bucket: 'b' } });
+    expect(s3.sent.map((c) => [c.name, c.input])).toEqual([
+      ['CopyObjectCommand', { Bucket: 'b', Key: `${UUID}_node-7_inspect_2026-11-27-07-05-09.tar.gz`, CopySource: `b/${staged}` }],
+    ]);
+    // Nothing staged, or staged for another node: Ironic's warning, nothing copied.
+    await keepInspectionLogs(node, undefined, 'failure', log, { ...ports, config: { collect: 'always', bucket: 'b' } });
+    await keepInspectionLogs(node, 'pending/other/x.tar.gz', 'failure', log, { ...ports, config: { collect: 'always', bucket: 'b' } });
+    expect(s3.sent).toHaveLength(1);
+    expect(lines.filter((l) => l.level === 'warn').map((l) => l.message)).toEqual([
+      `No logs were passed by the ramdisk for node ${UUID}.`,
+      `No logs were passed by the ramdisk for node ${UUID}.`,
+    ]);
+    const failing = stubS3(new Error('NoSuchKey'));
+    await expect(
+      keepInspectionLogs(node, staged, 'failure', log, { s3: failing.client, config: { collect: 'always', bucket: 'b' } }),
+    ).resolves.toBeUndefined();
+    expect(lines.at(-1)).toEqual({ level: 'error', message: `Could not store the ramdisk logs for node ${UUID}. Error: NoSuchKey` });
   });
 });
