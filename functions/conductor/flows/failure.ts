@@ -3,7 +3,8 @@
  * `servicing_error_handler` do: the node goes to the flow's failed state with `last_error`, its step
  * is cleared, a failed clean or service step puts it in maintenance with fault `clean failure` /
  * `service failure`, the node is powered off after a failed deploy, and the lock is released in
- * the same write. The ramdisk's logs are kept first if its agent runs (`#drivers/agent/ramdisk-logs`).
+ * the same write. The ramdisk's logs are kept first if its agent runs (`#drivers/agent/ramdisk-logs`),
+ * unless the caller knows it is gone.
  */
 import { POWER_OFF } from '#common/states';
 import { collectRamdiskLogs } from '#drivers/agent/ramdisk-logs';
@@ -14,7 +15,13 @@ import { EXECUTION_KEYS, FLOWS } from './flow-kinds';
 import { bootInstance } from './run-steps';
 import { clearSteps } from './steps';
 
-export async function failFlow(ctx: ConductorContext, node: Node, flow: FlowName, message: string): Promise<void> {
+export async function failFlow(
+  ctx: ConductorContext,
+  node: Node,
+  flow: FlowName,
+  message: string,
+  options: { readonly collectLogs?: boolean } = {},
+): Promise<void> {
   const kind = FLOWS[flow];
   if (!kind.activeStates.includes(node.provision_state)) {
     // The node left the flow meanwhile (aborted, already failed): nothing to fail.
@@ -24,7 +31,7 @@ export async function failFlow(ctx: ConductorContext, node: Node, flow: FlowName
   }
   // Ironic collects the ramdisk's logs before the error handler tears anything down
   // (set_failed_state, _step_failure_handler, do_next_clean_step / do_next_service_step).
-  await collectRamdiskLogs(node, { label: kind.ramdiskLogsLabel, outcome: 'failure' }, ctx.log);
+  if (options.collectLogs !== false) await collectRamdiskLogs(node, { label: kind.ramdiskLogsLabel, outcome: 'failure' }, ctx.log);
   // Ironic's cleaning_error_handler / servicing_error_handler: a failed step (rather than a failure
   // around the steps) puts the node in maintenance with a fault, before the ramdisk is torn down
   // (which then leaves the agent running for the operator to look at).

@@ -273,7 +273,9 @@ export async function failSteps(
       : step
         ? `${label} step ${stepName(step)} failed on node ${node.uuid}. ${reason}`
         : `${label} failed on node ${node.uuid}. ${reason}`;
-  await failFlow(ctx, node, input.flow, message);
+  // A timed-out wait means the agent went silent: like Ironic's timeout handling, do not ask it for logs.
+  const timedOut = input.error.Error === 'States.HeartbeatTimeout' || input.error.Error === 'States.Timeout';
+  await failFlow(ctx, node, input.flow, message, { collectLogs: !timedOut });
 }
 
 /** A readable reason from a Step Functions error: the Lambda error's message when there is one. */
