@@ -3,7 +3,13 @@ import { App } from 'aws-cdk-lib';
 import { IronlessStack } from '../../lib/ironless-stack';
 import { DEFAULT_SETTINGS, LOCAL_STACK_DEFAULTS, settingsEnvironment, settingsVariables } from '../../lib/settings';
 import { checkEnvironmentSize, withoutDefaults } from '../../lib/function-environment';
-import { loadAgentConfig, loadApiConfig, loadConductorConfig, loadInspectorConfig } from '../../functions/common/config';
+import {
+  loadAgentConfig,
+  loadApiConfig,
+  loadConductorConfig,
+  loadInspectorConfig,
+  loadRamdiskLogsConfig,
+} from '../../functions/common/config';
 import { loadRedfishConfig } from '../../functions/drivers/redfish/config';
 
 it('leaves out exactly the variables whose absence the functions read as the same value', () => {
@@ -27,6 +33,7 @@ it('gives every function the same configuration with or without the left-out var
       loadAgentConfig(env),
       loadInspectorConfig(env),
       loadRedfishConfig(env),
+      loadRamdiskLogsConfig(env),
     ]);
   for (const settings of [DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, ...LOCAL_STACK_DEFAULTS, automatedClean: false, fastTrack: true }]) {
     const all = settingsVariables(settings);
