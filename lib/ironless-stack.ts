@@ -29,6 +29,7 @@ import {
 import { BasicAuth } from './constructs/basic-auth';
 import { BootIsos, CONDUCTOR_TMP_GIB } from './constructs/boot-isos';
 import { RamdiskLogs } from './constructs/ramdisk-logs';
+import { ramdiskLogsEnvironment } from './ramdisk-logs-settings';
 import { ConductorQueues } from './constructs/conductor-queues';
 import { DeployGuard, type Rollout } from './constructs/deploy-guard';
 import { IronlessFunction } from './constructs/function';
@@ -157,6 +158,7 @@ export class IronlessStack extends Stack {
     const common = {
       ...this.tables.environment(),
       ...settingsEnvironment(settings),
+      ...ramdiskLogsEnvironment(settings),
       [ENV.conductorQueues]: this.queues.environmentValue(),
     };
 

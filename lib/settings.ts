@@ -9,8 +9,6 @@ import {
   DEFAULT_REDFISH_INSPECTION_HOOKS,
   ENV,
   KEEP_PORTS_VALUES,
-  LOGS_COLLECT_VALUES,
-  type LogsCollect,
   parseHookList,
   parseRedfishHookList,
 } from '../functions/common/config';
@@ -20,12 +18,13 @@ import { LINK_LOCAL, LOOPBACK_AND_LINK_LOCAL, checkHostEntry } from '../function
 import { queueSettings } from '../functions/rpc/queues';
 import { withoutDefaults } from './function-environment';
 import { readAgentApiCaFile } from './agent-api-ca';
+import type { RamdiskLogsSettings } from './ramdisk-logs-settings';
 import { type TraitBasedNetworkingSettings, traitBasedNetworkingEnvironment, validateTraitBasedNetworking } from './trait-based-networking';
 
 /** The hardware types Ironless has (functions/drivers/registry.ts); kept here so settings need no driver code. */
 const KNOWN_HARDWARE_TYPES = ['fake-hardware', 'redfish'];
 
-export interface IronlessSettings {
+export interface IronlessSettings extends RamdiskLogsSettings {
   /**
    * Ironic's trait based networking on the `flat` network interface: VIF attach follows these
    * rules (by the node's `instance_info.traits`) and may build dynamic portgroups.
@@ -204,17 +203,6 @@ export interface IronlessSettings {
    * verifies the API with it (`lib/agent-api-ca.ts`). @default none: agents use their system CAs
    */
   readonly agentApiCaFile?: string;
-  /**
-   * Ironic `[agent]deploy_logs_collect`: when the ramdisk's logs are kept in the stack's ramdisk
-   * logs bucket — `on_failure` (a deploy, cleaning or servicing that fails while the agent runs,
-   * and a failed in-band inspection), `always` (also when they succeed), or `never`.
-   */
-  readonly deployLogsCollect: LogsCollect;
-  /**
-   * Ironic `[agent]deploy_logs_swift_days_to_expire`: days the ramdisk logs bucket keeps an archive
-   * (its lifecycle rule); 0 keeps them until deleted.
-   */
-  readonly deployLogsDaysToExpire: number;
 }
 
 /**
@@ -269,8 +257,6 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   imageDeniedHosts: LOOPBACK_AND_LINK_LOCAL,
   caAllowedPaths: [],
   maxLookupAddresses: 32,
-  deployLogsCollect: 'on_failure',
-  deployLogsDaysToExpire: 30,
 };
 
 /** What the local stack changes in the defaults: its virtual BMCs, agents and image servers live on loopback. */
@@ -323,14 +309,6 @@ export function validateSettings(s: IronlessSettings): void {
   if (s.agentApiCaFile !== undefined) readAgentApiCaFile(s.agentApiCaFile);
   if (!Number.isInteger(s.maxLookupAddresses) || s.maxLookupAddresses < 1) {
     throw new Error(`maxLookupAddresses (${s.maxLookupAddresses}) must be a whole number of at least 1`);
-  }
-  if (!LOGS_COLLECT_VALUES.includes(s.deployLogsCollect)) {
-    throw new Error(`deployLogsCollect "${String(s.deployLogsCollect)}" must be one of ${LOGS_COLLECT_VALUES.join(', ')}`);
-  }
-  if (!Number.isInteger(s.deployLogsDaysToExpire) || s.deployLogsDaysToExpire < 0) {
-    throw new Error(
-      `deployLogsDaysToExpire (${s.deployLogsDaysToExpire}) must be a whole number of days, 0 to keep the logs until deleted`,
-    );
   }
   if (s.heartbeatTimeoutSeconds >= s.callbackTimeoutSeconds) {
     throw new Error(
@@ -467,7 +445,6 @@ export function settingsVariables(s: IronlessSettings): Record<string, string> {
     [ENV.imageDeniedHosts]: s.imageDeniedHosts.join(','),
     [ENV.caAllowedPaths]: s.caAllowedPaths.join(','),
     [ENV.maxLookupAddresses]: String(s.maxLookupAddresses),
-    [ENV.logsCollect]: s.deployLogsCollect,
     ...traitBasedNetworkingEnvironment(s.traitBasedNetworking),
   };
 }

@@ -14,6 +14,7 @@ import { BUNDLE_FILE, FUNCTION_NODE_OPTIONS, type FunctionName, HANDLER, PROJECT
 import { agentApiCaForConductor } from '../lib/agent-api-ca';
 import { periodicSchedule } from '../lib/periodic-schedule';
 import { DEFAULT_SETTINGS, type IronlessSettings, LOCAL_STACK_DEFAULTS, settingsEnvironment, validateSettings } from '../lib/settings';
+import { ramdiskLogsEnvironment } from '../lib/ramdisk-logs-settings';
 import { ENV } from '../functions/common/config';
 import { parseHtpasswd } from '../functions/authorizer/basic';
 import { TABLES, type TableDef, type TableName } from '../functions/db/schema';
@@ -372,6 +373,7 @@ export class LocalStack {
   functionEnvironment(conductorArn: string): Record<string, string> {
     const env: Record<string, string> = {
       ...settingsEnvironment(this.settings),
+      ...ramdiskLogsEnvironment(this.settings),
       [ENV.conductorFunction]: conductorArn,
       [ENV.stepsStateMachineArn]: this.stateMachineArn,
       [ENV.conductorQueues]: JSON.stringify(Object.fromEntries(this.queues.map((q) => [q.group, q.url]))),
