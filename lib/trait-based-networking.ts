@@ -40,7 +40,7 @@ export function readTraitRulesFile(path: string): Record<string, unknown> {
 /**
  * The most bytes the rules may take as JSON. They travel in the conductor's environment, which
  * Lambda limits to 4 KB in all; its other variables (tables, queues, ARNs and the settings that
- * differ from the defaults) take about 2.5 KB with the default settings (measured from the
+ * differ from the defaults) take about 2.6 KB with the default settings (measured from the
  * synthesized template on 2026-11-28, each reference to a deployed name, URL or ARN counted as
  * 110 bytes). The whole environment is checked too (`function-environment.ts`), so rules within
  * this bound still fail the synthesis if other settings fill the rest.
