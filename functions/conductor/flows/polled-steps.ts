@@ -25,13 +25,11 @@ import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext, FlowName } from '../context';
 import { guarded } from '../attempt';
-import { biosSettingsPort } from '../bios';
-import { firmwareComponentsPort } from '../firmware';
 import { lockOwner } from '../lock';
 import { abortAfterStep } from './abort';
 import { executionOwner, resumeWithNextStep, takeToken } from './async-steps';
 import { type PageWalk, walkNodesInStates } from './periodic-pages';
-import { AGENT_STEP_FAILED, nextStep } from './run-steps';
+import { AGENT_STEP_FAILED, nextStep, stepTask } from './run-steps';
 import { findStep, storedSteps } from './steps';
 
 const WAIT_FLOWS: Readonly<Record<string, FlowName>> = { [CLEANWAIT]: 'clean', [SERVICEWAIT]: 'service', [DEPLOYWAIT]: 'deploy' };
@@ -102,13 +100,7 @@ async function checkNode(ctx: ConductorContext, uuid: string, state: string, flo
     return undefined;
   }
   guarded(ctx, node, 'The poll of a waiting step');
-  const task = {
-    node,
-    log: ctx.log,
-    biosSettings: biosSettingsPort(ctx, node.uuid),
-    firmwareComponents: firmwareComponentsPort(ctx, node.uuid),
-    persist: async () => void (await ctx.nodes.save(node)),
-  };
+  const task = stepTask(ctx, node);
   let progress: StepProgress;
   try {
     progress = await poll(task);

@@ -5,7 +5,7 @@
  */
 import { type ProvisionEvent, CLEANING, DEPLOYING, POWER_ON, SERVICING } from '#common/states';
 import { InvalidState } from '#common/errors';
-import type { Step } from '#drivers/base';
+import type { Step, Task } from '#drivers/base';
 import { collectRamdiskLogs } from '#drivers/agent/ramdisk-logs';
 import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
@@ -207,13 +207,7 @@ export async function runStep(
     throw new InvalidState(`Node ${node.uuid}: driver has no ${input.flow} step ${stepName(input.step)}`);
   }
   ctx.log.info(`Running ${input.flow} step`, { node: node.uuid, step: stepName(input.step) });
-  const task = {
-    node,
-    log: ctx.log,
-    biosSettings: biosSettingsPort(ctx, node.uuid),
-    firmwareComponents: firmwareComponentsPort(ctx, node.uuid),
-    persist: async () => void (await ctx.nodes.save(node)),
-  };
+  const task = stepTask(ctx, node);
   const outcome = await impl.execute(task, input.step.args);
   if (outcome.wait) {
     throw new InvalidState(`Step ${stepName(input.step)} asked to wait but was run synchronously`);
@@ -295,4 +289,15 @@ export function describeError(error: { Error?: string; Cause?: string }): string
     // Not JSON: the cause is the message.
   }
   return message ? `${name}: ${message}` : name;
+}
+
+/** What a step (its execute, its poll) gets: the locked node, the log, the node's BIOS and firmware caches, a save that keeps the lock. */
+export function stepTask(ctx: ConductorContext, node: Node): Task {
+  return {
+    node,
+    log: ctx.log,
+    biosSettings: biosSettingsPort(ctx, node.uuid),
+    firmwareComponents: firmwareComponentsPort(ctx, node.uuid),
+    persist: async () => void (await ctx.nodes.save(node)),
+  };
 }
