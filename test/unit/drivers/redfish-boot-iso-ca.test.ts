@@ -5,8 +5,6 @@
  * file from its code (AGENT_API_CA_FILE, below LAMBDA_TASK_ROOT).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../../functions/common/config';
@@ -16,35 +14,20 @@ import { loadAgentApiCa, loadRedfishConfig } from '../../../functions/drivers/re
 import { PROJECT_ROOT } from '../../../lib/bundling';
 import { bootsAgent, readBootIso } from '../../../local/fleet/agent/boot-media';
 import { agentTls, copyConfigFromVmedia, kernelArg } from '../../../local/fleet/agent/vmedia-config';
-import { AGENT_RAMDISK } from '../../../local/fleet/agent-images';
 import { makeNode } from '../helpers/builders';
 import { stubS3 } from '../helpers/stub-s3';
+import { useBootFiles } from '../helpers/boot-files';
 
 const PEM = readFileSync(join(PROJECT_ROOT, 'test/fixtures/tls/bmc.crt'), 'utf8');
 const ANY = new HostRules(ANY_HOST);
 const CONFIG: BootIsoConfig = { bucket: 'boot-isos', kernelAppendParams: 'nofb vga=normal', apiUrl: 'https://api.example', apiCaFile: PEM };
 
 describe('the built ISO with api_ca_file', () => {
-  let server: Server;
-  let base = '';
-  const served = new Map<string, Buffer>([
-    ['/k', Buffer.from('kernel')],
-    ['/r', AGENT_RAMDISK],
-    ['/esp.img', Buffer.alloc(4096, 0xe5)],
-  ]);
-  beforeAll(async () => {
-    server = createServer((req, res) => {
-      const body = served.get(req.url ?? '');
-      res.writeHead(body ? 200 : 404);
-      res.end(body);
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  const files = useBootFiles();
 
   const build = async (config: BootIsoConfig, networkData: Record<string, unknown> = {}) => {
     const { client, sent } = stubS3();
+    const base = files.base();
     const plan = { kind: 'build' as const, kernel: `${base}/k`, ramdisk: `${base}/r`, bootloader: `${base}/esp.img` };
     await publishBootIso(makeNode({ network_data: networkData }), 'deploy', plan, config, ANY, client);
     return readBootIso(sent.find((s) => s.name === 'PutObjectCommand')?.body as Buffer);

@@ -3,8 +3,6 @@
  * boots and Ironic's errors for what is missing, the kernel parameters and grub.cfg, and building
  * one from downloads on a loopback image server into a recording S3 stub, then deleting it.
  */
-import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ANY_HOST, DEFAULT_HOST_POLICY, HostRules } from '../../../functions/drivers/hosts';
 import {
   type BootIsoConfig,
@@ -17,9 +15,9 @@ import {
 } from '../../../functions/drivers/redfish/boot-iso';
 import { bootsAgent, readBootIso } from '../../../local/fleet/agent/boot-media';
 import { readIso } from '../../../local/fleet/agent/iso9660';
-import { AGENT_RAMDISK } from '../../../local/fleet/agent-images';
 import { makeNode } from '../helpers/builders';
 import { stubS3 } from '../helpers/stub-s3';
+import { useBootFiles } from '../helpers/boot-files';
 
 const ANY = new HostRules(ANY_HOST);
 const CONFIG: BootIsoConfig = { bucket: 'boot-isos', kernelAppendParams: 'nofb vga=normal', apiUrl: 'https://api.example' };
@@ -89,30 +87,12 @@ describe('kernel parameters and grub.cfg', () => {
 });
 
 describe('publishing and deleting', () => {
-  let server: Server;
-  let base = '';
-  const served = new Map<string, Buffer>([
-    ['/k', Buffer.from('kernel')],
-    ['/r', AGENT_RAMDISK],
-    ['/esp.img', Buffer.alloc(4096, 0xe5)],
-  ]);
-  beforeAll(async () => {
-    server = createServer((req, res) => {
-      if (req.url === '/moved') {
-        res.writeHead(302, { Location: 'http://169.254.169.254/latest' });
-        res.end();
-        return;
-      }
-      const body = served.get(req.url ?? '');
-      res.writeHead(body ? 200 : 404);
-      res.end(body);
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  const files = useBootFiles();
 
-  const plan = () => ({ kind: 'build' as const, kernel: `${base}/k`, ramdisk: `${base}/r`, bootloader: `${base}/esp.img` });
+  const plan = () => {
+    const base = files.base();
+    return { kind: 'build' as const, kernel: `${base}/k`, ramdisk: `${base}/r`, bootloader: `${base}/esp.img` };
+  };
 
   it('puts an ISO the fleet’s firmware boots the agent from under <node>/<mode>.iso', async () => {
     const node = makeNode();
@@ -187,11 +167,11 @@ describe('publishing and deleting', () => {
   it('fails with ImageCreationFailed naming the download, and refuses a redirect to a refused host', async () => {
     const node = makeNode();
     const { client } = stubS3();
-    await expect(publishBootIso(node, 'deploy', { ...plan(), ramdisk: `${base}/gone` }, CONFIG, ANY, client)).rejects.toThrow(
-      `Creating iso image failed: downloading driver_info/deploy_ramdisk from ${base}/gone failed: HTTP 404`,
+    await expect(publishBootIso(node, 'deploy', { ...plan(), ramdisk: `${files.base()}/gone` }, CONFIG, ANY, client)).rejects.toThrow(
+      `Creating iso image failed: downloading driver_info/deploy_ramdisk from ${files.base()}/gone failed: HTTP 404`,
     );
     const policy = new HostRules({ allowed: [], denied: ['169.254.0.0/16'] });
-    await expect(publishBootIso(node, 'deploy', { ...plan(), kernel: `${base}/moved` }, CONFIG, policy, client)).rejects.toThrow(
+    await expect(publishBootIso(node, 'deploy', { ...plan(), kernel: `${files.base()}/moved` }, CONFIG, policy, client)).rejects.toThrow(
       `The URL in driver_info/deploy_kernel of node ${node.uuid} may not be used`,
     );
     const failing = stubS3(new Error('AccessDenied'));
