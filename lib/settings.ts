@@ -4,11 +4,9 @@
  * from these, so a timeout means the same on a laptop and in AWS.
  */
 import {
-  ADD_PORTS_VALUES,
   DEFAULT_INSPECTION_HOOKS,
   DEFAULT_REDFISH_INSPECTION_HOOKS,
   ENV,
-  KEEP_PORTS_VALUES,
   parseHookList,
   parseRedfishHookList,
 } from '../functions/common/config';
@@ -18,13 +16,14 @@ import { LINK_LOCAL, LOOPBACK_AND_LINK_LOCAL, checkHostEntry } from '../function
 import { queueSettings } from '../functions/rpc/queues';
 import { withoutDefaults } from './function-environment';
 import { readAgentApiCaFile } from './agent-api-ca';
+import { INSPECTOR_SETTINGS_DEFAULTS, type InspectorSettings, inspectorVariables, validateInspectorSettings } from './inspector-settings';
 import type { RamdiskLogsSettings } from './ramdisk-logs-settings';
 import { type TraitBasedNetworkingSettings, traitBasedNetworkingEnvironment, validateTraitBasedNetworking } from './trait-based-networking';
 
 /** The hardware types Ironless has (functions/drivers/registry.ts); kept here so settings need no driver code. */
 const KNOWN_HARDWARE_TYPES = ['fake-hardware', 'redfish'];
 
-export interface IronlessSettings extends RamdiskLogsSettings {
+export interface IronlessSettings extends RamdiskLogsSettings, InspectorSettings {
   /**
    * Ironic's trait based networking on the `flat` network interface: VIF attach follows these
    * rules (by the node's `instance_info.traits`) and may build dynamic portgroups.
@@ -162,16 +161,7 @@ export interface IronlessSettings extends RamdiskLogsSettings {
    * @default '$default_inspection_hooks'
    */
   readonly redfishInspectionHooks: string;
-  /** Ironic `[inspector]add_ports`: which NICs of an inventory become ports (all, active, pxe, disabled). */
-  readonly inspectorAddPorts: (typeof ADD_PORTS_VALUES)[number];
-  /** Ironic `[inspector]keep_ports`: which existing ports an inspection keeps (all, present, added). */
-  readonly inspectorKeepPorts: (typeof KEEP_PORTS_VALUES)[number];
-  /** Ironic `[inspector]update_pxe_enabled`: ports' pxe_enabled follows the inventory. */
-  readonly inspectorUpdatePxeEnabled: boolean;
-  /** Ironic `[inspector]pre_create_ports`: ports from the BMC's NICs before the ramdisk boots. */
-  readonly inspectorPreCreatePorts: boolean;
-  /** Ironic `[inspector]power_off`: power the node off after in-band inspection (not with fast track). */
-  readonly inspectorPowerOff: boolean;
+  // The other [inspector] options: inspector-settings.ts.
   /**
    * Hosts the conductor may reach as BMCs (`driver_info/redfish_address`) and ramdisk agents
    * (their callback URLs): host names (`.example.com` for every name under it), IP addresses or
@@ -246,11 +236,7 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   inspectWaitTimeoutSeconds: 1800,
   inspectorHooks: DEFAULT_INSPECTION_HOOKS,
   redfishInspectionHooks: DEFAULT_REDFISH_INSPECTION_HOOKS,
-  inspectorAddPorts: 'pxe',
-  inspectorKeepPorts: 'all',
-  inspectorUpdatePxeEnabled: true,
-  inspectorPreCreatePorts: true,
-  inspectorPowerOff: true,
+  ...INSPECTOR_SETTINGS_DEFAULTS,
   bmcAllowedHosts: [],
   bmcDeniedHosts: LOOPBACK_AND_LINK_LOCAL,
   imageAllowedHosts: [],
@@ -375,12 +361,7 @@ export function validateSettings(s: IronlessSettings): void {
       throw new Error(`${name} "${value}": ${(err as Error).message}`);
     }
   }
-  if (!ADD_PORTS_VALUES.includes(s.inspectorAddPorts)) {
-    throw new Error(`inspectorAddPorts "${String(s.inspectorAddPorts)}" must be one of ${ADD_PORTS_VALUES.join(', ')}`);
-  }
-  if (!KEEP_PORTS_VALUES.includes(s.inspectorKeepPorts)) {
-    throw new Error(`inspectorKeepPorts "${String(s.inspectorKeepPorts)}" must be one of ${KEEP_PORTS_VALUES.join(', ')}`);
-  }
+  validateInspectorSettings(s);
   if (s.traitBasedNetworking !== undefined) validateTraitBasedNetworking(s.traitBasedNetworking);
   if (s.conductorGroups.length === 0) throw new Error('conductorGroups must name at least one group ("" is the default group)');
   for (const group of s.conductorGroups) {
@@ -433,11 +414,7 @@ export function settingsVariables(s: IronlessSettings): Record<string, string> {
     [ENV.inspectWaitTimeout]: String(s.inspectWaitTimeoutSeconds),
     [ENV.inspectorHooks]: s.inspectorHooks,
     [ENV.redfishInspectionHooks]: s.redfishInspectionHooks,
-    [ENV.inspectorAddPorts]: s.inspectorAddPorts,
-    [ENV.inspectorKeepPorts]: s.inspectorKeepPorts,
-    [ENV.inspectorUpdatePxeEnabled]: String(s.inspectorUpdatePxeEnabled),
-    [ENV.inspectorPreCreatePorts]: String(s.inspectorPreCreatePorts),
-    [ENV.inspectorPowerOff]: String(s.inspectorPowerOff),
+    ...inspectorVariables(s),
     [ENV.stepTimeout]: String(s.stepTimeoutSeconds),
     [ENV.bmcAllowedHosts]: s.bmcAllowedHosts.join(','),
     [ENV.bmcDeniedHosts]: s.bmcDeniedHosts.join(','),

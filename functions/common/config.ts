@@ -54,6 +54,7 @@ export const ENV = {
   inspectorUpdatePxeEnabled: 'INSPECTOR_UPDATE_PXE_ENABLED',
   inspectorPreCreatePorts: 'INSPECTOR_PRE_CREATE_PORTS',
   inspectorPowerOff: 'INSPECTOR_POWER_OFF',
+  inspectorRequireManagedBoot: 'INSPECTOR_REQUIRE_MANAGED_BOOT',
   stepTimeout: 'STEP_TIMEOUT_SECONDS',
   bmcAllowedHosts: 'BMC_ALLOWED_HOSTS',
   bmcDeniedHosts: 'BMC_DENIED_HOSTS',
@@ -319,6 +320,12 @@ export interface InspectorConfig {
   readonly preCreatePorts: boolean;
   /** Ironic `[inspector]power_off`: power off after inspection (not with fast track). */
   readonly powerOff: boolean;
+  /**
+   * Ironic `[inspector]require_managed_boot` (default true): in-band inspection must boot the
+   * ramdisk through the node's boot interface; false lets a node whose boot or network interface
+   * cannot (UnsupportedDriverExtension) boot the operator's own PXE ramdisk instead (unmanaged).
+   */
+  readonly requireManagedBoot: boolean;
 }
 
 /** A hook list as a list: the `$name` (or `${name}`) of its defaults expanded, blanks dropped. */
@@ -360,6 +367,7 @@ export function loadInspectorConfig(env: Env = process.env): InspectorConfig {
     updatePxeEnabled: boolean(env, ENV.inspectorUpdatePxeEnabled, true),
     preCreatePorts: boolean(env, ENV.inspectorPreCreatePorts, true),
     powerOff: boolean(env, ENV.inspectorPowerOff, true),
+    requireManagedBoot: boolean(env, ENV.inspectorRequireManagedBoot, true),
   };
 }
 

@@ -113,8 +113,9 @@ export const fakeManagement: ManagementInterface = {
 
 /**
  * NOTE: unlike Ironic's FakeBoot, it takes part in managed in-band inspection (validateInspection
- * passes), so fake-hardware nodes walk through the `agent` inspect interface without Ironic's
- * `[inspector]require_managed_boot = False`; the "ramdisk" is whatever posts to continue_inspection.
+ * passes), so fake-hardware nodes walk through the `agent` inspect interface managed, where Ironic
+ * refuses them (`[inspector]require_managed_boot`, its default) or inspects them unmanaged (PXE
+ * once); the "ramdisk" is whatever posts to continue_inspection.
  */
 export const fakeBoot: BootInterface = {
   name: 'fake',

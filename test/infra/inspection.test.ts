@@ -15,6 +15,7 @@ const template = Template.fromStack(
       inspectorAddPorts: 'all',
       inspectorHooks: '$default_hooks,memory',
       redfishInspectionHooks: '$default_inspection_hooks,cpus',
+      inspectorRequireManagedBoot: false,
     },
   }),
 );
@@ -70,6 +71,7 @@ it('gives the conductor the [inspector] settings, the redfish inspection hooks a
         INSPECTOR_HOOKS: '$default_hooks,memory',
         REDFISH_HOOKS: '$default_inspection_hooks,cpus',
         INSPECTOR_ADD_PORTS: 'all',
+        INSPECTOR_REQUIRE_MANAGED_BOOT: 'false',
       }),
     },
   });

@@ -2,12 +2,17 @@
  * The `agent` inspect interface: in-band inspection by the ramdisk (Ironic's
  * `inspector.agent.AgentInspect` with `inspector.interface.Common`).
  *
- * Inspecting boots the ramdisk through the node's boot interface (managed boot: Ironic's
- * `[inspector]require_managed_boot`, the only mode here) and leaves the node waiting in `inspect
- * wait`. The ramdisk posts its inventory to `POST /v1/continue_inspection`; the conductor then runs
- * the inspection hooks on it (`continueInspection`), which set the node's properties and ports,
- * tears the ramdisk down and powers the node off (unless fast track keeps the agent for what comes
- * next), and stores the data apart from the node.
+ * Inspecting boots the ramdisk through the node's boot interface (managed boot) and leaves the node
+ * waiting in `inspect wait`. When the boot or the network interface cannot take part (its
+ * `validateInspection` is missing or throws UnsupportedDriverExtension) and
+ * `[inspector]require_managed_boot` is off, the inspection is unmanaged, as Ironic's: the node is
+ * powered off, set to boot PXE once and powered on, and the operator's own PXE environment serves a
+ * ramdisk built to inspect; with it on (Ironic's default), validation fails instead. Any other
+ * error of `validateInspection` (a virtual media boot without its ISO) fails either way: Ironic has
+ * no unmanaged fallback for it. The ramdisk posts its inventory to `POST /v1/continue_inspection`;
+ * the conductor then runs the inspection hooks on it (`continueInspection`), which set the node's
+ * properties and ports, tears the ramdisk down if it booted it and powers the node off (unless fast
+ * track keeps the agent for what comes next), and stores the data apart from the node.
  *
  * NOTE: Ironic passes `ipa-inspection-callback-url` to the ramdisk as a kernel parameter. Ironless's
  * boot interfaces boot a prebuilt ISO (`driver_info/deploy_iso`), into which Ironic cannot put
@@ -26,7 +31,7 @@ import { HardwareInspectionFailure, TemporaryFailure, UnsupportedDriverExtension
 import type { InspectorConfig } from '#common/config';
 import { POWER_OFF, POWER_ON } from '#common/states';
 import type { Node } from '#objects/node';
-import type { Driver, InspectInterface, InspectionTask, Task } from '../base';
+import { BOOT_DEVICES, type Driver, type InspectInterface, type InspectionTask, type Task } from '../base';
 import { runInspectionHooks, validateInspectionHooks } from './hooks';
 
 /** driver_internal_info: whether Ironless booted the ramdisk (Ironic's `inspector_manage_boot`). */
@@ -117,6 +122,33 @@ export function createAgentInspect(options: AgentInspectOptions): InspectInterfa
     return errors;
   }
 
+  /**
+   * Ironic's `ironic_manages_boot`: whether the boot and network interfaces can boot the ramdisk.
+   * An interface without `validateInspection` cannot (UnsupportedDriverExtension, as Ironic's base
+   * classes: so the `flat` network, which has no inspection network to add without Neutron). Only
+   * UnsupportedDriverExtension means "unmanaged"; `raise` rethrows it, any other error always goes up.
+   */
+  async function managesBoot(task: Task, raise: boolean): Promise<boolean> {
+    const driver = options.driverOf(task);
+    for (const [kind, iface] of [
+      ['boot', driver.boot],
+      ['network', driver.network],
+    ] as const) {
+      try {
+        if (iface.validateInspection === undefined) throw new UnsupportedDriverExtension(task.node.driver, 'validate_inspection');
+        await iface.validateInspection(task);
+      } catch (err) {
+        if (raise || !(err instanceof UnsupportedDriverExtension)) throw err;
+        task.log.debug(
+          `The ${kind} interface ${iface.name} of the node ${task.node.uuid} does not support managed boot for in-band inspection ` +
+            `or the required options are not populated: ${err.message}`,
+        );
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Ironic's `create_ports_if_not_exist` from the BMC's NICs, before the ramdisk boots (`[inspector]pre_create_ports`). */
   async function preCreatePorts(task: InspectionTask, driver: Driver): Promise<void> {
     if (!options.config().preCreatePorts) return;
@@ -139,11 +171,8 @@ export function createAgentInspect(options: AgentInspectOptions): InspectInterfa
       const refused = options.refusal();
       if (refused !== undefined) throw new TemporaryFailure(refused);
       validateInspectionHooks(options.config().hooks);
-      const driver = options.driverOf(task);
-      if (driver.boot.validateInspection === undefined) throw new UnsupportedDriverExtension(task.node.driver, 'validate_inspection');
-      await driver.boot.validateInspection(task);
-      if (driver.network.validateInspection === undefined) throw new UnsupportedDriverExtension(task.node.driver, 'validate_inspection');
-      await driver.network.validateInspection(task);
+      // As Ironic: only a deployment that requires managed boot checks the boot here.
+      if (options.config().requireManagedBoot) await managesBoot(task, true);
     },
 
     async inspectHardware(task) {
@@ -155,22 +184,33 @@ export function createAgentInspect(options: AgentInspectOptions): InspectInterfa
         const node = task.node;
         const driver = options.driverOf(task);
         await preCreatePorts(task, driver);
-        setInternal(node, MANAGE_BOOT_FIELD, true);
+        const managed = await managesBoot(task, options.config().requireManagedBoot);
+        setInternal(node, MANAGE_BOOT_FIELD, managed);
         // For the /continue_inspection lookup by BMC address (as Ironic, for every inspection).
         const addresses = await bmcAddresses(node, task.log);
         setInternal(node, LOOKUP_CACHE_FIELD, addresses.length > 0 ? addresses : undefined);
+        task.log.debug(`Starting inspection for node ${node.uuid}. Booting is ${managed ? '' : 'not '}managed by Ironless`);
+        // An unmanaged start that fails leaves the boot as it is (Ironic's clean_up=False): nothing was prepared.
         const failed = async (err: unknown): Promise<never> => {
-          task.log.error(`Unable to start managed inspection for node ${node.uuid}: ${(err as Error).message}`);
-          await tearDown(task, false);
+          task.log.error(
+            `Unable to start ${managed ? 'managed' : 'unmanaged'} inspection for node ${node.uuid}: ${(err as Error).message}`,
+          );
+          if (managed) await tearDown(task, false);
           throw new Error(`unable to start inspection: ${(err as Error).message}`);
         };
         try {
-          // Ironic's prepare_managed_inspection: power off (never for disable_power_off), then boot the ramdisk next.
+          // Power off (never for disable_power_off), then, managed, Ironic's prepare_managed_inspection
+          // boots the ramdisk next; unmanaged, the node boots from the network once.
           if (!node.disable_power_off) {
             await driver.power.setPowerState(task, POWER_OFF);
             node.power_state = POWER_OFF;
           }
-          await driver.boot.prepareRamdisk(task, {});
+          if (managed) await driver.boot.prepareRamdisk(task, {});
+          else {
+            // Ironic's node_set_boot_device: only network boot serves unmanaged inspection.
+            await driver.management.validate(task);
+            await driver.management.setBootDevice(task, BOOT_DEVICES.PXE, false);
+          }
         } catch (err) {
           return failed(err);
         }
