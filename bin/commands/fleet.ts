@@ -20,6 +20,7 @@ interface CreateOptions {
   powerDelay: number;
   agent: boolean;
   inspection: boolean;
+  pxe: boolean;
 }
 
 function nonNegativeInteger(value: string): number {
@@ -60,6 +61,7 @@ export function registerFleet(program: Command): void {
     .option('--power-delay <ms>', 'how long a power transition takes on the machines', nonNegativeInteger, 0)
     .option('--no-agent', 'do not run the virtual ramdisk agent on machines that boot the agent ISO')
     .option('--no-inspection', 'the agent ISO is not built for in-band inspection: agents do not post their inventory at boot')
+    .option('--no-pxe', 'no PXE environment: machines booting from the network boot nothing (no unmanaged inspection)')
     .action(async (opts: CreateOptions) => {
       // Machines that boot the agent ISO run the virtual ramdisk agent against the same API; it
       // sends its node's UUID with lookups since the nodes have no ports (see enroll.ts).
@@ -72,6 +74,8 @@ export function registerFleet(program: Command): void {
                 nodeUuidOf: (m) => uuids.get(m.id),
                 // IPA's ipa-inspection-callback-url, as an ISO built for in-band inspection carries it.
                 ...(opts.inspection ? { inspectionCallbackUrl: `${opts.api.replace(/\/+$/, '')}/v1/continue_inspection` } : {}),
+                // The operator's PXE environment (Ironic's unmanaged inspection) serves the ramdisk built to inspect.
+                ...(opts.pxe ? { pxe: { inspectionCallbackUrl: `${opts.api.replace(/\/+$/, '')}/v1/continue_inspection` } } : {}),
               }),
             }
           : {}),

@@ -89,8 +89,9 @@ export function registerLocal(program: Command): void {
           dataDir: opts.data,
           ...(opts.bundles ? { buildDir: resolve(opts.bundles) } : {}),
           inMemory: opts.inMemory === true,
-          // The fleet's agent ISO is built for in-band inspection too (`ipa-inspection-callback-url`).
-          fleet: { count: opts.fleet, port: opts.fleetPort, inspection: true },
+          // The fleet's agent ISO is built for in-band inspection too (`ipa-inspection-callback-url`),
+          // and its network has a PXE environment serving that ramdisk (unmanaged inspection).
+          fleet: { count: opts.fleet, port: opts.fleetPort, inspection: true, pxe: true },
           log: say,
         });
       } catch (err) {

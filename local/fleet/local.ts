@@ -3,7 +3,8 @@
  * BMC port, enrolled as redfish nodes once the API answers. Machines are deterministic from their
  * prefix, so with kept data (`.ironless/`) a restart finds its nodes already enrolled. A machine
  * that boots the agent ISO runs the virtual ramdisk agent against the local API; with `inspection`
- * the ISO is one built for in-band inspection, whose agents post their inventory at boot.
+ * the ISO is one built for in-band inspection, whose agents post their inventory at boot; with
+ * `pxe` a machine booting from the network gets such an agent from an operator's PXE environment.
  */
 import type { AgentOptions } from './agent/agent';
 import { agentGuestFactory } from './agent/factory';
@@ -20,6 +21,12 @@ export interface LocalFleetOptions {
    * `<api>/v1/continue_inspection` at boot (IPA's `ipa-inspection-callback-url`) before looking up.
    */
   readonly inspection?: boolean;
+  /**
+   * Whether the machines' network has an operator's PXE environment, for unmanaged inspection
+   * (Ironic's `[inspector]require_managed_boot = False`): a machine booting PXE runs the agent
+   * ramdisk built to inspect, posting to `<api>/v1/continue_inspection`.
+   */
+  readonly pxe?: boolean;
   /** The agents' first wait before posting the inventory again after a 409 or 5xx (IPA: 5 s). */
   readonly inspectionRetryMs?: number;
   /**
@@ -48,6 +55,7 @@ export async function startLocalFleet(options: LocalFleetOptions, apiUrl: string
     // The ISO's command line, as the fleet's agents are given their API URL (`ipa-api-url`).
     ...(options.inspection ? { inspectionCallbackUrl: `${apiUrl.replace(/\/+$/, '')}/v1/continue_inspection` } : {}),
     ...(options.inspectionRetryMs !== undefined ? { inspectionRetryMs: options.inspectionRetryMs } : {}),
+    ...(options.pxe ? { pxe: { inspectionCallbackUrl: `${apiUrl.replace(/\/+$/, '')}/v1/continue_inspection` } } : {}),
   });
   const settings = { count: options.count, prefix: options.prefix ?? 'redfish', powerDelayMs: options.powerDelayMs ?? 200, guestFactory };
   let fleet = new Fleet({ ...settings, port: options.port ?? 0 });

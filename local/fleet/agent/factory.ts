@@ -8,6 +8,11 @@
  * CA it verifies the API with (Ironic's `[agent]api_ca_file`, `vmedia-config.ts`). Each machine's agent
  * listens on the same port at every boot, as a real agent on its machine's address would, so
  * Ironic's stored callback URL stays right across reboots.
+ *
+ * With `pxe`, the fleet has an operator's PXE environment (for Ironic's unmanaged inspection): a
+ * machine that boots from the network (a Pxe boot override) gets the agent ramdisk from it, with
+ * the kernel command line that environment gives (`ipa-inspection-callback-url`), whatever its
+ * virtual CD holds. Without it nothing answers the machine's PXE requests and it boots nothing.
  */
 import type { BootEvent, GuestFactory, VirtualMachine } from '../machine';
 import { AGENT_ISO_PATH } from '../server';
@@ -24,6 +29,8 @@ export interface AgentFactoryOptions extends Omit<AgentOptions, 'machine' | 'api
   readonly isAgentImage?: (image: string) => boolean;
   /** The node UUID a machine's agent sends with its lookups, when known (default: none, MACs only). */
   readonly nodeUuidOf?: (machine: VirtualMachine) => string | undefined;
+  /** The operator's PXE environment: the inspection callback its ramdisk's command line names. */
+  readonly pxe?: { readonly inspectionCallbackUrl: string };
 }
 
 /** A guest factory that also knows the agents it started, by machine id. */
@@ -63,11 +70,18 @@ export function agentGuestFactory(options: AgentFactoryOptions): AgentGuestFacto
     return undefined;
   };
 
-  const boot = async (event: BootEvent): Promise<VirtualAgent | undefined> => {
+  /** What the machine boots the agent from, if it does: its virtual CD, or the PXE environment. */
+  const bootMedia = async (event: BootEvent): Promise<{ cmdline?: string; tls?: AgentTls; inspectionCallbackUrl?: string } | undefined> => {
+    if (event.device === 'Pxe') return options.pxe === undefined ? undefined : { inspectionCallbackUrl: options.pxe.inspectionCallbackUrl };
     if (event.device !== 'Cd' || !event.image) return undefined;
-    const media = await agentMedia(event.machine, event.image);
+    return agentMedia(event.machine, event.image);
+  };
+
+  const boot = async (event: BootEvent): Promise<VirtualAgent | undefined> => {
+    const media = await bootMedia(event);
     if (media === undefined) return undefined;
     const machine = event.machine;
+    if (event.device === 'Pxe') options.log?.(`[machine ${machine.id}] booted the agent ramdisk from the PXE environment`);
     const agentToken = kernelArg(media.cmdline, 'ipa-agent-token');
     const agent = new VirtualAgent({
       ...options,
@@ -76,6 +90,7 @@ export function agentGuestFactory(options: AgentFactoryOptions): AgentGuestFacto
       nodeUuid: options.nodeUuidOf?.(machine),
       ...(agentToken === undefined ? {} : { agentToken }),
       ...(media.tls === undefined ? {} : { tls: media.tls }),
+      ...(media.inspectionCallbackUrl === undefined ? {} : { inspectionCallbackUrl: media.inspectionCallbackUrl }),
     });
     agents.set(machine.id, agent);
     void agent.start().then(

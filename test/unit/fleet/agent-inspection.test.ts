@@ -5,9 +5,10 @@
  * UUID the answer gave.
  */
 import { VirtualAgent } from '../../../local/fleet/agent/agent';
+import { agentGuestFactory } from '../../../local/fleet/agent/factory';
 import { guessRootDisk, hardwareInventory } from '../../../local/fleet/agent/inventory';
 import { defaultSpec } from '../../../local/fleet/fleet';
-import { VirtualMachine } from '../../../local/fleet/machine';
+import { type BootEvent, VirtualMachine } from '../../../local/fleet/machine';
 import { FakeIronic, waitFor } from './helpers/fake-ironic';
 import { readTarGz } from '../../helpers/tar';
 
@@ -143,5 +144,38 @@ describe('an agent built to inspect', () => {
     expect(ironic.inspections.map((r) => r.path)).toEqual(['/v1/continue_inspection']);
     await agentOn(new VirtualMachine(defaultSpec('insp', 6)), { inspectionCallbackUrl: undefined }).start();
     expect(ironic.inspections).toHaveLength(1);
+  });
+});
+
+describe("the fleet's PXE environment (unmanaged inspection)", () => {
+  const boot = (machine: VirtualMachine, device: BootEvent['device']): BootEvent => ({
+    machine,
+    device,
+    image: undefined,
+    mode: 'UEFI',
+    override: true,
+    at: new Date().toISOString(),
+  });
+
+  it('boots the agent built to inspect on a machine booting PXE; it posts to the callback its command line names', async () => {
+    const factory = agentGuestFactory({
+      apiUrl: ironic.url,
+      lookupIntervalMs: 5,
+      lookupMaxIntervalMs: 20,
+      heartbeatIntervalMs: 50,
+      inspectionRetryMs: 10,
+      pxe: { inspectionCallbackUrl: `${ironic.url}/v1/continue_inspection` },
+    });
+    const machine = new VirtualMachine(defaultSpec('pxe', 0));
+    expect(await factory(boot(machine, 'Hdd'))).toBeUndefined();
+    const agent = (await factory(boot(machine, 'Pxe'))) as VirtualAgent;
+    agents.push(agent);
+    await waitFor(() => ironic.inspections.length >= 1, 'an inspection post');
+    expect(ironic.inspections[0]?.body?.inventory).toEqual(hardwareInventory(machine));
+  });
+
+  it('without one, a machine booting PXE boots nothing', async () => {
+    const factory = agentGuestFactory({ apiUrl: ironic.url });
+    expect(await factory(boot(new VirtualMachine(defaultSpec('pxe', 1)), 'Pxe'))).toBeUndefined();
   });
 });
