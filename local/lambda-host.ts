@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { FunctionLogs, type InvokeResult, VersionRuntime } from './lambda-environments';
-import { LATEST, LambdaServiceError, invalid, pickVersion, validateAliasName, validateRouting } from './lambda-routing';
+import { LATEST, LambdaServiceError, invalid, notFound, parseRef, pickVersion, validateAliasName, validateRouting } from './lambda-routing';
 import {
   type AliasConfig,
   CODE_FILE,
@@ -25,7 +25,7 @@ import {
 import { MetricStore } from './metrics';
 
 export { type InvokeResult, nodeOptions } from './lambda-environments';
-export { LambdaServiceError } from './lambda-routing';
+export { LambdaServiceError, parseRef };
 export type { AliasConfig, VersionConfig } from './lambda-versions';
 
 export const REGION = 'us-east-1';
@@ -82,10 +82,6 @@ interface FunctionState {
   nextVersion: number;
   /** Code folders written for $LATEST so far (each UpdateFunctionCode gets a new one). */
   codeRevisions: number;
-}
-
-function notFound(arn: string): LambdaServiceError {
-  return new LambdaServiceError('ResourceNotFoundException', `Function not found: ${arn}`, 404);
 }
 
 export class LambdaHost {
@@ -444,12 +440,4 @@ export class LambdaHost {
     if (fault.times <= 0) this.faults.splice(index, 1);
     return fault;
   }
-}
-
-/** Split "name", "name:qualifier" or an ARN into name and qualifier. */
-export function parseRef(ref: string, qualifier?: string): { name: string; qualifier: string | undefined } {
-  let rest = ref;
-  if (rest.startsWith('arn:')) rest = rest.split(':function:')[1] ?? rest;
-  const [name, q] = rest.split(':') as [string, string | undefined];
-  return { name, qualifier: qualifier ?? q };
 }

@@ -60,3 +60,16 @@ export function pickVersion(version: string, weights: Readonly<Record<string, nu
   }
   return version;
 }
+
+/** Lambda's answer for a function, version or alias that does not exist. */
+export function notFound(arn: string): LambdaServiceError {
+  return new LambdaServiceError('ResourceNotFoundException', `Function not found: ${arn}`, 404);
+}
+
+/** Split "name", "name:qualifier" or an ARN into name and qualifier. */
+export function parseRef(ref: string, qualifier?: string): { name: string; qualifier: string | undefined } {
+  let rest = ref;
+  if (rest.startsWith('arn:')) rest = rest.split(':function:')[1] ?? rest;
+  const [name, q] = rest.split(':') as [string, string | undefined];
+  return { name, qualifier: qualifier ?? q };
+}
