@@ -6,16 +6,11 @@
 import { InvalidParameterValue } from '#common/errors';
 import { isUuidLike } from '#common/ids';
 import { isUuidOrName } from './names';
-import { pyRepr } from './pyrepr';
+import { pyStr } from '#common/pyrepr';
 import { parseBoolean } from './validation';
 
 /** An argument's raw value: a query string, a list of them, or any JSON value from a body. */
 export type RawArg = unknown;
-
-/** Python's str() of a value, as `%s` formats it into a message. */
-export function pyStr(value: unknown): string {
-  return typeof value === 'string' ? value : pyRepr(value);
-}
 
 export function argString(name: string, value: RawArg): string | undefined {
   if (value === undefined || value === null) return undefined;

@@ -10,7 +10,8 @@ import { ALLOCATING, ALLOCATION_ACTIVE, ALLOCATION_ERROR, backfillErrors } from 
 import { isOsloUuidLike, newUuid } from '#common/ids';
 import { Allocation } from '#objects/allocation';
 import type { Node } from '#objects/node';
-import { argUuid, pyStr } from '../args';
+import { argUuid } from '../args';
+import { pyStr } from '#common/pyrepr';
 import { NO_QUERY_BESIDE_BODY } from '../request';
 import { conductorHost } from '../begin';
 import { parseBody } from '../body';

@@ -6,7 +6,8 @@
 import { ClientSideError, Invalid, InvalidParameterValue, NodeNotFound, NotAcceptable, httpErrors, withStatus } from '#common/errors';
 import type { Allocation } from '#objects/allocation';
 import type { AllocationFilter } from '#db/allocations';
-import { argUuid, argUuidOrName, pyStr } from '../args';
+import { argUuid, argUuidOrName } from '../args';
+import { pyStr } from '#common/pyrepr';
 import { checkAllocationsAllowed, destroyAllocation, findAllocation } from '../allocation-ops';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';

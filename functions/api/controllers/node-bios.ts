@@ -6,7 +6,7 @@
  */
 import { InvalidParameterValue, httpErrors } from '#common/errors';
 import { BIOS_REGISTRY_FIELDS, type BIOSSetting } from '#objects/bios-setting';
-import { pyStr } from '../args';
+import { pyStr } from '#common/pyrepr';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json } from '../http';
 import { findNode } from '../lookup';

@@ -10,7 +10,7 @@
  */
 import { Conflict, NotFound, InvalidParameterValue } from '#common/errors';
 import * as st from '#common/states';
-import { pyStr } from '../args';
+import { pyStr } from '#common/pyrepr';
 import { beginAndCast } from '../begin';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';

@@ -5,7 +5,7 @@
  * (no free port, already attached, node locked) come back in this response.
  */
 import { Invalid, InvalidParameterValue, httpErrors } from '#common/errors';
-import { pyStr } from '../args';
+import { pyStr } from '#common/pyrepr';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';

@@ -4,7 +4,7 @@
  * API 1.88 on, as Ironic master does; and the MAC address and switch id checks that follow them.
  */
 import { InvalidParameterValue } from '#common/errors';
-import { pyStr } from '../args';
+import { pyStr } from '#common/pyrepr';
 import { type ApiVersion, atLeast } from '../microversion';
 import { type JsonSchema } from '../validation';
 

@@ -2,7 +2,8 @@ import { applyPatch } from '../../../functions/api/patch';
 import { maskPasswordText, maskPasswords } from '../../../functions/api/views/sanitize';
 import { validateSchema } from '../../../functions/api/validation';
 import { NODE_SCHEMA, PATCH_SCHEMA, TRAIT_SCHEMA } from '../../../functions/api/schemas/node';
-import { argInteger, argStringList, pyStr } from '../../../functions/api/args';
+import { argInteger, argStringList } from '../../../functions/api/args';
+import { pyStr } from '../../../functions/common/pyrepr';
 
 describe('applyPatch words failures as Python jsonpatch does', () => {
   const doc = { extra: { a: 1 }, name: 'abc', description: null, driver_info: {} };
