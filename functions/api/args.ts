@@ -31,11 +31,17 @@ export function argUuid(name: string, value: RawArg): string | undefined {
   return value;
 }
 
-/** A UUID or a logical name; anything else (a list, a number) is refused with its str(). */
-export function argUuidOrName(name: string, value: RawArg): string | undefined {
+/**
+ * A UUID or a logical name; anything else (a list, a number) is refused with its str(). The error
+ * is InvalidParameterValue unless `error` builds another (the routing checks answer in webob's form).
+ */
+export function argUuidOrName(
+  name: string,
+  value: RawArg,
+  error: (message: string) => Error = (message) => new InvalidParameterValue(message),
+): string | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || !isUuidOrName(value))
-    throw new InvalidParameterValue(`Expected UUID or name for ${name}: ${pyStr(value)}`);
+  if (typeof value !== 'string' || !isUuidOrName(value)) throw error(`Expected UUID or name for ${name}: ${pyStr(value)}`);
   return value;
 }
 

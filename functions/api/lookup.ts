@@ -13,17 +13,18 @@ import {
 } from '#common/errors';
 import { isOsloUuidLike } from '#common/ids';
 import type { Node } from '#objects/node';
+import { argUuidOrName } from './args';
 import type { ApiContext } from './context';
 import type { ApiRequest } from './http';
 import { atLeast } from './microversion';
-import { isUuidOrName, isValidLogicalName } from './names';
+import { isValidLogicalName } from './names';
 
 /**
  * The routing check every `/v1/nodes/{ident}/…` path passes first: a value that can be neither a
  * UUID nor a name is a 400 in webob's form.
  */
 export function checkNodeIdent(ident: string): void {
-  if (!isUuidOrName(ident)) throw httpErrors.badRequest(`Expected UUID or name for node: ${ident}`);
+  argUuidOrName('node', ident, httpErrors.badRequest);
 }
 
 export async function getRpcNode(req: ApiRequest, ctx: ApiContext, ident: string): Promise<Node> {

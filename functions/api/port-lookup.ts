@@ -2,16 +2,16 @@
  * Finding ports' and portgroups' parents and portgroups themselves, as Ironic 21.4 does
  * (api_utils.get_rpc_portgroup, check_port_list_policy, the controllers' `_lookup`).
  */
-import { Invalid, InvalidParameterValue, InvalidUuidOrName, NodeNotFound, PortgroupNotFound, httpErrors, withStatus } from '#common/errors';
+import { Invalid, InvalidUuidOrName, NodeNotFound, PortgroupNotFound, httpErrors, withStatus } from '#common/errors';
 import { isOsloUuidLike, isUuidLike } from '#common/ids';
 import type { Node } from '#objects/node';
 import type { Port } from '#objects/port';
-import { argUuid } from './args';
+import { argUuid, argUuidOrName } from './args';
 import type { Portgroup } from '#objects/portgroup';
 import type { ApiContext } from './context';
 import type { ApiRequest } from './http';
 import { atLeast } from './microversion';
-import { isUuidOrName, isValidLogicalName } from './names';
+import { isValidLogicalName } from './names';
 import { PORT_NAME_VERSION } from './schemas/port';
 
 /**
@@ -26,7 +26,7 @@ export async function findPort(req: ApiRequest, ctx: ApiContext, ident: string):
 /** The check of `findPort`'s ident alone, for handlers that check their arguments first. */
 export function checkPortIdent(req: ApiRequest, ident: string): void {
   if (!atLeast(req.version, PORT_NAME_VERSION)) argUuid('port_uuid', ident);
-  else if (!isUuidOrName(ident)) throw new InvalidParameterValue(`Expected UUID or name for port_ident: ${ident}`);
+  else argUuidOrName('port_ident', ident);
 }
 
 /**
@@ -35,7 +35,7 @@ export function checkPortIdent(req: ApiRequest, ident: string): void {
  */
 export function checkPortgroupPath(req: ApiRequest, ident: string): void {
   if (!atLeast(req.version, 23)) throw httpErrors.notFound();
-  if (!isUuidOrName(ident)) throw httpErrors.badRequest(`Expected UUID or name for portgroup: ${ident}`);
+  argUuidOrName('portgroup', ident, httpErrors.badRequest);
 }
 
 /** A portgroup by UUID or logical name; with `withSuffix`, a stripped ".json" is tried too. */

@@ -5,18 +5,19 @@
  * trait among the runbook's traits. Every Ironless caller is Ironic's admin, so the step policies
  * Ironic checks for a project's runbook always pass.
  */
-import { ClientSideError, InvalidParameterValue, InvalidUuidOrName, NotAcceptable } from '#common/errors';
+import { ClientSideError, InvalidUuidOrName, NotAcceptable } from '#common/errors';
 import { isOsloUuidLike } from '#common/ids';
 import type { Node } from '#objects/node';
 import type { Runbook } from '#objects/runbook';
+import { argUuidOrName } from './args';
 import type { ApiContext } from './context';
 import type { ApiRequest } from './http';
 import { atLeast } from './microversion';
-import { isUuidOrName, isValidLogicalName } from './names';
+import { isValidLogicalName } from './names';
 
 /** Ironic's get_rpc_runbook: args.uuid_or_name, then the runbook by UUID or by name. */
 export async function findRunbook(req: ApiRequest, ctx: ApiContext, ident: string): Promise<Runbook> {
-  if (!isUuidOrName(ident)) throw new InvalidParameterValue(`Expected UUID or name for runbook_ident: ${ident}`);
+  argUuidOrName('runbook_ident', ident);
   if (isOsloUuidLike(ident)) return ctx.stores.runbooks.get(ident);
   if (isValidLogicalName(ident, req.version)) return ctx.stores.runbooks.getByName(ident);
   throw new InvalidUuidOrName(ident);

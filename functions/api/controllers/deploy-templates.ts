@@ -13,7 +13,7 @@ import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
 import { atLeast } from '../microversion';
-import { isUuidOrName, isValidLogicalName } from '../names';
+import { isValidLogicalName } from '../names';
 import { type PatchOperation, applyPatch } from '../patch';
 import {
   type SortSpec,
@@ -53,7 +53,7 @@ function gated<P>(
 
 /** args.uuid_or_name, then the template by UUID or name; ".json" suffix as the router stripped it. */
 async function findTemplate(req: ApiRequest, ctx: ApiContext, ident: string): Promise<DeployTemplate> {
-  if (!isUuidOrName(ident)) throw new InvalidParameterValue(`Expected UUID or name for template_ident: ${ident}`);
+  argUuidOrName('template_ident', ident);
   const get = (id: string) => {
     if (isOsloUuidLike(id)) return ctx.stores.deployTemplates.get(id);
     if (isValidLogicalName(id, req.version)) return ctx.stores.deployTemplates.getByName(id);
@@ -191,7 +191,7 @@ async function createTemplate(req: ApiRequest, ctx: ApiContext): Promise<ApiResp
 async function patchTemplate(req: ApiRequest, ctx: ApiContext, params: { ident: string }): Promise<ApiResponse> {
   const parsed = parseBody(req);
   rejectArgs(req, parsed);
-  if (!isUuidOrName(params.ident)) throw new InvalidParameterValue(`Expected UUID or name for template_ident: ${params.ident}`);
+  argUuidOrName('template_ident', params.ident);
   validateSchema('patch', PATCH_SCHEMA, parsed ?? {});
   const patch = parsed as PatchOperation[];
   checkPatchPaths(patch, PATCH_ALLOWED_FIELDS);

@@ -4,14 +4,13 @@
  * (`noop` records nothing; `flat` records the VIF on a free port or portgroup), so its errors
  * (no free port, already attached, node locked) come back in this response.
  */
-import { Invalid, InvalidParameterValue, httpErrors } from '#common/errors';
-import { pyStr } from '#common/pyrepr';
+import { Invalid, httpErrors } from '#common/errors';
+import { argUuidOrName } from '../args';
 import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
 import { findNode } from '../lookup';
 import { atLeast } from '../microversion';
-import { isUuidOrName } from '../names';
 import { route } from '../route';
 import { type JsonSchema, validateSchema } from '../validation';
 
@@ -43,7 +42,7 @@ export async function attachVif(req: ApiRequest, ctx: ApiContext, params: { iden
   const body = parseBody(req) ?? {};
   validateSchema('vif', VIF_SCHEMA, body);
   const vif = body as { id: string; [key: string]: unknown };
-  if (!isUuidOrName(vif.id)) throw new InvalidParameterValue(`Expected UUID or name for id: ${pyStr(vif.id)}`);
+  argUuidOrName('id', vif.id);
   const node = await findNode(req, ctx, params.ident);
   if (atLeast(req.version, MIN_VIF_ATTACH_PORT) && 'port_uuid' in vif && 'portgroup_uuid' in vif) {
     throw new Invalid('Cannot specify both port_uuid and portgroup_uuid');
@@ -54,7 +53,7 @@ export async function attachVif(req: ApiRequest, ctx: ApiContext, params: { iden
 
 export async function detachVif(req: ApiRequest, ctx: ApiContext, params: { ident: string; vif: string }): Promise<ApiResponse> {
   checkVersion(req);
-  if (!isUuidOrName(params.vif)) throw new InvalidParameterValue(`Expected UUID or name for vif_id: ${params.vif}`);
+  argUuidOrName('vif_id', params.vif);
   const node = await findNode(req, ctx, params.ident);
   await ctx.rpc.call(ctx.rpc.message('vif_detach', { node_id: node.uuid, vif_id: params.vif }, { request_id: req.requestId }));
   return noContent();

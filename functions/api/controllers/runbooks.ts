@@ -18,7 +18,7 @@ import { parseBody } from '../body';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, json, noContent } from '../http';
 import { atLeast } from '../microversion';
-import { isUuidOrName, isValidLogicalName } from '../names';
+import { isValidLogicalName } from '../names';
 import { type PatchOperation, applyPatch } from '../patch';
 import {
   type SortSpec,
@@ -160,7 +160,7 @@ async function patchRunbook(req: ApiRequest, ctx: ApiContext, params: { ident: s
   const parsed = parseBody(req);
   rejectArgs(req, parsed);
   const ident = params.ident;
-  if (!isUuidOrName(ident)) throw new InvalidParameterValue(`Expected UUID or name for runbook_ident: ${ident}`);
+  argUuidOrName('runbook_ident', ident);
   validateSchema('patch', PATCH_SCHEMA, parsed ?? {});
   const patch = parsed as PatchOperation[];
   checkPatchPaths(patch, allowRunbookTraits(req.version) ? [...PATCH_ALLOWED_FIELDS, 'description'] : PATCH_ALLOWED_FIELDS);

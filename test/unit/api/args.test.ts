@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { InvalidParameterValue } from '#common/errors';
+import { HttpError, InvalidParameterValue, httpErrors } from '#common/errors';
 import { argUuidOrName } from '#api/args';
 
 describe('argUuidOrName (args.uuid_or_name)', () => {
@@ -17,5 +17,13 @@ describe('argUuidOrName (args.uuid_or_name)', () => {
     expect(() => argUuidOrName('node', 'x'.repeat(256))).toThrow(InvalidParameterValue);
     expect(() => argUuidOrName('node', ['a', 'b'])).toThrow(new InvalidParameterValue("Expected UUID or name for node: ['a', 'b']"));
     expect(() => argUuidOrName('node', 12)).toThrow(new InvalidParameterValue('Expected UUID or name for node: 12'));
+  });
+
+  it('builds the error the caller names, with the same message (the routing checks answer in webob form)', () => {
+    expect(() => argUuidOrName('node', 'a b', httpErrors.badRequest)).toThrow(HttpError);
+    expect(() => argUuidOrName('node', 'a b', httpErrors.badRequest)).toThrow(
+      expect.objectContaining({ status: 400, title: 'Bad Request', message: 'Expected UUID or name for node: a b' }),
+    );
+    expect(argUuidOrName('node', 'node-1', httpErrors.badRequest)).toBe('node-1');
   });
 });
