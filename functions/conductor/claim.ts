@@ -20,7 +20,8 @@
 import { ConcurrentUpdate, NodeLocked } from '#common/errors';
 import type { Node } from '#objects/node';
 import type { ConductorContext, FlowName } from './context';
-import { executionName, resumeStart } from './flows/run-steps';
+import { resumeStart } from './flows/run-steps';
+import { executionName } from './flows/step-advance';
 import { lockOwner } from './lock';
 import { guarded } from './attempt';
 

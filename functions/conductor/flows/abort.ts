@@ -16,7 +16,7 @@ import type { MessageArgs } from '../claim';
 import { EXECUTION_KEYS, FLOWS } from './flow-kinds';
 import { lockOwner } from '../lock';
 import { guarded } from '../attempt';
-import { bootInstance } from './run-steps';
+import { bootInstance } from './ramdisk-teardown';
 import { tearDownInspection } from './inspection';
 
 export async function doAbort(ctx: ConductorContext, args: MessageArgs): Promise<void> {

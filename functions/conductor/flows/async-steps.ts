@@ -14,7 +14,8 @@ import { InvalidState } from '#common/errors';
 import type { ConductorContext, Decision, FlowName } from '../context';
 import type { LockOwner } from '#db/nodes';
 import { lockOwner } from '../lock';
-import { nextStep, reserveForStep } from './run-steps';
+import { reserveForStep } from './run-steps';
+import { nextStep } from './step-advance';
 import { cleanStepsWithAgent, deployStepsWithAgent } from './step-lists';
 import { currentStepField, findStep, setSteps, stepName, storedSteps } from './steps';
 

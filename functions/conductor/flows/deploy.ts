@@ -11,7 +11,8 @@ import type { RpcMethods } from '#rpc/messages';
 import type { ConductorContext } from '../context';
 import { type MessageArgs, claimForMessage, runToken } from '../claim';
 import { failFlow } from './failure';
-import { finishFlow, launchSteps, recordStart, type StepsStart } from './run-steps';
+import { launchSteps, recordStart, type StepsStart } from './run-steps';
+import { finishFlow } from './step-advance';
 import { initialDeploySteps } from './step-lists';
 import { setSteps } from './steps';
 

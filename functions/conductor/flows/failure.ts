@@ -12,7 +12,7 @@ import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext, FlowName } from '../context';
 import { EXECUTION_KEYS, FLOWS } from './flow-kinds';
-import { bootInstance } from './run-steps';
+import { tearDownRamdisk } from './ramdisk-teardown';
 import { clearSteps } from './steps';
 
 export async function failFlow(
@@ -55,11 +55,10 @@ export async function failFlow(
       ctx.log.warn('Could not power off node after failed deploy', { node: node.uuid, error: String(err) });
     }
   } else if (node.driver_internal_info.steps_boot_agent === true) {
-    // Ironic's cleaning_error_handler tears cleaning down: the ramdisk is powered off.
+    // Ironic's cleaning_error_handler tears cleaning down (the ramdisk is powered off), its
+    // servicing_error_handler tears servicing down (the instance boots again).
     try {
-      await loadDriver(node).deploy.tearDownCleaning?.({ node, log: ctx.log });
-      // Ironic's servicing_error_handler tears servicing down: the instance boots again.
-      if (flow === 'service') await bootInstance(ctx, node);
+      await tearDownRamdisk(ctx, node, flow);
     } catch (err) {
       ctx.log.warn('Could not tear down the ramdisk after a failed flow', { node: node.uuid, error: String(err) });
     }

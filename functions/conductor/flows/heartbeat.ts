@@ -32,7 +32,8 @@ import { agentReady, executionOwner, isAgentBootStep, resumeWithNextStep, takeTo
 import { FLOWS } from './flow-kinds';
 import { polledStep } from './polled-steps';
 import { continueSteps, WAITING_KEY } from './reserved';
-import { AGENT_STEP_FAILED, nextStep } from './run-steps';
+import { AGENT_STEP_FAILED } from './run-steps';
+import { nextStep } from './step-advance';
 import { stepName, storedSteps } from './steps';
 
 export interface HeartbeatArgs {

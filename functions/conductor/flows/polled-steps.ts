@@ -29,7 +29,8 @@ import { lockOwner } from '../lock';
 import { abortAfterStep } from './abort';
 import { executionOwner, resumeWithNextStep, takeToken } from './async-steps';
 import { type PageWalk, walkNodesInStates } from './periodic-pages';
-import { AGENT_STEP_FAILED, nextStep, stepTask } from './run-steps';
+import { AGENT_STEP_FAILED, stepTask } from './run-steps';
+import { nextStep } from './step-advance';
 import { findStep, storedSteps } from './steps';
 
 const WAIT_FLOWS: Readonly<Record<string, FlowName>> = { [CLEANWAIT]: 'clean', [SERVICEWAIT]: 'service', [DEPLOYWAIT]: 'deploy' };

@@ -14,7 +14,7 @@ import type { Step } from '#drivers/base';
 import { loadDriver } from '#drivers/registry';
 import type { InterfaceType, Node } from '#objects/node';
 import type { ConductorContext, Decision, FlowName } from '../context';
-import { executionName, finishFlow, nextStep } from './run-steps';
+import { executionName, finishFlow, nextStep } from './step-advance';
 import { advanceTo, storedSteps } from './steps';
 
 export const RESERVED_STEP_NAMES: readonly string[] = ['power_on', 'power_off', 'reboot', 'hold', 'wait'];

@@ -3,30 +3,24 @@
  * start an asynchronous one, fail the flow. Each task returns the next decision, so one step costs
  * two state transitions (Route, RunStep).
  */
-import { type ProvisionEvent, CLEANING, DEPLOYING, POWER_ON, SERVICING } from '#common/states';
+import { CLEANING, DEPLOYING, SERVICING } from '#common/states';
 import { InvalidState } from '#common/errors';
 import type { Step, Task } from '#drivers/base';
-import { collectRamdiskLogs } from '#drivers/agent/ramdisk-logs';
 import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext, Decision, FlowName } from '../context';
-import type { LockOwner } from '#db/nodes';
 import { lockOwner } from '../lock';
 import { guarded } from '../attempt';
 import { biosSettingsPort } from '../bios';
 import { firmwareComponentsPort } from '../firmware';
 import { failFlow } from './failure';
-import { EXECUTION_KEYS, FLOWS } from './flow-kinds';
+import { FLOWS } from './flow-kinds';
 import { isReservedStep, runReservedStep } from './reserved';
+import { executionName, finishFlow, nextStep } from './step-advance';
 import { advanceTo, findStep, stepName, storedSteps } from './steps';
 
 /** Error name of a failed in-band step, sent with SendTaskFailure. */
 export const AGENT_STEP_FAILED = 'AgentStepFailed';
-
-/** Execution names: unique per message, so a redelivered message starts nothing new. */
-export function executionName(flow: FlowName, node: Node, messageId: string): string {
-  return `${flow}-${node.uuid.slice(0, 8)}-${messageId}`.slice(0, 80);
-}
 
 /**
  * Start the steps machine for a node whose step list is stored and whose lock `owner` holds. With
@@ -117,35 +111,6 @@ export async function resumeStart(ctx: ConductorContext, node: Node, flow: FlowN
 export const BOOT_AGENT: Decision = { mode: 'async', step: null };
 const DONE: Decision = { mode: 'done', step: null };
 
-/** The flow's last step is done: move the node to where the flow leads and release it. */
-export async function finishFlow(ctx: ConductorContext, node: Node, flow: FlowName): Promise<void> {
-  const event: ProvisionEvent = flow === 'clean' && node.driver_internal_info.manual_cleaning === true ? 'manage' : 'done';
-  if (flow !== 'deploy' && node.driver_internal_info.steps_boot_agent === true) {
-    // With deployLogsCollect "always" Ironic keeps the ramdisk's logs after the last step, before tearing it down.
-    await collectRamdiskLogs(node, { label: FLOWS[flow].ramdiskLogsLabel, outcome: 'success' }, ctx.log);
-    // Ironic's tear_down_cleaning / tear_down_service: the ramdisk is powered off and removed.
-    const deploy = loadDriver(node).deploy;
-    await deploy.tearDownCleaning?.({ node, log: ctx.log });
-    if (flow === 'service') await bootInstance(ctx, node);
-  }
-  const info = { ...node.driver_internal_info };
-  for (const key of EXECUTION_KEYS) delete info[key];
-  node.driver_internal_info = info;
-  node.processEvent(event);
-  node.last_error = null;
-  await ctx.nodes.save(node, { release: true });
-  ctx.log.info(`${FLOWS[flow].label} finished`, { node: node.uuid, state: node.provision_state });
-}
-
-/** After servicing with the ramdisk: boot the instance from its disk again (Ironic's tear_down_service). */
-export async function bootInstance(ctx: ConductorContext, node: Node): Promise<void> {
-  const driver = loadDriver(node);
-  const task = { node, log: ctx.log };
-  await driver.boot.prepareInstance(task);
-  await driver.power.setPowerState(task, POWER_ON);
-  node.power_state = POWER_ON;
-}
-
 const RUNNING_STATE: Readonly<Record<FlowName, string>> = { deploy: DEPLOYING, clean: CLEANING, service: SERVICING };
 
 /**
@@ -213,24 +178,6 @@ export async function runStep(
     throw new InvalidState(`Step ${stepName(input.step)} asked to wait but was run synchronously`);
   }
   return nextStep(ctx, node, input.flow);
-}
-
-/** The current step is done: move to the next (saving the node, still locked) or finish the flow. */
-export async function nextStep(
-  ctx: ConductorContext,
-  node: Node,
-  flow: FlowName,
-  options: { lockFor?: LockOwner } = {},
-): Promise<Decision> {
-  const { index } = storedSteps(node, flow);
-  const decision = advanceTo(node, flow, index + 1);
-  if (decision.mode === 'done') {
-    await finishFlow(ctx, node, flow);
-  } else {
-    // The execution's next task takes the node with its own token; hand the lock over if held by another.
-    await ctx.nodes.save(node, options.lockFor ? { lockFor: options.lockFor } : {});
-  }
-  return decision;
 }
 
 /**
