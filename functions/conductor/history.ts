@@ -225,7 +225,7 @@ export interface HistoryCleanupOptions {
  * rest waiting for the next run. Off when either number is 0, as Ironic's.
  */
 export async function manageNodeHistory(
-  deps: { readonly nodes: Pick<NodeStore, 'list'>; readonly history: NodeHistoryStore; readonly log: Logger },
+  deps: { readonly nodes: Pick<NodeStore, 'sweep'>; readonly history: NodeHistoryStore; readonly log: Logger },
   options: HistoryCleanupOptions = {},
   walk: PageWalk = {},
 ): Promise<{ deleted: number; nodes: number; continuedAt?: string }> {

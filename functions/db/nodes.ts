@@ -5,8 +5,8 @@
  * (guard, item); create 1 write (a transaction when the node has a name, an instance or a
  * chassis); save 1 write; reserve 1 write (returns the item); list: 1 query per page of keys + 1
  * batch read per 100 items (see `query.ts`); a list filtered by instance reads 2 items at most;
- * destroy: 3 queries for dependents, then 1 write (a transaction with them; one per 100 items
- * beyond that), then the history.
+ * sweep: 1 scan per page; destroy: 3 queries for dependents, then 1 write (a transaction with
+ * them; one per 100 items beyond that), then the history.
  *
  * Every write is conditional: on the item's revision (no lost updates) and on its lock (a node
  * reserved by someone else is never written: NodeLocked, 409).
@@ -59,6 +59,12 @@ export interface SaveOptions {
   readonly lockFor?: LockOwner;
 }
 
+/** A page of a sweep through every node: at most `limit` nodes, after `cursor` if given. */
+export interface SweepPage {
+  readonly limit: number;
+  readonly cursor?: string;
+}
+
 export interface NodeStore {
   get(uuid: string): Promise<Node>;
   getByName(name: string): Promise<Node>;
@@ -73,6 +79,12 @@ export interface NodeStore {
    * `more` false: nothing follows; true: the next page may hold nodes.
    */
   list(filter: NodeFilter, page: Page): Promise<{ nodes: Node[]; more: boolean }>;
+  /**
+   * Every node, one page at a time in the table's own order, for periodic tasks that visit the
+   * whole fleet: read eventually consistently, no filter, no order. `cursor` is where the next
+   * page starts; none when this page was the last.
+   */
+  sweep(page: SweepPage): Promise<{ nodes: Node[]; cursor?: string }>;
   /** Lock a node (conditional write); NodeLocked when someone else holds a live lock. */
   reserve(uuid: string, owner: LockOwner, options?: ReserveOptions): Promise<Node>;
   /** Release a lock this copy holds; false when it was no longer ours. */
@@ -300,6 +312,26 @@ export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
     }
     const result = await this.listFrom(from, page, plan.matches);
     return { nodes: result.items, more: result.more };
+  }
+
+  /**
+   * A sweep page is a Scan of the table (it holds nodes only): DynamoDB charges a Scan by the
+   * size of what it read, half a unit per 4 KB eventually consistently, where a list (keys from an
+   * index, then BatchGetItem) pays half a unit for every node however small. A cursor is the
+   * last node's key, which a Scan takes as its ExclusiveStartKey whether or not that node still
+   * exists.
+   */
+  async sweep(page: SweepPage): Promise<{ nodes: Node[]; cursor?: string }> {
+    const out = await this.client.send(
+      new ScanCommand({
+        TableName: this.tableName,
+        Limit: page.limit,
+        ConsistentRead: false,
+        ...(page.cursor !== undefined ? { ExclusiveStartKey: { uuid: page.cursor } } : {}),
+      }),
+    );
+    const last = out.LastEvaluatedKey?.uuid;
+    return { nodes: (out.Items ?? []).map((item) => this.decode(item)), ...(last !== undefined ? { cursor: String(last) } : {}) };
   }
 
   // --- internals -------------------------------------------------------------------------------

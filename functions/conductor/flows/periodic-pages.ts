@@ -99,34 +99,27 @@ export async function walkNodesInStates(
 }
 
 /**
- * Walk every node, one page per invocation, from `walk.cursor` (a node UUID), handing each page
- * to `handle`. Returns the cursor handed on, if the walk continues in another invocation.
+ * Walk every node, one page per invocation, from `walk.cursor` (where an earlier invocation
+ * stopped), handing each page to `handle`. Returns the cursor handed on, if the walk continues in
+ * another invocation. Pages come from `NodeStore.sweep`: no order, eventually consistent, charged
+ * by the bytes read (the tasks that walk everything act under a lock or by conditional writes).
  */
 export async function walkAllNodes(
-  nodes: Pick<NodeStore, 'list'>,
+  nodes: Pick<NodeStore, 'sweep'>,
   walk: PageWalk,
   handle: (nodes: readonly Node[]) => Promise<void>,
 ): Promise<string | undefined> {
-  let marker = walk.cursor;
+  let cursor = walk.cursor;
   do {
-    let page: { nodes: Node[]; more: boolean };
-    try {
-      page = await nodes.list(
-        {},
-        { limit: walk.pageSize ?? PERIODIC_PAGE_SIZE, consistent: false, ...(marker !== undefined ? { marker } : {}) },
-      );
-    } catch (err) {
-      if (err instanceof NodeNotFound && marker !== undefined) return undefined; // the cursor's node is gone: the next run goes on
-      throw err;
-    }
-    const next = page.more ? page.nodes[page.nodes.length - 1]?.uuid : undefined;
-    if (next !== undefined && walk.continueAt) {
-      await walk.continueAt(next);
+    const page = await nodes.sweep({ limit: walk.pageSize ?? PERIODIC_PAGE_SIZE, ...(cursor !== undefined ? { cursor } : {}) });
+    if (page.cursor !== undefined && walk.continueAt) {
+      // The next page starts now, beside this one: a run takes as long as its slowest page.
+      await walk.continueAt(page.cursor);
       await handle(page.nodes);
-      return next;
+      return page.cursor;
     }
     await handle(page.nodes);
-    marker = next;
-  } while (marker !== undefined);
+    cursor = page.cursor;
+  } while (cursor !== undefined);
   return undefined;
 }

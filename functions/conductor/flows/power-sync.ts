@@ -11,7 +11,8 @@
  * marker to `continueAt` (the conductor invokes itself, asynchronously, with that cursor). Pages
  * are thus synced side by side, each in bounded time however slow its BMCs, and the cost of a run
  * grows with the page, not with the fleet. Without `continueAt` (tests, tools) it pages through
- * everything itself.
+ * everything itself. Pages are read by `NodeStore.sweep`, a scan of the node table, which DynamoDB
+ * charges by the bytes read rather than per node.
  */
 import { ConcurrentUpdate, NodeLocked } from '#common/errors';
 import { ADOPTFAIL, CLEANWAIT, DEPLOYWAIT, ENROLL } from '#common/states';
@@ -20,6 +21,7 @@ import type { Node } from '#objects/node';
 import type { ConductorContext } from '../context';
 import { abandoned, clearAbandonedPowerAction } from './abandoned-power';
 import { cacheHealth } from './health';
+import { PERIODIC_PAGE_SIZE, walkAllNodes } from './periodic-pages';
 
 /** States whose power state is not corrected (Ironic's SYNC_EXCLUDED_STATES). */
 const EXCLUDED = [DEPLOYWAIT, CLEANWAIT, ENROLL, ADOPTFAIL];
@@ -43,7 +45,7 @@ export interface PowerSyncOptions {
   readonly now?: number;
   /** Start after this node (a cursor handed on by the invocation before). */
   readonly marker?: string;
-  /** Nodes per page. @default 100 */
+  /** Nodes per page. @default PERIODIC_PAGE_SIZE (100) */
   readonly pageSize?: number;
   /** Hand the rest of the fleet, from this marker, to another invocation. */
   readonly continueAt?: (marker: string) => Promise<void>;
@@ -56,23 +58,16 @@ export async function syncPowerStates(ctx: ConductorContext, options: PowerSyncO
   const maxRetries = options.maxRetries ?? 3;
   const now = options.now ?? Date.now();
   const result: PowerSyncRun = { checked: 0, corrected: 0, failed: 0, maintenance: 0, recovered: 0, abandoned: 0 };
-  let marker = options.marker;
-  do {
-    // Eventually consistent (half the read units): every change is a conditional write.
-    const page = await ctx.nodes.list(
-      {},
-      { limit: options.pageSize ?? 100, consistent: false, ...(marker !== undefined ? { marker } : {}) },
-    );
-    const next = page.more ? page.nodes[page.nodes.length - 1]?.uuid : undefined;
-    if (next !== undefined && options.continueAt) {
-      // The next page starts now, beside this one: a run takes as long as its slowest page.
-      await options.continueAt(next);
-      result.continuedAt = next;
-    }
-    for (const node of page.nodes.filter((n) => abandoned(n, now))) {
+  const walk = {
+    pageSize: options.pageSize ?? PERIODIC_PAGE_SIZE,
+    ...(options.marker !== undefined ? { cursor: options.marker } : {}),
+    ...(options.continueAt ? { continueAt: options.continueAt } : {}),
+  };
+  const continuedAt = await walkAllNodes(ctx.nodes, walk, async (page) => {
+    for (const node of page.filter((n) => abandoned(n, now))) {
       if (await clearAbandonedPowerAction(ctx, node)) result.abandoned++;
     }
-    const candidates = page.nodes.filter((node) => !busy(node, now));
+    const candidates = page.filter((node) => !busy(node, now));
     await inBatches(candidates, options.concurrency ?? 8, async (node) => {
       try {
         await syncOne(ctx, node, maxRetries, result);
@@ -81,8 +76,8 @@ export async function syncPowerStates(ctx: ConductorContext, options: PowerSyncO
         ctx.log.error('Power sync of a node failed', { node: node.uuid, error: String(err) });
       }
     });
-    marker = options.continueAt ? undefined : next;
-  } while (marker !== undefined);
+  });
+  if (continuedAt !== undefined) result.continuedAt = continuedAt;
   return result;
 }
 

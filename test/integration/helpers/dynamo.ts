@@ -43,21 +43,34 @@ export async function startDynamo(): Promise<TestDynamo> {
   };
 }
 
+const READS = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand', 'ScanCommand']);
+
 /**
  * An SDK client for DynamoDB Local that counts the items each request reads, as DynamoDB counts
- * them: items a Query or Scan evaluates, items a BatchGet returns, the item of a Get. `reset()`
- * returns the count so far and starts again.
+ * them: items a Query or Scan evaluates, items a BatchGet returns, the item of a Get; and the read
+ * units DynamoDB reports those reads consumed. `reset()` and `readUnits()` return their count so
+ * far and start again.
  */
-export function countingClient(db: TestDynamo): { raw: DynamoDBClient; reset: () => number } {
+export function countingClient(db: TestDynamo): { raw: DynamoDBClient; reset: () => number; readUnits: () => number } {
   let read = 0;
+  let units = 0;
   const raw = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 10 });
   raw.middlewareStack.add(
-    (next) => async (args) => {
+    (next, context) => async (args) => {
+      const reading = READS.has(String(context.commandName));
+      const input = args.input as { ReturnConsumedCapacity?: string };
+      if (reading) input.ReturnConsumedCapacity ??= 'TOTAL';
       const result = await next(args);
-      const out = result.output as { ScannedCount?: number; Responses?: Record<string, unknown[]>; Item?: unknown };
+      const out = result.output as {
+        ScannedCount?: number;
+        Responses?: Record<string, unknown[]>;
+        Item?: unknown;
+        ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[];
+      };
       if (typeof out.ScannedCount === 'number') read += out.ScannedCount;
       else if (out.Responses !== undefined && !Array.isArray(out.Responses)) read += Object.values(out.Responses).flat().length;
       else if (out.Item !== undefined) read += 1;
+      if (reading) for (const used of [out.ConsumedCapacity ?? []].flat()) units += used.CapacityUnits ?? 0;
       return result;
     },
     { step: 'initialize', name: 'countItemsRead' },
@@ -67,6 +80,11 @@ export function countingClient(db: TestDynamo): { raw: DynamoDBClient; reset: ()
     reset: () => {
       const was = read;
       read = 0;
+      return was;
+    },
+    readUnits: () => {
+      const was = units;
+      units = 0;
       return was;
     },
   };

@@ -143,7 +143,7 @@ describe('recordingFailures', () => {
 describe('manage_node_history', () => {
   const log = new Logger({ serviceName: 'test', logLevel: 'SILENT' });
   /** The nodes the task walks: only their UUIDs matter. */
-  const nodes = { list: async () => ({ nodes: ['a', 'b', 'c'].map((uuid) => ({ uuid }) as Node), more: false }) };
+  const nodes = { sweep: async () => ({ nodes: ['a', 'b', 'c'].map((uuid) => ({ uuid }) as Node) }) };
   const day = 86_400_000;
   const now = Date.parse('2026-11-22T12:00:00Z');
   function events(history: MemoryNodeHistoryStore, node: string, count: number, ageDays = 0): void {

@@ -3,7 +3,7 @@
  * (a stale copy cannot be saved), locks with expiry, unique names. For unit tests of flows.
  */
 import { ConcurrentUpdate, DuplicateName, NodeLocked, NodeNotFound } from '../../../functions/common/errors';
-import type { LockOwner, NodeFilter, NodeStore, Page, ReserveOptions, SaveOptions } from '../../../functions/db/nodes';
+import type { LockOwner, NodeFilter, NodeStore, Page, ReserveOptions, SaveOptions, SweepPage } from '../../../functions/db/nodes';
 import type { Dict } from '../../../functions/objects/fields';
 import { Node } from '../../../functions/objects/node';
 
@@ -100,6 +100,15 @@ export class MemoryNodeStore implements NodeStore {
     if (filter.provisionState !== undefined) nodes = nodes.filter((n) => n.provision_state === filter.provisionState);
     if (page.marker !== undefined) nodes = nodes.slice(nodes.findIndex((n) => n.uuid === page.marker) + 1);
     return { nodes: nodes.slice(0, page.limit), more: nodes.length > page.limit };
+  }
+
+  async sweep(page: SweepPage): Promise<{ nodes: Node[]; cursor?: string }> {
+    // Key order, as a table's scan order is independent of creation order.
+    let stored = [...this.items.values()].sort((a, b) => String(a.item.uuid).localeCompare(String(b.item.uuid)));
+    if (page.cursor !== undefined) stored = stored.filter((s) => String(s.item.uuid) > page.cursor!);
+    const nodes = stored.slice(0, page.limit).map((s) => this.load(s));
+    const last = nodes[nodes.length - 1];
+    return { nodes, ...(stored.length > page.limit && last ? { cursor: last.uuid } : {}) };
   }
 
   async reserve(uuid: string, owner: LockOwner, options: ReserveOptions = {}): Promise<Node> {
