@@ -19,7 +19,7 @@ import {
   copyCode,
   lastModified,
   sameConfig,
-  sha256,
+  codeSha256,
   writeCodeFiles,
 } from './lambda-versions';
 import { MetricStore } from './metrics';
@@ -134,7 +134,7 @@ export class LambdaHost {
       config: {
         version: LATEST,
         codeDir,
-        ...sha256(join(codeDir, CODE_FILE)),
+        ...codeSha256(codeDir),
         env: { ...spec.env },
         timeoutSeconds: spec.timeoutSeconds,
         memoryMb: spec.memoryMb ?? 512,
@@ -157,7 +157,7 @@ export class LambdaHost {
     this.checkRevision(fn.latest.config, revisionId);
     if (files[CODE_FILE] === undefined) throw invalid(`The code package holds no ${CODE_FILE}`);
     const codeDir = this.newLatestCode(fn, (dir) => writeCodeFiles(dir, files));
-    return this.replaceLatest(fn, { codeDir, ...sha256(join(codeDir, CODE_FILE)) });
+    return this.replaceLatest(fn, { codeDir, ...codeSha256(codeDir) });
   }
 
   /** Change $LATEST's configuration: `env` replaces every variable, as Environment does on Lambda. */
@@ -210,7 +210,7 @@ export class LambdaHost {
     let config: VersionConfig = { ...fn.latest.config, env: { ...fn.latest.config.env, ...(overrides.env ?? {}) } };
     if (overrides.bundle !== undefined) {
       const codeDir = this.newLatestCode(fn, (dir) => copyCode(overrides.bundle as string, dir));
-      config = { ...config, codeDir, ...sha256(join(codeDir, CODE_FILE)) };
+      config = { ...config, codeDir, ...codeSha256(codeDir) };
     }
     return this.freeze(fn, config, config.description).version;
   }

@@ -1,10 +1,11 @@
 /**
- * What a Lambda function version is made of: its code (a folder holding index.mjs, hashed as
- * Lambda's CodeSha256) and its configuration, as GetFunctionConfiguration shows them.
+ * What a Lambda function version is made of: its code (a folder holding index.mjs, its chunks and
+ * any extra files, hashed together as Lambda's CodeSha256 hashes the package) and its
+ * configuration, as GetFunctionConfiguration shows them.
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
 import { CHUNKS_DIR } from '../lib/bundling';
 
 export const CODE_FILE = 'index.mjs';
@@ -14,7 +15,7 @@ export interface VersionConfig {
   readonly version: string;
   /** The folder holding the version's `index.mjs` (and `index.mjs.map`). */
   readonly codeDir: string;
-  /** Base64 SHA-256 of `index.mjs`, as Lambda's CodeSha256 of the package. */
+  /** Base64 SHA-256 of the code folder (`codeSha256`), as Lambda's CodeSha256 of the package. */
   readonly codeSha256: string;
   readonly codeSize: number;
   /** The function's own variables (Environment.Variables), without the ones Lambda sets. */
@@ -36,9 +37,24 @@ export interface AliasConfig {
   readonly revisionId: string;
 }
 
-export function sha256(file: string): { codeSha256: string; codeSize: number } {
-  const bytes = readFileSync(file);
-  return { codeSha256: createHash('sha256').update(bytes).digest('base64'), codeSize: bytes.length };
+/**
+ * Lambda's CodeSha256 and CodeSize of a code folder: every file under it (index.mjs, its source
+ * map, the chunks, files written beside them such as a CA bundle), by path and content, so that a
+ * change to any of them is new code, as a new package is on Lambda.
+ */
+export function codeSha256(dir: string): { codeSha256: string; codeSize: number } {
+  const hash = createHash('sha256');
+  let size = 0;
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)).split(sep).join('/'))
+    .sort();
+  for (const file of files) {
+    const bytes = readFileSync(join(dir, file));
+    hash.update(`${file}\0${bytes.length}\0`).update(bytes);
+    size += bytes.length;
+  }
+  return { codeSha256: hash.digest('base64'), codeSize: size };
 }
 
 /** Lambda's LastModified: 2026-11-25T08:47:31.123+0000. */
