@@ -6,6 +6,7 @@
  */
 import type { ApiClient } from './peer-client';
 import { measure } from './bench';
+import { type CpuMeter, cpuMsPer } from './peer-cpu';
 
 export interface PeerSide {
   readonly name: 'ironic' | 'ironless';
@@ -27,9 +28,12 @@ export interface PeerSizes {
   readonly creates: number;
   readonly deployNodes: number;
   readonly shardLists: number;
+  /** List every node in detail in each run (reported without a target). */
+  readonly listAll: boolean;
 }
 
-export type Run = Record<string, number>;
+/** A run's figures; `cpuMs`: CPU ms per unit of work (request, deploy, list) by component of both sides. */
+export type Run = Record<string, number | Record<string, number>>;
 
 export type Runs = Record<'getNode' | 'createNode' | 'deploy' | 'shardList' | 'listAllDetail', Run[]>;
 
@@ -44,7 +48,7 @@ const seconds = (from: number) => (performance.now() - from) / 1000;
 const round = (n: number, digits = 3) => Number(n.toFixed(digits));
 
 /** Populate the fleet, enroll, manage and provide the deploy nodes, warm up. */
-export async function prepareSide(side: PeerSide, sizes: PeerSizes, log: (line: string) => void): Promise<PreparedSide> {
+export async function prepareSide(side: PeerSide, sizes: PeerSizes, log: (line: string) => void, meter?: CpuMeter): Promise<PreparedSide> {
   const { api } = side;
   const C = sizes.concurrency;
   const started = performance.now();
@@ -81,14 +85,22 @@ export async function prepareSide(side: PeerSide, sizes: PeerSizes, log: (line: 
   await listShard(0);
 
   const runs: Runs = { getNode: [], createNode: [], deploy: [], shardList: [], listAllDetail: [] };
+  // CPU by component over a workload, per unit of it (none without a meter).
+  const cpu = () => {
+    const before = meter?.sample();
+    return (units: number): Run => (before === undefined ? {} : { cpuMs: cpuMsPer(before, meter!.sample(), units) });
+  };
   const run = async () => {
     const r = runs.getNode.length + 1;
     let started: number;
+    let cpuOf = cpu();
     const getNode = await measure(sizes.gets, C, get);
-    runs.getNode.push({ perSecond: getNode.perSecond, p50Ms: getNode.p50Ms, p99Ms: getNode.p99Ms });
+    runs.getNode.push({ perSecond: getNode.perSecond, p50Ms: getNode.p50Ms, p99Ms: getNode.p99Ms, ...cpuOf(sizes.gets) });
+    cpuOf = cpu();
     const createNode = await measure(sizes.creates, C, create(`peer-run${r}`));
-    runs.createNode.push({ perSecond: createNode.perSecond, p50Ms: createNode.p50Ms, p99Ms: createNode.p99Ms });
+    runs.createNode.push({ perSecond: createNode.perSecond, p50Ms: createNode.p50Ms, p99Ms: createNode.p99Ms, ...cpuOf(sizes.creates) });
 
+    cpuOf = cpu();
     started = performance.now();
     await provision('active');
     const requested = seconds(started);
@@ -98,16 +110,30 @@ export async function prepareSide(side: PeerSide, sizes: PeerSizes, log: (line: 
       deploysPerSecond: round(deploy.length / deployed, 1),
       seconds: round(deployed, 2),
       requestsSeconds: round(requested, 2),
+      ...cpuOf(deploy.length),
     };
     runs.deploy.push(deployRun);
     await provision('deleted');
     await side.waitFor(deploy, 'available');
 
+    cpuOf = cpu();
     started = performance.now();
     for (let k = 0; k < sizes.shardLists; k++) await listShard(k);
-    const shardRun = { secondsPerList: round(seconds(started) / sizes.shardLists), lists: sizes.shardLists, nodesPerList: sizes.shardSize };
+    const shardRun = {
+      secondsPerList: round(seconds(started) / sizes.shardLists),
+      lists: sizes.shardLists,
+      nodesPerList: sizes.shardSize,
+      ...cpuOf(sizes.shardLists),
+    };
     runs.shardList.push(shardRun);
 
+    if (!sizes.listAll) {
+      log(
+        `${side.name} run ${r}/${sizes.runs}: GET ${getNode.perSecond}/s, create ${createNode.perSecond}/s, ` +
+          `${deployRun.deploysPerSecond} deploys/s, shard ${shardRun.secondsPerList} s`,
+      );
+      return;
+    }
     started = performance.now();
     let next: string | undefined = `/v1/nodes/detail?limit=${sizes.shardSize}`;
     let nodes = 0;

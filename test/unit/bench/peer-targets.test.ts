@@ -80,6 +80,13 @@ describe('compareAll', () => {
     expect(compareAll(runs(1000, 0.5), runs(100, 1), [RATE, TIME]).allMet).toBe(false);
   });
 
+  it('leaves out a reported-only workload that neither side ran, but not one with a target', () => {
+    const ALL: PeerTarget = { workload: 'listAllDetail', metric: 'seconds', better: 'lower' };
+    const out = compareAll(runs(1000, 0.1), runs(100, 1), [RATE, ALL]);
+    expect(out.comparisons.map((c) => c.workload)).toEqual(['getNode']);
+    expect(() => compareAll({ getNode: [] }, { getNode: [] }, [RATE])).toThrow('median of no values');
+  });
+
   it('refuses a run that lacks the figure', () => {
     expect(() => compareAll({ getNode: [{}] }, { getNode: [{ perSecond: 1 }] }, [RATE])).toThrow('getNode: a run without perSecond');
   });
