@@ -12,13 +12,11 @@ import { build, stop as stopEsbuild } from 'esbuild';
 import type { FauxqsServer } from 'fauxqs';
 import { BUNDLE_FILE, FUNCTION_NODE_OPTIONS, type FunctionName, HANDLER, PROJECT_ROOT, bundleAll } from '../lib/bundling';
 import { agentApiCaForConductor } from '../lib/agent-api-ca';
-import { periodicSchedule } from '../lib/periodic-schedule';
 import { DEFAULT_SETTINGS, type IronlessSettings, LOCAL_STACK_DEFAULTS, settingsEnvironment, validateSettings } from '../lib/settings';
 import { ramdiskLogsEnvironment } from '../lib/ramdisk-logs-settings';
 import { ENV } from '../functions/common/config';
 import { parseHtpasswd } from '../functions/authorizer/basic';
 import { TABLES, type TableDef, type TableName } from '../functions/db/schema';
-import { PERIODIC_TASKS, type PeriodicTask } from '../functions/conductor/schedules';
 import { queueSettings } from '../functions/rpc/queues';
 import { renderStepsDefinition } from '../statemachines/definitions';
 import { AwsEndpoint } from './aws-endpoint';
@@ -29,6 +27,7 @@ import { UI_PATH } from '../functions/ui/serve';
 import { Gateway, type GatewayRoute } from './gateway';
 import { LocalAuthorizer } from './authorizer';
 import { LambdaHost } from './lambda-host';
+import { LocalSchedules } from './schedules';
 import { DynamoDbProxy } from './dynamodb-proxy';
 import { type FaultSpec, LocalFaults } from './faults';
 import { API_NAME, API_STAGE, type LocalStackInfo, PREFIX, STACK_FILE } from './stack-info';
@@ -165,7 +164,7 @@ export class LocalStack {
   private awsEndpoint: AwsEndpoint | undefined;
   private gateway: Gateway | undefined;
   private readonly sources: SqsEventSource[] = [];
-  private readonly timers: NodeJS.Timeout[] = [];
+  private schedules: LocalSchedules | undefined;
   private scratch: string | undefined;
   private stackFile: string | undefined;
   private readonly log: (line: string) => void;
@@ -268,21 +267,8 @@ export class LocalStack {
         source.start();
         this.sources.push(source);
       }
-      // Liveness runs whatever `schedules` says: it changes no node, and without it no conductor
-      // is alive and the API refuses every node (Ironic's "No conductor service registered").
-      await this.conductorHeartbeat();
-      this.timers.push(setInterval(() => void this.conductorHeartbeat(), PERIODIC_TASKS.conductor_heartbeat.everySeconds * 1000));
-      if (this.options.schedules !== false) {
-        for (const [task, everySeconds] of Object.entries(periodicSchedule(this.settings)) as [PeriodicTask, number][]) {
-          if (task === 'conductor_heartbeat') continue;
-          this.timers.push(
-            setInterval(
-              () => void this.lambda.invoke(conductorArn, { entry: 'periodic', task }).catch(() => undefined),
-              everySeconds * 1000,
-            ),
-          );
-        }
-      }
+      this.schedules = new LocalSchedules(this.lambda, this.log);
+      await this.schedules.start(this.settings, this.options.schedules !== false);
       const authorizer = this.startAuthorizer(buildDir, env);
       this.gateway = new Gateway(this.lambda, LambdaHost.arn('api', 'live'), API_STAGE, authorizer, this.startUi(buildDir), {
         store: this.lambda.metrics,
@@ -342,26 +328,9 @@ export class LocalStack {
     return new LocalAuthorizer(this.lambda, LambdaHost.arn('authorizer', 'live'), this.settings.authorizerCacheSeconds);
   }
 
-  /**
-   * The conductor heartbeat, sent to every version on the conductor's `live` alias (EventBridge
-   * reaches only the alias; locally each version of an upgrade keeps its own registration fresh).
-   * Failures are logged and left to the next beat, as a missed heartbeat is on AWS.
-   */
+  /** Beat for every conductor version now, as the schedule would (local/schedules.ts). */
   async conductorHeartbeat(): Promise<void> {
-    const alias = this.lambda.getAlias('conductor', 'live');
-    if (alias === undefined) return;
-    const versions = [alias.version, ...Object.keys(alias.weights)];
-    await Promise.all(
-      versions.map(async (version) => {
-        const result = await this.lambda
-          .invoke('conductor', { entry: 'periodic', task: 'conductor_heartbeat' }, version)
-          .catch((e: unknown) => e);
-        if (result instanceof Error || (result as { functionError?: string }).functionError)
-          this.log(
-            `conductor:${version} heartbeat failed: ${result instanceof Error ? result.message : (result as { payload: string }).payload}`,
-          );
-      }),
-    );
+    await this.schedules?.conductorHeartbeat();
   }
 
   /** Disable or enable the conductor's queue mappings (messages wait in the queues meanwhile). */
@@ -436,7 +405,7 @@ export class LocalStack {
   async stop(): Promise<void> {
     await this.fleet?.stop();
     if (this.stackFile) rmSync(this.stackFile, { force: true });
-    for (const timer of this.timers.splice(0)) clearInterval(timer);
+    this.schedules?.stop();
     await this.gateway?.stop();
     await Promise.all(this.sources.splice(0).map((s) => s.stop()));
     this.sfn?.stop();
