@@ -29,6 +29,8 @@ export const CONTEXT_KEYS = [
   'traitBasedNetworkingRaiseWhenNoMatch',
   'traitBasedNetworkingEnableDefaultTrait',
   'agentApiCaFile',
+  'isolinuxBin',
+  'ldlinuxC32',
   'syncPowerStateInterval',
   'checkProvisionStateInterval',
   'nodeHistoryCleanupInterval',
@@ -117,6 +119,11 @@ export function propsFromContext(
   // Ironic's [agent]api_ca_file, a PEM read at synth: `-c agentApiCaFile=ca.pem`.
   const caFile = get('agentApiCaFile');
   if (caFile !== undefined) settings.agentApiCaFile = String(caFile);
+  // Ironic's [DEFAULT]isolinux_bin and ldlinux_c32, read at synth: `-c isolinuxBin=/path/isolinux.bin`.
+  for (const key of ['isolinuxBin', 'ldlinuxC32'] as const) {
+    const path = get(key);
+    if (path !== undefined) settings[key] = String(path);
+  }
   // Ironic's [conductor] intervals, in seconds (0: off): `-c syncPowerStateInterval=600`.
   const powerSync = wholeNumber('syncPowerStateInterval', get('syncPowerStateInterval'));
   if (powerSync !== undefined) settings.syncPowerStateIntervalSeconds = powerSync;

@@ -43,6 +43,7 @@ import { WebConsole } from './constructs/web-console';
 import { RELEASE_MAPPING } from '../functions/common/releases';
 import { tableOutputKey } from '../functions/db/schema';
 import { agentApiCaForConductor } from './agent-api-ca';
+import { isolinuxForConductor } from './isolinux';
 import { periodicSchedule } from './periodic-schedule';
 import { DEFAULT_SETTINGS, FUNCTION_MEMORY_MB, type IronlessSettings, settingsEnvironment, validateSettings } from './settings';
 
@@ -166,6 +167,8 @@ export class IronlessStack extends Stack {
     this.ramdiskLogs = new RamdiskLogs(this, 'RamdiskLogs', { daysToExpire: settings.deployLogsDaysToExpire });
     // Ironic's [agent]api_ca_file: read now, carried in the conductor's code (no room in its environment).
     const agentApiCa = agentApiCaForConductor(settings.agentApiCaFile);
+    // Ironic's [DEFAULT]isolinux_bin and ldlinux_c32: read now, carried in the conductor's code (a Lambda has no conductor host).
+    const isolinux = isolinuxForConductor(settings);
     const network = props.conductorNetwork;
     const vpc = network
       ? Vpc.fromVpcAttributes(this, 'ConductorVpc', {
@@ -186,8 +189,9 @@ export class IronlessStack extends Stack {
         [ENV.bootIsoBucket]: this.bootIsos.bucket.bucketName,
         [ENV.logsBucket]: this.ramdiskLogs.bucket.bucketName,
         ...agentApiCa.environment,
+        ...isolinux.environment,
       },
-      files: agentApiCa.files,
+      files: { ...agentApiCa.files, ...isolinux.files },
       liveVersion: this.deployGuard.liveVersion({ conductor: true }),
       ...logs,
       ...(vpc && network

@@ -16,6 +16,7 @@ import { LINK_LOCAL, LOOPBACK_AND_LINK_LOCAL, checkHostEntry } from '../function
 import { queueSettings } from '../functions/rpc/queues';
 import { withoutDefaults } from './function-environment';
 import { readAgentApiCaFile } from './agent-api-ca';
+import { readIsolinux, resolveIsolinux } from './isolinux';
 import { INSPECTOR_SETTINGS_DEFAULTS, type InspectorSettings, inspectorVariables, validateInspectorSettings } from './inspector-settings';
 import type { RamdiskLogsSettings } from './ramdisk-logs-settings';
 import { type TraitBasedNetworkingSettings, traitBasedNetworkingEnvironment, validateTraitBasedNetworking } from './trait-based-networking';
@@ -193,6 +194,14 @@ export interface IronlessSettings extends RamdiskLogsSettings, InspectorSettings
    * verifies the API with it (`lib/agent-api-ca.ts`). @default none: agents use their system CAs
    */
   readonly agentApiCaFile?: string;
+  /**
+   * Ironic's `[DEFAULT]isolinux_bin` and `[DEFAULT]ldlinux_c32`: isolinux on the deployer's
+   * machine, read at synth (or when the local stack starts) into the conductor's code, with which
+   * it builds BIOS-bootable agent ISOs (`lib/isolinux.ts`). @default Debian's files (packages
+   * isolinux, syslinux-common) when they are there; without isolinux.bin, BIOS-mode ISO builds are refused
+   */
+  readonly isolinuxBin?: string;
+  readonly ldlinuxC32?: string;
 }
 
 /**
@@ -293,6 +302,8 @@ export function validateSettings(s: IronlessSettings): void {
       throw new Error(`caAllowedPaths: "${path}" must be an absolute path without ".."`);
   }
   if (s.agentApiCaFile !== undefined) readAgentApiCaFile(s.agentApiCaFile);
+  const isolinux = resolveIsolinux(s);
+  if (isolinux !== undefined) readIsolinux(isolinux);
   if (!Number.isInteger(s.maxLookupAddresses) || s.maxLookupAddresses < 1) {
     throw new Error(`maxLookupAddresses (${s.maxLookupAddresses}) must be a whole number of at least 1`);
   }

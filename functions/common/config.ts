@@ -68,6 +68,8 @@ export const ENV = {
   bootloader: 'BOOTLOADER',
   redfishKernelAppendParams: 'REDFISH_KERNEL_APPEND_PARAMS',
   agentApiCaFile: 'AGENT_API_CA_FILE',
+  isolinuxBin: 'ISOLINUX_BIN',
+  ldlinuxC32: 'LDLINUX_C32',
   tbnRules: 'TRAIT_BASED_NETWORKING_RULES',
   tbnRaiseWhenNoMatch: 'TRAIT_BASED_NETWORKING_RAISE_WHEN_NO_MATCH',
   tbnEnableDefaultTrait: 'TRAIT_BASED_NETWORKING_ENABLE_DEFAULT_TRAIT',
@@ -80,6 +82,13 @@ export const ENV = {
  * function's environment, and a Lambda has no operator's file system to read it from.
  */
 export const AGENT_API_CA_BUNDLE_PATH = 'agent-api-ca.crt';
+
+/**
+ * Where the stacks put Ironic's `[DEFAULT]isolinux_bin` and `ldlinux_c32` (settings.isolinuxBin,
+ * settings.ldlinuxC32) in the conductor's code, relative to its root; `ISOLINUX_BIN` and
+ * `LDLINUX_C32` name them when they are there. Without them the conductor builds UEFI ISOs only.
+ */
+export const ISOLINUX_BUNDLE_PATHS = { isolinuxBin: 'isolinux/isolinux.bin', ldlinuxC32: 'isolinux/ldlinux.c32' } as const;
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';

@@ -10,11 +10,13 @@
  * Written here rather than by a tool: the conductor runs in a Lambda, where genisoimage is not.
  */
 import { type RecordSpec, SECTOR, recordsLength, writeRecords } from './iso9660-records';
-import { writeBootCatalog, writeBootRecord } from './el-torito';
+import { type BootEntry, withBootInfoTable, writeBootCatalog, writeBootRecord } from './el-torito';
 import { writeDescriptor } from './iso9660-descriptors';
 import { DIR_MODE, FILE_MODE, ceEntry, erEntry, nm, px, spEntry } from './rock-ridge';
 
 const FIRST_DESCRIPTOR = 16;
+/** What the BIOS loads of isolinux.bin (mkisofs' `-boot-load-size 4`, 2 KiB); isolinux loads the rest itself. */
+const BIOS_LOAD_SECTORS = 4;
 /** genisoimage's default padding, against read-ahead past the end of the filesystem. */
 const PAD_SECTORS = 150;
 /** Names longer than these would need their NM split into a continuation area (Rock Ridge) or Joliet's long-name extension. */
@@ -47,6 +49,12 @@ export interface IsoOptions {
   readonly date?: Date;
   /** Make the image El Torito bootable for UEFI: the file (a path among `files`) holding the EFI system partition image. */
   readonly efiBootImage?: string;
+  /**
+   * Make the image El Torito bootable for a PC BIOS: the file (a path among `files`, in memory)
+   * holding isolinux.bin, loaded 4 sectors at a time and patched with its boot info table. With
+   * `efiBootImage` too, BIOS is the default entry and EFI a second section (hybrid).
+   */
+  readonly biosBootImage?: string;
 }
 
 /** An image to stream: its size, and its bytes in order. */
@@ -68,7 +76,7 @@ interface Dir {
 interface FileEntry {
   readonly name: string;
   readonly path: string;
-  readonly data: Buffer | IsoStreamData;
+  data: Buffer | IsoStreamData;
   readonly size: number;
   lba: number;
 }
@@ -132,8 +140,11 @@ function layout(files: readonly IsoFile[], options: IsoOptions): { meta: Buffer;
   const date = options.date ?? new Date();
   const root = newDir('', undefined);
   for (const file of files) addFile(root, file);
-  const bootable = options.efiBootImage !== undefined;
-  const bootFile = bootable ? findFile(root, options.efiBootImage as string) : undefined;
+  const efiFile = options.efiBootImage === undefined ? undefined : findFile(root, options.efiBootImage);
+  const biosFile = options.biosBootImage === undefined ? undefined : findFile(root, options.biosBootImage);
+  if (biosFile !== undefined && !Buffer.isBuffer(biosFile.data))
+    throw new Error(`The BIOS boot image ${biosFile.path} must be given in memory`);
+  const bootable = efiFile !== undefined || biosFile !== undefined;
 
   const dirs = allDirs(root);
   const primaryOrder = pathTableOrder(root, primaryName);
@@ -178,9 +189,15 @@ function layout(files: readonly IsoFile[], options: IsoOptions): { meta: Buffer;
   const joliet = FIRST_DESCRIPTOR + descriptors - 2;
   writeDescriptor(image, FIRST_DESCRIPTOR, 'primary', root.primary, total, primaryTableSize, tables.pL, tables.pM, options, date);
   writeDescriptor(image, joliet, 'joliet', root.joliet, total, jolietTableSize, tables.jL, tables.jM, options, date);
-  if (bootFile !== undefined) {
+  if (bootable) {
     writeBootRecord(image, catalog);
-    writeBootCatalog(image, catalog, bootFile.lba, bootFile.size);
+    const entries: BootEntry[] = [];
+    if (biosFile !== undefined) {
+      entries.push({ platform: 'bios', lba: biosFile.lba, bytes: biosFile.size, loadSectors: BIOS_LOAD_SECTORS });
+      biosFile.data = withBootInfoTable(biosFile.data as Buffer, FIRST_DESCRIPTOR, biosFile.lba);
+    }
+    if (efiFile !== undefined) entries.push({ platform: 'efi', lba: efiFile.lba, bytes: efiFile.size });
+    writeBootCatalog(image, catalog, entries);
   }
   const terminator = (joliet + 1) * SECTOR;
   image[terminator] = 255;

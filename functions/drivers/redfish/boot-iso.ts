@@ -30,8 +30,12 @@
  * streamed from them to S3 (the metadata, a few sectors, is the only part built in memory), so a
  * ramdisk of any size needs /tmp space for itself, not memory for itself twice.
  *
- * NOTE: BIOS boot needs isolinux (Ironic takes it from the conductor host, `[DEFAULT]isolinux_bin`);
- * a Lambda has none, so BIOS mode is refused: such nodes name a ready `deploy_iso`.
+ * A node in BIOS boot mode gets what Ironic's `create_isolinux_image_for_bios` builds instead: no
+ * EFI system partition, isolinux.bin as the El Torito BIOS boot image (no emulation, 4 sectors
+ * loaded, boot info table patched in), ldlinux.c32 beside it, and an isolinux.cfg with the same
+ * kernel command line (`isolinux.ts`). Ironic takes isolinux from the conductor host; the stacks
+ * bundle it into the conductor's code, and a conductor built without it refuses BIOS mode, saying
+ * what to install or set.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -44,6 +48,7 @@ import { type IsoFile, isoImage } from '#common/iso9660';
 import { pyJsonDumpsIndented } from '#common/pyrepr';
 import type { Node } from '#objects/node';
 import { bootModeOf } from '../boot-mode';
+import { ISOLINUX_ISO_PATHS, type IsolinuxFiles, NO_ISOLINUX_HINT, isolinuxConfig } from './isolinux';
 import { type HostRules, checkUrlHost } from '../hosts';
 import { deleteArtifacts, downloadToFile, presignArtifact, putArtifact } from './artifacts';
 
@@ -59,6 +64,8 @@ export interface BootIsoConfig {
   readonly apiUrl?: string;
   /** Ironic's `[agent]api_ca_file`: the PEM the agent verifies the API's certificate with. @default none */
   readonly apiCaFile?: string;
+  /** Ironic's `[DEFAULT]isolinux_bin` and `ldlinux_c32`, bundled in the conductor's code. @default none: BIOS mode refused */
+  readonly isolinux?: IsolinuxFiles;
 }
 
 /** Ironic's default `[redfish]kernel_append_params`. */
@@ -82,9 +89,12 @@ export type BootIsoPlan =
   | { readonly kind: 'ready'; readonly url: string }
   | {
       readonly kind: 'build';
+      /** UEFI: El Torito for EFI with the ESP image and grub.cfg; BIOS: isolinux (Ironic builds one or the other). */
+      readonly bootMode: 'uefi' | 'bios';
       readonly kernel: string;
       readonly ramdisk: string;
-      readonly bootloader: string;
+      /** The EFI system partition image (UEFI only). */
+      readonly bootloader?: string;
       /** The pregenerated agent token the kernel command line carries (`ipa-agent-token`), set when building. */
       readonly agentToken?: string;
     };
@@ -98,8 +108,8 @@ export function driverField(node: Node, name: string, deprecatedPrefix?: string)
 
 /**
  * Decide, with Ironic's messages for what is missing: the node's `<mode>_iso`, else a build from
- * `<mode>_kernel` + `<mode>_ramdisk` + `bootloader` (UEFI only). Every URL passes the image host
- * policy (the conductor or the BMC fetches it).
+ * `<mode>_kernel` + `<mode>_ramdisk`, with `bootloader` in UEFI mode and the bundled isolinux in
+ * BIOS mode. Every URL passes the image host policy (the conductor or the BMC fetches it).
  */
 export function planBootIso(node: Node, mode: Mode, config: BootIsoConfig, hosts: HostRules): BootIsoPlan {
   const iso = driverField(node, `${mode}_iso`, 'redfish');
@@ -114,13 +124,14 @@ export function planBootIso(node: Node, mode: Mode, config: BootIsoConfig, hosts
       `Error validating Redfish virtual media. Some parameters were missing in node's driver_info. Missing are: ['${mode}_kernel', '${mode}_ramdisk']`,
     );
   }
-  if (bootModeOf(node) !== 'uefi') {
+  const bootMode = bootModeOf(node) === 'uefi' ? 'uefi' : 'bios';
+  if (bootMode === 'bios' && config.isolinux === undefined) {
     throw new InvalidParameterValue(
-      `Node ${node.uuid}: building a ${mode} ISO for BIOS boot mode needs isolinux, which the Ironless conductor does not have; set driver_info/${mode}_iso to a bootable ISO, or boot the node in UEFI mode`,
+      `Node ${node.uuid}: building a ${mode} ISO for BIOS boot mode needs isolinux, which this Ironless conductor was built without: ${NO_ISOLINUX_HINT}; or set driver_info/${mode}_iso to a bootable ISO, or boot the node in UEFI mode`,
     );
   }
-  const bootloader = driverField(node, 'bootloader') || config.bootloader;
-  if (!bootloader) {
+  const bootloader = bootMode === 'uefi' ? driverField(node, 'bootloader') || config.bootloader : undefined;
+  if (bootMode === 'uefi' && !bootloader) {
     throw new MissingParameterValue(
       `Node ${node.uuid}: building a UEFI ${mode} ISO needs an EFI system partition image. Some parameters were missing in node's driver_info. Missing are: ['bootloader']`,
     );
@@ -130,7 +141,8 @@ export function planBootIso(node: Node, mode: Mode, config: BootIsoConfig, hosts
       `Node ${node.uuid}: this deployment has no boot ISO bucket to build a ${mode} ISO in; set driver_info/${mode}_iso to a bootable ISO`,
     );
   }
-  const urls = { [`${mode}_kernel`]: String(kernel), [`${mode}_ramdisk`]: String(ramdisk), bootloader: String(bootloader) };
+  const urls: Record<string, string> = { [`${mode}_kernel`]: String(kernel), [`${mode}_ramdisk`]: String(ramdisk) };
+  if (bootloader) urls.bootloader = String(bootloader);
   for (const [name, url] of Object.entries(urls)) {
     if (!/^https?:\/\//.test(url)) {
       throw new InvalidParameterValue(
@@ -139,7 +151,13 @@ export function planBootIso(node: Node, mode: Mode, config: BootIsoConfig, hosts
     }
     checkUrlHost(hosts, url, name === 'bootloader' ? 'driver_info/bootloader' : `driver_info/${name}`, node.uuid);
   }
-  return { kind: 'build', kernel: String(kernel), ramdisk: String(ramdisk), bootloader: String(bootloader) };
+  return {
+    kind: 'build',
+    bootMode,
+    kernel: String(kernel),
+    ramdisk: String(ramdisk),
+    ...(bootloader ? { bootloader: String(bootloader) } : {}),
+  };
 }
 
 /**
@@ -226,16 +244,17 @@ export async function publishBootIso(
     const [kernel, ramdisk, esp] = await Promise.all([
       download(plan.kernel, join(dir, 'kernel'), `driver_info/${mode}_kernel`, node.uuid, hosts),
       download(plan.ramdisk, join(dir, 'ramdisk'), `driver_info/${mode}_ramdisk`, node.uuid, hosts),
-      download(plan.bootloader, join(dir, 'esp'), 'driver_info/bootloader', node.uuid, hosts),
+      plan.bootloader === undefined ? undefined : download(plan.bootloader, join(dir, 'esp'), 'driver_info/bootloader', node.uuid, hosts),
     ]);
+    const params = kernelParams(node, config, plan.agentToken, publisherId);
+    const boot = bootFiles(plan.bootMode, params, esp, config.isolinux);
     const files: IsoFile[] = [
       { path: ISO_PATHS.kernel, data: kernel },
       { path: ISO_PATHS.ramdisk, data: ramdisk },
-      { path: ISO_PATHS.esp, data: esp },
-      { path: ISO_PATHS.grub, data: grubConfig(kernelParams(node, config, plan.agentToken, publisherId)) },
+      ...boot.files,
       ...injectedFiles(node, config),
     ];
-    const image = isoImage(files, { volumeId: isoLabel(files), publisher: publisherId, efiBootImage: ISO_PATHS.esp });
+    const image = isoImage(files, { volumeId: isoLabel(files), publisher: publisherId, ...boot.options });
     const key = isoKey(node, mode);
     try {
       await putArtifact(bucket, key, Readable.from(image.stream()), image.size, 'application/x-iso9660-image', s3);
@@ -246,6 +265,38 @@ export async function publishBootIso(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The files that make the ISO boot, and the El Torito option naming its boot image: the ESP image
+ * and grub.cfg for UEFI (Ironic's `create_esp_image_for_uefi`), isolinux for BIOS
+ * (`create_isolinux_image_for_bios`).
+ */
+function bootFiles(
+  bootMode: 'uefi' | 'bios',
+  params: string,
+  esp: IsoFile['data'] | undefined,
+  isolinux: IsolinuxFiles | undefined,
+): { files: IsoFile[]; options: { efiBootImage: string } | { biosBootImage: string } } {
+  if (bootMode === 'uefi') {
+    if (esp === undefined) throw new ImageCreationFailed('iso', 'a UEFI ISO needs an EFI system partition image');
+    return {
+      files: [
+        { path: ISO_PATHS.esp, data: esp },
+        { path: ISO_PATHS.grub, data: grubConfig(params) },
+      ],
+      options: { efiBootImage: ISO_PATHS.esp },
+    };
+  }
+  if (isolinux === undefined) throw new ImageCreationFailed('iso', `a BIOS ISO needs isolinux: ${NO_ISOLINUX_HINT}`);
+  return {
+    files: [
+      { path: ISOLINUX_ISO_PATHS.bin, data: isolinux.isolinuxBin },
+      ...(isolinux.ldlinuxC32 === undefined ? [] : [{ path: ISOLINUX_ISO_PATHS.ldlinux, data: isolinux.ldlinuxC32 }]),
+      { path: ISOLINUX_ISO_PATHS.cfg, data: isolinuxConfig(params, ISO_PATHS.kernel, ISO_PATHS.ramdisk) },
+    ],
+    options: { biosBootImage: ISOLINUX_ISO_PATHS.bin },
+  };
 }
 
 /** Delete the node's built ISOs (deploy and rescue); a failure is returned for the caller to log, as Ironic only logs it. */

@@ -20,6 +20,7 @@ import {
 } from '#common/config';
 import { type FetchPolicy, fetchPolicyFromEnv } from '../hosts';
 import { type BootIsoConfig, DEFAULT_KERNEL_APPEND_PARAMS } from './boot-iso';
+import { loadIsolinux } from './isolinux';
 
 export interface RedfishConfig {
   /** Tries per request, counting the first; connection errors, timeouts of reads and 5xx answers are retried. */
@@ -88,6 +89,7 @@ export function loadRedfishConfig(env: Env = process.env): RedfishConfig {
       kernelAppendParams: env[ENV.redfishKernelAppendParams] ?? DEFAULT_KERNEL_APPEND_PARAMS,
       apiUrl: env[ENV.publicEndpoint]?.replace(/\/+$/, '') || undefined,
       apiCaFile: loadAgentApiCa(env),
+      isolinux: loadIsolinux(env),
     },
     inspection: redfishInspectionConfig(env),
   };

@@ -55,13 +55,14 @@ export function agentGuestFactory(options: AgentFactoryOptions): AgentGuestFacto
 
   /**
    * Whether the CD's image is the agent: by its URL (the fleet's ready ISO, no command line), or by
-   * what a built ISO carries — then with the kernel command line its grub.cfg gives.
+   * what a built ISO carries — then with the kernel command line its grub.cfg (UEFI) or
+   * isolinux.cfg (legacy BIOS) gives, as the machine's boot mode reads it.
    */
   const agentMedia = async (machine: VirtualMachine, image: string): Promise<{ cmdline?: string; tls?: AgentTls } | undefined> => {
     if (isAgent(image)) return {};
     if (!/^https?:\/\//.test(image)) return undefined;
     try {
-      const iso = readBootIso(await fetchBootIso(image, machine.faults.mediaCorrupt === true));
+      const iso = readBootIso(await fetchBootIso(image, machine.faults.mediaCorrupt === true), machine.boot.mode);
       if (bootsAgent(iso)) return { cmdline: iso.cmdline, tls: agentTls(copyConfigFromVmedia(iso, iso.cmdline), iso.cmdline) };
       options.log?.(`[machine ${machine.id}] booted an ISO whose ramdisk is not the agent's`);
     } catch (err) {

@@ -41,6 +41,7 @@ describe('planBootIso', () => {
   it('builds from the mode’s kernel and ramdisk with the node’s bootloader, else the configured one', () => {
     expect(planBootIso(makeNode({ driver_info: KERNEL_INFO }), 'deploy', CONFIG, ANY)).toEqual({
       kind: 'build',
+      bootMode: 'uefi',
       kernel: 'http://images.example/k',
       ramdisk: 'http://images.example/r',
       bootloader: 'http://images.example/esp.img',
@@ -51,7 +52,7 @@ describe('planBootIso', () => {
     ).toMatchObject({ bootloader: 'http://default/esp' });
   });
 
-  it("says what is missing with Ironic's messages, and refuses BIOS mode naming deploy_iso", () => {
+  it("says what is missing with Ironic's messages, and refuses BIOS mode without isolinux, saying what to install", () => {
     const node = makeNode({ driver_info: { deploy_kernel: 'http://k' } });
     expect(() => planBootIso(node, 'deploy', CONFIG, ANY)).toThrow(
       "Error validating Redfish virtual media. Some parameters were missing in node's driver_info. Missing are: ['deploy_kernel', 'deploy_ramdisk']",
@@ -61,7 +62,7 @@ describe('planBootIso', () => {
     expect(() => planBootIso(noEsp, 'deploy', CONFIG, ANY)).toThrow("Missing are: ['bootloader']");
     const bios = makeNode({ driver_info: KERNEL_INFO, properties: { capabilities: 'boot_mode:bios' } });
     expect(() => planBootIso(bios, 'deploy', CONFIG, ANY)).toThrow(
-      `Node ${bios.uuid}: building a deploy ISO for BIOS boot mode needs isolinux, which the Ironless conductor does not have; set driver_info/deploy_iso to a bootable ISO, or boot the node in UEFI mode`,
+      `Node ${bios.uuid}: building a deploy ISO for BIOS boot mode needs isolinux, which this Ironless conductor was built without: build the stack on a machine with Debian's isolinux and syslinux-common packages (or set the settings isolinuxBin and ldlinuxC32, Ironic's [DEFAULT]isolinux_bin and ldlinux_c32); or set driver_info/deploy_iso to a bootable ISO, or boot the node in UEFI mode`,
     );
   });
 
@@ -91,7 +92,7 @@ describe('publishing and deleting', () => {
 
   const plan = () => {
     const base = files.base();
-    return { kind: 'build' as const, kernel: `${base}/k`, ramdisk: `${base}/r`, bootloader: `${base}/esp.img` };
+    return { kind: 'build' as const, bootMode: 'uefi' as const, kernel: `${base}/k`, ramdisk: `${base}/r`, bootloader: `${base}/esp.img` };
   };
 
   it('puts an ISO the fleet’s firmware boots the agent from under <node>/<mode>.iso', async () => {
