@@ -6,6 +6,7 @@ import { type BuildOptions, type OutputFile, build, buildSync } from 'esbuild';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isolinuxForConductor } from './isolinux';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -155,6 +156,14 @@ export async function bundleAll(outdir: string): Promise<Record<FunctionName, st
       rmSync(dir, { recursive: true, force: true });
       const options = bundleOptions(FUNCTIONS[name], dir);
       await build(name === 'ui' ? withUiFiles(options, await buildUi()) : options);
+      // The conductor's isolinux as the stacks bundle it (Debian's, when this machine has it), so
+      // `ironless upgrade` publishes a conductor that still builds BIOS agent ISOs.
+      if (name === 'conductor') {
+        for (const [path, bytes] of Object.entries(isolinuxForConductor({}).files)) {
+          mkdirSync(dirname(join(dir, path)), { recursive: true });
+          writeFileSync(join(dir, path), bytes);
+        }
+      }
       out[name] = join(dir, BUNDLE_FILE);
     }),
   );

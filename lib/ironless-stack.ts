@@ -42,8 +42,7 @@ import { UpgradeOperator } from './constructs/upgrade-operator';
 import { WebConsole } from './constructs/web-console';
 import { RELEASE_MAPPING } from '../functions/common/releases';
 import { tableOutputKey } from '../functions/db/schema';
-import { agentApiCaForConductor } from './agent-api-ca';
-import { isolinuxForConductor } from './isolinux';
+import { conductorCode } from './conductor-code';
 import { periodicSchedule } from './periodic-schedule';
 import { DEFAULT_SETTINGS, FUNCTION_MEMORY_MB, type IronlessSettings, settingsEnvironment, validateSettings } from './settings';
 
@@ -165,10 +164,9 @@ export class IronlessStack extends Stack {
 
     this.bootIsos = new BootIsos(this, 'BootIsos');
     this.ramdiskLogs = new RamdiskLogs(this, 'RamdiskLogs', { daysToExpire: settings.deployLogsDaysToExpire });
-    // Ironic's [agent]api_ca_file: read now, carried in the conductor's code (no room in its environment).
-    const agentApiCa = agentApiCaForConductor(settings.agentApiCaFile);
-    // Ironic's [DEFAULT]isolinux_bin and ldlinux_c32: read now, carried in the conductor's code (a Lambda has no conductor host).
-    const isolinux = isolinuxForConductor(settings);
+    // Ironic's [agent]api_ca_file and [DEFAULT]isolinux_bin/ldlinux_c32: read now, carried in the
+    // conductor's code (no room in its environment, and a Lambda has no conductor host).
+    const code = conductorCode(settings);
     const network = props.conductorNetwork;
     const vpc = network
       ? Vpc.fromVpcAttributes(this, 'ConductorVpc', {
@@ -188,10 +186,9 @@ export class IronlessStack extends Stack {
         [ENV.stepsStateMachineArn]: stepsArn,
         [ENV.bootIsoBucket]: this.bootIsos.bucket.bucketName,
         [ENV.logsBucket]: this.ramdiskLogs.bucket.bucketName,
-        ...agentApiCa.environment,
-        ...isolinux.environment,
+        ...code.environment,
       },
-      files: { ...agentApiCa.files, ...isolinux.files },
+      files: code.files,
       liveVersion: this.deployGuard.liveVersion({ conductor: true }),
       ...logs,
       ...(vpc && network

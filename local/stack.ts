@@ -11,8 +11,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { build, stop as stopEsbuild } from 'esbuild';
 import type { FauxqsServer } from 'fauxqs';
 import { BUNDLE_FILE, FUNCTION_NODE_OPTIONS, type FunctionName, HANDLER, PROJECT_ROOT, bundleAll } from '../lib/bundling';
-import { agentApiCaForConductor } from '../lib/agent-api-ca';
-import { isolinuxForConductor } from '../lib/isolinux';
+import { conductorCode } from '../lib/conductor-code';
 import { DEFAULT_SETTINGS, type IronlessSettings, LOCAL_STACK_DEFAULTS, settingsEnvironment, validateSettings } from '../lib/settings';
 import { ramdiskLogsEnvironment } from '../lib/ramdisk-logs-settings';
 import { ENV } from '../functions/common/config';
@@ -235,12 +234,8 @@ export class LocalStack {
         ),
       );
       const env = this.functionEnvironment(conductorArn);
-      // Ironic's [agent]api_ca_file in the conductor's code, as the CDK stack puts it there.
-      const ca = agentApiCaForConductor(this.settings.agentApiCaFile);
-      // Ironic's [DEFAULT]isolinux_bin and ldlinux_c32 too (lib/isolinux.ts).
-      const isolinux = isolinuxForConductor(this.settings);
-      const conductorEnv = { ...env, ...ca.environment, ...isolinux.environment };
-      const conductorFiles = { ...ca.files, ...isolinux.files };
+      // Ironic's [agent]api_ca_file and isolinux in the conductor's code, as the CDK stack puts them there.
+      const code = conductorCode(this.settings);
       const functions: [FunctionName, number, number][] = [
         ['api', this.settings.apiTimeoutSeconds, API_ENVIRONMENTS],
         ['conductor', this.settings.conductorTimeoutSeconds, CONDUCTOR_ENVIRONMENTS],
@@ -251,7 +246,7 @@ export class LocalStack {
           name,
           bundle: join(buildDir, name, BUNDLE_FILE),
           handler: HANDLER,
-          ...(name === 'conductor' ? { env: conductorEnv, files: conductorFiles } : { env }),
+          ...(name === 'conductor' ? { env: { ...env, ...code.environment }, files: code.files } : { env }),
           timeoutSeconds,
           maxConcurrency,
           tags: this.releaseTags(),

@@ -56,13 +56,26 @@ export function zipBundle(dir: string): Uint8Array {
  * A conductor deployed with settings.agentApiCaFile reads the CA from its code (AGENT_API_CA_FILE
  * names it) and keeps that variable when an upgrade publishes new code: bundles without the file
  * would publish a conductor that cannot start. Refused before anything changes, saying how to add it.
+ * Likewise isolinux.bin and ldlinux.c32 (ISOLINUX_BIN, LDLINUX_C32).
  */
 export function checkConductorBundle(liveEnv: Readonly<Record<string, string>>, bundleDir: string): void {
   const name = liveEnv[ENV.agentApiCaFile];
-  if (name === undefined || name === '' || existsSync(join(bundleDir, name))) return;
-  throw new UpgradeRefused(
-    `The running conductor puts the agent API CA (settings.agentApiCaFile) on the agent ISOs it builds, from ${name} in its code, which ${bundleDir} lacks: copy the same PEM file to ${join(bundleDir, name)} and run the upgrade again`,
-  );
+  if (name !== undefined && name !== '' && !existsSync(join(bundleDir, name))) {
+    throw new UpgradeRefused(
+      `The running conductor puts the agent API CA (settings.agentApiCaFile) on the agent ISOs it builds, from ${name} in its code, which ${bundleDir} lacks: copy the same PEM file to ${join(bundleDir, name)} and run the upgrade again`,
+    );
+  }
+  // The same for isolinux (settings.isolinuxBin, ldlinuxC32), with which it builds BIOS agent ISOs.
+  for (const [variable, setting, debian] of [
+    [ENV.isolinuxBin, 'isolinuxBin', '/usr/lib/ISOLINUX/isolinux.bin'],
+    [ENV.ldlinuxC32, 'ldlinuxC32', '/usr/lib/syslinux/modules/bios/ldlinux.c32'],
+  ] as const) {
+    const file = liveEnv[variable];
+    if (file === undefined || file === '' || existsSync(join(bundleDir, file))) continue;
+    throw new UpgradeRefused(
+      `The running conductor builds BIOS agent ISOs with ${file} in its code (settings.${setting}), which ${bundleDir} lacks: copy the same file (Debian's is ${debian}) to ${join(bundleDir, file)} and run the upgrade again`,
+    );
+  }
 }
 
 export class Deployment {

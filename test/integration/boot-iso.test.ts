@@ -4,13 +4,16 @@
  * ISO lives in the stack's boot ISO bucket (fauxqs' S3) while the ramdisk runs and is deleted when
  * the boot interface cleans up; the machine's firmware reads the ISO's El Torito catalog and
  * grub.cfg and boots the agent because the ramdisk in it is the fleet's. The node's network_data
- * is read back from the ISO in the bucket, on a `config-2` volume. BIOS mode is refused.
+ * is read back from the ISO in the bucket, on a `config-2` volume. A node in BIOS mode gets
+ * Ironic's isolinux ISO instead (issue 21), built with the isolinux the local stack bundles into
+ * the conductor's code, and its machine, set to legacy boot, boots the agent from isolinux.cfg.
  *
  * The built ISO also carries a pregenerated agent token on its kernel command line
  * (`ipa-agent-token`, as Ironic's prepare_ramdisk puts it). The virtual agent booted from it takes
  * the token from there; its lookup (and anyone's) answers "******"; it heartbeats with that token
  * and cleaning and deploying complete; the token is gone from the node afterwards.
  */
+import { readFileSync } from 'node:fs';
 import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { VirtualAgent } from '../../local/fleet/agent/agent';
 import { readBootIso } from '../../local/fleet/agent/boot-media';
@@ -128,24 +131,74 @@ it('cleans and deploys through an ISO built from deploy_kernel/deploy_ramdisk, k
   expect(machine?.boots.at(-1)?.device).toBe('Hdd');
 }, 600_000);
 
-it('refuses BIOS boot mode, naming deploy_iso', async () => {
+it('cleans and deploys a BIOS-mode node through an isolinux ISO its legacy firmware boots', async () => {
   const uuid = await useKernelAndRamdisk('biso-1');
+  const machine = stack.fleet?.machine('biso-1');
+  if (machine === undefined) throw new Error('no machine biso-1');
+  // The node asks for BIOS, and its BMC is set to legacy boot (Ironic's set boot mode, API 1.76).
   await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/properties/capabilities', value: 'boot_mode:bios' }]);
-  const validation = await api.get(`/v1/nodes/${uuid}/validate`);
-  expect(validation.status).toBe(200);
-  expect(validation.body.boot).toEqual({
-    result: false,
-    reason: `Node ${uuid}: building a deploy ISO for BIOS boot mode needs isolinux, which the Ironless conductor does not have; set driver_info/deploy_iso to a bootable ISO, or boot the node in UEFI mode`,
-  });
-  await api.provision(uuid, 'manage');
-  await api.settle(uuid, ['manageable'], 60_000);
-  // As in Ironic, provide starts cleaning; preparing the ramdisk then fails with the message.
-  await api.provision(uuid, 'provide');
-  const node = await api.settle(uuid, ['clean failed', 'available'], 120_000);
-  expect(node.provision_state).toBe('clean failed');
-  expect(node.last_error).toContain('building a deploy ISO for BIOS boot mode needs isolinux');
-  expect(await isoExists(`${uuid}/deploy.iso`)).toBe(false);
-}, 300_000);
+  expect((await api.request('PUT', `/v1/nodes/${uuid}/states/boot_mode`, { target: 'bios' })).status).toBe(202);
+  await waitFor(() => machine.boot.mode === 'Legacy');
+  expect((await api.get(`/v1/nodes/${uuid}/validate`)).body.boot).toEqual({ result: true });
+  const key = `${uuid}/deploy.iso`;
+  const built: Buffer[] = [];
+  let watching = true;
+  const watcher = (async () => {
+    while (watching) {
+      const bytes = await isoBytes(key);
+      if (bytes !== undefined && !built.some((b) => b.equals(bytes))) built.push(bytes);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  try {
+    await api.provision(uuid, 'manage');
+    await api.settle(uuid, ['manageable'], 60_000);
+    await api.provision(uuid, 'provide');
+    expect(await api.settle(uuid, ['available', 'clean failed'], 150_000)).toMatchObject({
+      provision_state: 'available',
+      last_error: null,
+    });
+    await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: fleet.image }]);
+    await api.provision(uuid, 'active');
+    expect(await api.settle(uuid, ['active', 'deploy failed'], 300_000)).toMatchObject({ provision_state: 'active', last_error: null });
+    expect(await isoExists(key)).toBe(false);
+  } finally {
+    watching = false;
+    await watcher;
+  }
+  // Ironic's BIOS ISO: isolinux with its config and ldlinux.c32 (Debian's, bundled), no ESP, and
+  // the agent's parameters on the isolinux.cfg kernel line, a fresh token each boot.
+  expect(built.length).toBeGreaterThan(0);
+  for (const bytes of built) {
+    const iso = readBootIso(bytes, 'Legacy');
+    expect([...iso.files.keys()].filter((p) => p.startsWith('isolinux/')).sort()).toEqual([
+      'isolinux/isolinux.bin',
+      'isolinux/isolinux.cfg',
+      'isolinux/ldlinux.c32',
+    ]);
+    expect(iso.files.get('isolinux/ldlinux.c32')).toEqual(readFileSync('/usr/lib/syslinux/modules/bios/ldlinux.c32'));
+    expect(iso.files.has('boot/grub/efiboot.img')).toBe(false);
+    expect(iso.cmdline).toMatch(
+      /^initrd=\/initrd text nofb vga=normal ir_pub_id=[0-9a-f-]{36} ipa-agent-token=[A-Za-z0-9_-]{43} boot_method=vmedia$/,
+    );
+    expect(() => readBootIso(bytes, 'UEFI')).toThrow('the boot catalog is for platform 0x0, not EFI');
+  }
+  // The legacy machine booted the agent from the built ISOs, then its disk.
+  const cdBoots = machine.boots.filter((b) => b.device === 'Cd');
+  expect(cdBoots.length).toBeGreaterThanOrEqual(2);
+  for (const boot of cdBoots) expect(boot.image).toContain(`/${stack.bootIsoBucket}/${key}?`);
+  expect(machine.disk).toMatchObject({ imageId: 'disk.img', size: IMAGE.length });
+  expect(machine.boots.at(-1)?.device).toBe('Hdd');
+  expect(machine.boot.mode).toBe('Legacy');
+}, 600_000);
+
+async function waitFor(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 /** What the test saw of one ramdisk boot. */
 interface Seen {

@@ -28,7 +28,13 @@ describe('the built ISO with api_ca_file', () => {
   const build = async (config: BootIsoConfig, networkData: Record<string, unknown> = {}) => {
     const { client, sent } = stubS3();
     const base = files.base();
-    const plan = { kind: 'build' as const, bootMode: 'uefi' as const, kernel: `${base}/k`, ramdisk: `${base}/r`, bootloader: `${base}/esp.img` };
+    const plan = {
+      kind: 'build' as const,
+      bootMode: 'uefi' as const,
+      kernel: `${base}/k`,
+      ramdisk: `${base}/r`,
+      bootloader: `${base}/esp.img`,
+    };
     await publishBootIso(makeNode({ network_data: networkData }), 'deploy', plan, config, ANY, client);
     return readBootIso(sent.find((s) => s.name === 'PutObjectCommand')?.body as Buffer);
   };
