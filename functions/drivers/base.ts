@@ -75,9 +75,15 @@ export interface StepDefinition {
    * For an async step that waits on the BMC rather than the agent (Ironic's steps that set the
    * polling flag and have a periodic task follow them: firmware updates, BIOS apply): one look at
    * how it stands, the node locked, called by the periodic task `poll_waiting_steps`. Agent
-   * heartbeats leave such a step alone.
+   * heartbeats leave such a step alone, unless it has `resume`.
    */
   readonly poll?: (task: Task) => Promise<StepProgress>;
+  /**
+   * For a polled step whose reboot booted the ramdisk again (Ironic's async step flags with
+   * `polling` false): the step's second call, made when the freshly booted ramdisk heartbeats
+   * (Ironic's `skip_current_step=False`); it settles the step, done or failed, never waiting.
+   */
+  readonly resume?: (task: Task) => Promise<Exclude<StepProgress, { readonly state: 'waiting' }>>;
   /**
    * Whether `abort` may stop the flow during this step. Defaults as Ironic's decorators: clean and
    * service steps are not abortable, deploy steps are (`deploy_step(abortable=True)`, 2026.1).

@@ -8,7 +8,9 @@
  * - an in-band step runs: ask the agent for its last command — still running: `SendTaskHeartbeat`;
  *   succeeded: the interface's post-step hook (agent RAID records what was built), then reboot if
  *   the step asked for it, else the next step; failed (or the hook failed): `SendTaskFailure`;
- *   succeeded (or back from its reboot) with an abort asked for during it: the flow is aborted.
+ *   succeeded (or back from its reboot) with an abort asked for during it: the flow is aborted;
+ * - a step waiting on the BMC (`poll`): kept waiting, unless it has `resume` and its reboot booted
+ *   the ramdisk, whose first heartbeat then makes the step's second call (the redfish BIOS steps).
  *
  * A heartbeat takes the node's lock with its own token and skips when it is taken (as Ironic skips
  * a heartbeat for a locked node); the task token is taken off the node in the same conditional
@@ -30,9 +32,9 @@ import { ActionRefused } from '#drivers/guard';
 import { abortAfterStep } from './abort';
 import { agentReady, executionOwner, isAgentBootStep, resumeWithNextStep, takeToken } from './async-steps';
 import { FLOWS } from './flow-kinds';
-import { polledStep } from './polled-steps';
+import { polledStep, settleWaitingStep } from './polled-steps';
 import { continueSteps, WAITING_KEY } from './reserved';
-import { AGENT_STEP_FAILED } from './run-steps';
+import { AGENT_STEP_FAILED, stepTask } from './run-steps';
 import { nextStep } from './step-advance';
 import { stepName, storedSteps } from './steps';
 
@@ -190,8 +192,21 @@ async function process(
     return;
   }
 
-  // A step waiting on the BMC is followed by `poll_waiting_steps`, not by the agent (Ironic's polling flag).
-  if (step === null || !step.async || polledStep(driver, flow, step) !== undefined) {
+  const polled = polledStep(driver, flow, step);
+  if (step !== null && polled !== undefined) {
+    // A step waiting on the BMC is followed by `poll_waiting_steps` (Ironic's polling flag). One
+    // whose reboot booted the ramdisk again is also settled by that ramdisk's first heartbeat,
+    // which makes the step's second call (Ironic's polling flag off, skip_current_step false).
+    const resume = node.driver_internal_info.steps_boot_agent === true ? polled.resume : undefined;
+    if (resume === undefined || !freshlyBooted(await agentClient().commandsStatus(node), flow)) {
+      await keepWaiting(ctx, node, token);
+      return;
+    }
+    ctx.log.info("Ramdisk is back after the step's reboot; making its second call", { node: node.uuid, step: stepName(step) });
+    await settleWaitingStep(ctx, node, flow, token, await resume(stepTask(ctx, node)));
+    return;
+  }
+  if (step === null || !step.async) {
     await keepWaiting(ctx, node, token);
     return;
   }

@@ -8,7 +8,8 @@
  * lets the step's `poll` look at the BMC once:
  *
  * - still running: the node is let go and the waiting task kept alive (SendTaskHeartbeat), as an
- *   agent heartbeat does (the agent's own heartbeats leave such a step alone, `heartbeat.ts`);
+ *   agent heartbeat does (the agent's own heartbeats leave such a step alone, `heartbeat.ts`,
+ *   unless the step has `resume` and its reboot booted the ramdisk: the BIOS steps);
  * - done: the flow resumes at its next step (SendTaskSuccess), as Ironic's
  *   notify_conductor_resume_clean / _service / _deploy;
  * - failed: the flow fails with the interface's message as `last_error` (SendTaskFailure), as
@@ -111,6 +112,22 @@ async function checkNode(ctx: ConductorContext, uuid: string, state: string, flo
     if (!(err instanceof ActionRefused && err.reason === 'fenced')) await ctx.nodes.save(node, { release: true }).catch(() => undefined);
     return undefined;
   }
+  return settleWaitingStep(ctx, node, flow, token, progress);
+}
+
+/**
+ * Act on a waiting step's verdict, the node locked by the caller (this poll, or the ramdisk's
+ * heartbeat making the step's second call): keep waiting, fail, or resume the flow. The token
+ * leaves the node in the conditional write that moves the flow on, so of a poll and a heartbeat
+ * that race, the one that takes the lock second finds nothing left to do.
+ */
+export async function settleWaitingStep(
+  ctx: ConductorContext,
+  node: Node,
+  flow: FlowName,
+  token: string,
+  progress: StepProgress,
+): Promise<StepProgress['state']> {
   if (progress.state === 'waiting') {
     await ctx.nodes.save(node, { release: true });
     if (!(await ctx.steps.heartbeat(token))) ctx.log.warn('The waiting task is gone', { node: node.uuid, flow });

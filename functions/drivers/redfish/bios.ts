@@ -6,18 +6,19 @@
  *   registry's fields (type, allowable values, bounds, lengths, read-only, reset-required,
  *   unique) for those the registry describes; a registry that cannot be read leaves them null.
  * - apply_configuration(settings) and factory_reset: clean, deploy and service steps (priority 0),
- *   asynchronous as Ironic master's. The pending values are PATCHed to the settings object (apply
- *   time OnReset when the BMC offers it), or the ResetBios action is posted; Ironic's
- *   `redfish_bios_state` (`reboot_requested`, `requested_bios_attrs`) is recorded, the node is
- *   rebooted (into the ramdisk again when the flow booted it, with a new agent token) and the step
- *   waits in `clean wait` (`service wait`, `deploy wait`). The periodic task `poll_waiting_steps`
- *   then calls the step's `poll` (Ironic's `_query_bios_apply_status` with the step's second
- *   call): while the BMC's BootProgress shows the host still on its way to the OS it waits;
- *   otherwise the requested values are checked (a value not taken fails the flow with Ironic's
- *   message), the state cleared, the settings cached, and the flow resumes.
- *   NOTE: the reboot is made through the power interface, which waits until the BMC reports the
- *   node on, so the firmware has applied the values by the first poll; Ironic master, without
- *   BootProgress, keeps polling until they show (or its ramdisk's heartbeat resumes the step).
+ *   asynchronous as Ironic master's. A request whose values all stand already, with none pending
+ *   otherwise, is done at once (no PATCH, no reboot). Else the pending values are PATCHed to the
+ *   settings object (apply time OnReset when the BMC offers it), or the ResetBios action is
+ *   posted; Ironic's `redfish_bios_state` (`reboot_requested`, `requested_bios_attrs`) is
+ *   recorded, the node is rebooted (into the ramdisk again when the flow booted it, with a new
+ *   agent token) and the step waits in `clean wait` (`service wait`, `deploy wait`).
+ * - Two ways out of that wait, as in Ironic master:
+ *   - `poll` (the periodic task `poll_waiting_steps`, Ironic's `_query_bios_apply_status`): while
+ *     the BMC's BootProgress shows the host short of its OS, or a requested value is not there
+ *     yet (or still pending), it keeps waiting; then it makes the step's second call;
+ *   - `resume` (the step's second call, Ironic's `reboot_requested` branch): when the reboot booted
+ *     the ramdisk, its first heartbeat makes it (`heartbeat.ts`); the state is cleared, a value
+ *     not taken fails the flow with Ironic's message, the settings are cached.
  */
 import { RedfishError, UnsupportedDriverExtension } from '#common/errors';
 import { pyRepr } from '#common/pyrepr';
@@ -31,6 +32,7 @@ import { rebootToFinishStep } from './finish-step';
 import { type RedfishSystem, getSystem, isRedfishFailure } from './system';
 
 const waiting = { wait: true } as const;
+const waitingProgress = { state: 'waiting' } as const;
 
 /** Ironic's bookkeeping of a BIOS step waiting for its reboot (`redfish/bios.py` `_DII_STATE`). */
 export const BIOS_STATE_KEY = 'redfish_bios_state';
@@ -63,6 +65,33 @@ async function readBios(system: RedfishSystem): Promise<{ path: string; doc: Res
   const path = odataId(system.doc.Bios);
   if (path === undefined) return undefined;
   return { path, doc: await system.client.get(path) };
+}
+
+/** The values waiting in the settings object (sushy's `pending_attributes`); none when it cannot be read. */
+async function readPending(system: RedfishSystem, bios: { path: string; doc: Resource }): Promise<Resource> {
+  const path = odataId(((bios.doc['@Redfish.Settings'] ?? {}) as Resource).SettingsObject);
+  if (path === undefined || path === bios.path) return {};
+  try {
+    const attributes = (await system.client.get(path)).Attributes;
+    return attributes !== null && typeof attributes === 'object' && !Array.isArray(attributes) ? (attributes as Resource) : {};
+  } catch (err) {
+    if (!isRedfishFailure(err)) throw err;
+    return {};
+  }
+}
+
+const sameValue = (a: unknown, b: unknown): boolean => a === b || (typeof a === 'object' && JSON.stringify(a) === JSON.stringify(b));
+
+/**
+ * The requested values not in effect (Ironic's `_get_unapplied_bios_attrs`): not the current
+ * value, or still pending on a BMC whose pending area holds only what was changed (it must be
+ * empty before the change counts as made; BMCs that list every writable value there hold more).
+ */
+function unapplied(requested: Record<string, unknown>, current: Resource, pending: Resource): Record<string, unknown> {
+  const purgesPending = Object.keys(pending).length <= Object.keys(requested).length;
+  return Object.fromEntries(
+    Object.entries(requested).filter(([name, value]) => !sameValue(current[name], value) || (purgesPending && name in pending)),
+  );
 }
 
 /** A registry entry's fields as Ironic's BIOSSetting names them (sushy's AttributeRegistryEntryField). */
@@ -162,6 +191,15 @@ export function createRedfishBios(
     const settings = (bios.doc['@Redfish.Settings'] ?? {}) as Resource;
     const target = odataId(settings.SettingsObject) ?? bios.path;
     const applyTimes = Array.isArray(settings.SupportedApplyTimes) ? settings.SupportedApplyTimes : [];
+    const current = (bios.doc.Attributes ?? {}) as Resource;
+    const pending = await readPending(system, bios);
+    const stands = ([name, value]: [string, unknown]) =>
+      sameValue(current[name], value) && (!(name in pending) || sameValue(pending[name], value));
+    if (Object.entries(requested).every(stands)) {
+      task.log.info('All requested BIOS settings already match the current values, skipping apply and reboot', { node: task.node.uuid });
+      await cache(task, system);
+      return { wait: false } as const;
+    }
     task.log.debug('Apply BIOS configuration', { node: task.node.uuid, settings: requested });
     try {
       await system.client.patch(target, {
@@ -179,8 +217,35 @@ export function createRedfishBios(
   }
 
   /**
-   * After the reboot (Ironic's periodic check and the step's second call): wait while BootProgress
-   * shows the host short of its OS; then check the requested values, clear the state, cache.
+   * The step's second call (Ironic's `reboot_requested` branch): clear the state, check the
+   * requested values, cache the settings (Ironic's `cache_bios_settings` decorator, also after a
+   * failure).
+   */
+  async function afterReboot(task: Task, system?: RedfishSystem): Promise<Exclude<StepProgress, typeof waitingProgress>> {
+    const state = task.node.driver_internal_info[BIOS_STATE_KEY] as BiosState | undefined;
+    const sys = system ?? (await deps.getSystem(task, config));
+    clearRebootRequested(task);
+    const requested = state?.requested_bios_attrs;
+    let notUpdated: Record<string, unknown> = {};
+    if (requested !== undefined) {
+      const bios = await biosOrFail(task, sys);
+      notUpdated = unapplied(requested, (bios.doc.Attributes ?? {}) as Resource, await readPending(sys, bios));
+    }
+    await cache(task, sys);
+    if (Object.keys(notUpdated).length > 0) {
+      return {
+        state: 'failed',
+        message: `Redfish BIOS apply_configuration step failed. Attributes ${pyRepr(notUpdated)} are not updated.`,
+      };
+    }
+    return { state: 'done' };
+  }
+
+  /**
+   * The periodic look (Ironic's `_check_node_redfish_bios_apply`): wait while BootProgress shows
+   * the host short of its OS or a requested value is not in effect yet; then the second call.
+   * NOTE: as in Ironic master, a value the firmware never takes is not failed here: the wait
+   * state's timeout ends it, or the ramdisk's heartbeat (`resume`) when the reboot booted one.
    */
   async function pollAfterReboot(task: Task): Promise<StepProgress> {
     const state = task.node.driver_internal_info[BIOS_STATE_KEY] as BiosState | undefined;
@@ -188,23 +253,19 @@ export function createRedfishBios(
     const progress = ((system.doc.BootProgress ?? {}) as Resource).LastState;
     if (state !== undefined && typeof progress === 'string' && progress !== '' && !BIOS_REBOOT_STATES.has(progress)) {
       task.log.debug('Waiting for boot progress to reach OS started', { node: task.node.uuid, state: progress });
-      return { state: 'waiting' };
+      return waitingProgress;
     }
-    clearRebootRequested(task);
     const requested = state?.requested_bios_attrs;
     if (requested !== undefined) {
       const bios = await biosOrFail(task, system);
-      const current = (bios.doc.Attributes ?? {}) as Resource;
-      const notUpdated = Object.fromEntries(Object.entries(requested).filter(([name, value]) => current[name] !== value));
-      if (Object.keys(notUpdated).length > 0) {
-        return {
-          state: 'failed',
-          message: `Redfish BIOS apply_configuration step failed. Attributes ${pyRepr(notUpdated)} are not updated.`,
-        };
+      const notYet = unapplied(requested, (bios.doc.Attributes ?? {}) as Resource, await readPending(system, bios));
+      if (Object.keys(notYet).length > 0) {
+        task.log.debug('BIOS settings not yet applied; continue polling', { node: task.node.uuid, settings: notYet });
+        return waitingProgress;
       }
     }
-    await cache(task, system);
-    return { state: 'done' };
+    task.log.info('Detected post-BIOS reboot completion, resuming the current step', { node: task.node.uuid });
+    return afterReboot(task, system);
   }
 
   async function factoryReset(task: Task) {
@@ -233,8 +294,9 @@ export function createRedfishBios(
       async: true,
       execute: applyConfiguration,
       poll: pollAfterReboot,
+      resume: (task) => afterReboot(task),
     },
-    { step: 'factory_reset', priority: 0, async: true, execute: factoryReset, poll: pollAfterReboot },
+    { step: 'factory_reset', priority: 0, async: true, execute: factoryReset, poll: pollAfterReboot, resume: (task) => afterReboot(task) },
   ];
   return {
     name: 'redfish',

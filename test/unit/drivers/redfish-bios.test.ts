@@ -1,9 +1,12 @@
 /**
  * The redfish bios steps against a mocked BMC client, asynchronous as Ironic master's:
- * apply_configuration PATCHes the pending values, records `redfish_bios_state`, reboots and waits;
- * factory_reset posts ResetBios the same way; the steps' `poll` (what `poll_waiting_steps` calls)
- * waits while BootProgress shows the host short of its OS, then checks the requested values
- * (Ironic's last_error when one was not taken), clears the state and caches the settings.
+ * apply_configuration PATCHes the pending values, records `redfish_bios_state`, reboots and waits
+ * (unless every requested value stands already: done at once, no PATCH, no reboot); factory_reset
+ * posts ResetBios the same way. The steps' `poll` (what `poll_waiting_steps` calls) waits while
+ * BootProgress shows the host short of its OS or a requested value is not in effect (with or
+ * without BootProgress), then clears the state and caches the settings; their `resume` (the
+ * second call the ramdisk's heartbeat makes) checks the values at once and fails with Ironic's
+ * last_error when one was not taken.
  */
 import { jest } from '@jest/globals';
 import { Logger } from '@aws-lambda-powertools/logger';
@@ -32,6 +35,7 @@ function bmc(options: { ignores?: boolean } = {}) {
   const docs = (path: string): Resource => {
     if (path === SYSTEM)
       return { Bios: { '@odata.id': BIOS }, ...(state.bootProgress ? { BootProgress: { LastState: state.bootProgress } } : {}) };
+    if (path === SETTINGS) return { Attributes: { ...state.pending } };
     if (path === BIOS) {
       return {
         Attributes: { ...state.attributes },
@@ -99,16 +103,67 @@ describe('redfish bios steps', () => {
     expect(await values()).toEqual({ ProcTurboMode: 'Disabled', NumLock: 'True' });
   });
 
-  it("fails with Ironic's last_error when the firmware did not take a value, the state cleared", async () => {
-    const { task, step, values } = bmc({ ignores: true });
+  it("keeps polling while a value is not taken, BootProgress or not; the second call fails with Ironic's last_error", async () => {
+    const { state, task, step, values, client } = bmc({ ignores: true });
     const apply = step('apply_configuration');
     await apply.execute(task, { settings: [{ name: 'NumLock', value: false }] });
-    expect(await apply.poll!(task)).toEqual({
+    // Without BootProgress (Ironic master): the values decide, and they are not there.
+    expect(await apply.poll!(task)).toEqual({ state: 'waiting' });
+    state.bootProgress = 'OSRunning';
+    expect(await apply.poll!(task)).toEqual({ state: 'waiting' });
+    expect(task.node.driver_internal_info).toHaveProperty('redfish_bios_state');
+    expect(await values()).toEqual({});
+    // The ramdisk's heartbeat makes the step's second call: checked at once, the state cleared, cached anyway.
+    expect(await apply.resume!(task)).toEqual({
       state: 'failed',
       message: "Redfish BIOS apply_configuration step failed. Attributes {'NumLock': False} are not updated.",
     });
     expect(task.node.driver_internal_info).not.toHaveProperty('redfish_bios_state');
-    expect(await values()).toEqual({});
+    expect(await values()).toEqual({ ProcTurboMode: 'Enabled', NumLock: 'True' });
+    expect(client.patch).toHaveBeenCalledTimes(1);
+  });
+
+  it('a value current but still pending (a BMC that keeps only the changes there) is not in effect yet', async () => {
+    const { state, task, step } = bmc();
+    const apply = step('apply_configuration');
+    await apply.execute(task, { settings: [{ name: 'ProcTurboMode', value: 'Disabled' }] });
+    state.pending = { ProcTurboMode: 'Disabled' };
+    expect(await apply.poll!(task)).toEqual({ state: 'waiting' });
+    state.pending = {};
+    expect(await apply.poll!(task)).toEqual({ state: 'done' });
+  });
+
+  it('the second call is done when the values are there, the state cleared and the settings cached', async () => {
+    const { task, step, values } = bmc();
+    const apply = step('apply_configuration');
+    await apply.execute(task, { settings: [{ name: 'ProcTurboMode', value: 'Disabled' }] });
+    expect(await apply.resume!(task)).toEqual({ state: 'done' });
+    expect(task.node.driver_internal_info).not.toHaveProperty('redfish_bios_state');
+    expect(await values()).toEqual({ ProcTurboMode: 'Disabled', NumLock: 'True' });
+  });
+
+  it('skips the apply and the reboot when every requested value stands already (none pending otherwise)', async () => {
+    const { state, client, power, task, step, values } = bmc();
+    const apply = step('apply_configuration');
+    expect(
+      await apply.execute(task, {
+        settings: [
+          { name: 'ProcTurboMode', value: 'Enabled' },
+          { name: 'NumLock', value: true },
+        ],
+      }),
+    ).toEqual({
+      wait: false,
+    });
+    expect(client.patch).not.toHaveBeenCalled();
+    expect(power.reboot).not.toHaveBeenCalled();
+    expect(task.node.driver_internal_info).not.toHaveProperty('redfish_bios_state');
+    expect(await values()).toEqual({ ProcTurboMode: 'Enabled', NumLock: 'True' });
+    // A different value pending for one of them: applied and rebooted for, as Ironic master.
+    state.pending = { ProcTurboMode: 'Disabled' };
+    expect(await apply.execute(task, { settings: [{ name: 'ProcTurboMode', value: 'Enabled' }] })).toEqual({ wait: true });
+    expect(client.patch).toHaveBeenCalledTimes(1);
+    expect(power.reboot).toHaveBeenCalledTimes(1);
   });
 
   it('factory_reset posts ResetBios, reboots and waits; the poll caches the defaults', async () => {
@@ -123,10 +178,10 @@ describe('redfish bios steps', () => {
     expect(await values()).toEqual({ ProcTurboMode: 'Enabled', NumLock: 'True' });
   });
 
-  it('are asynchronous clean, deploy and service steps that the periodic task polls', () => {
+  it('are asynchronous clean, deploy and service steps that the periodic task polls and the ramdisk resumes', () => {
     const { step } = bmc();
     for (const name of ['apply_configuration', 'factory_reset']) {
-      expect(step(name)).toMatchObject({ priority: 0, async: true, poll: expect.any(Function) });
+      expect(step(name)).toMatchObject({ priority: 0, async: true, poll: expect.any(Function), resume: expect.any(Function) });
     }
   });
 });
