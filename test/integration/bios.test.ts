@@ -5,20 +5,22 @@
  * changed by a manual clean's `apply_configuration` (pending values PATCHed, applied by the
  * firmware at the reboot, then a wait in `clean wait` until the periodic `poll_waiting_steps`
  * checks them) and `factory_reset`; a firmware that ignores the pending values fails the clean
- * with Ironic's last_error. The settings go with their node.
+ * with Ironic's last_error. The settings go with their node. An abort in `clean wait` flags the
+ * step (clean steps are not abortable) and ends the clean once the step has; the BIOS apply and a
+ * firmware update run as a deploy's user deploy steps, each waiting in `wait call-back`.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type FleetStack, startFleetStack } from './helpers/fleet';
 import { ApiClient, faultOf } from './helpers/stack';
-import { cleanPolling } from './helpers/polled-steps';
+import { cleanPolling, provisionPolling, runPeriodic } from './helpers/polled-steps';
 
 let fleet: FleetStack;
 let api: ApiClient;
 let db: DynamoDBDocumentClient;
 
 beforeAll(async () => {
-  fleet = await startFleetStack({ count: 1, prefix: 'bios', image: Buffer.from('a whole-disk image\n') });
+  fleet = await startFleetStack({ count: 2, prefix: 'bios', image: Buffer.from('a whole-disk image\n') });
   api = new ApiClient(fleet.stack.url, '1.74');
   db = DynamoDBDocumentClient.from(
     new DynamoDBClient({
@@ -181,4 +183,74 @@ it('caches the BIOS at verification, shows it per version, applies settings and 
   expect((await stored()).Items?.length).toBe(8);
   expect((await api.request('DELETE', `/v1/nodes/${uuid}`)).status).toBe(204);
   expect((await stored()).Items).toEqual([]);
+}, 600_000);
+
+it('aborts a clean after its BIOS step, and runs the BIOS apply and a firmware update as deploy steps in wait call-back', async () => {
+  const uuid = (await api.get('/v1/nodes/bios-1')).body.uuid as string;
+  if ((await api.get(`/v1/nodes/${uuid}`)).body.provision_state !== 'manageable') {
+    await api.provision(uuid, 'manage');
+    await api.settle(uuid, ['manageable'], 60_000);
+  }
+
+  // Abort in clean wait: the step may not be stopped, so it is flagged and the clean ends after it.
+  await api.provision(uuid, 'clean', {
+    clean_steps: [{ interface: 'bios', step: 'apply_configuration', args: { settings: [{ name: 'ProcTurboMode', value: 'Disabled' }] } }],
+  });
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const node = (await api.get(`/v1/nodes/${uuid}`)).body as Record<string, unknown>;
+    if (node.provision_state === 'clean wait' && (node.clean_step as { interface?: string } | null)?.interface === 'bios') break;
+    if (Date.now() > deadline) throw new Error(`node ${uuid} never waited at its BIOS step (${String(node.provision_state)})`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await api.provision(uuid, 'abort');
+  const flagged = (await api.get(`/v1/nodes/${uuid}`)).body as Record<string, unknown>;
+  expect(flagged).toMatchObject({ clean_step: { interface: 'bios', step: 'apply_configuration', abort_after: true } });
+  let aborted: Record<string, unknown>;
+  for (;;) {
+    aborted = (await api.get(`/v1/nodes/${uuid}`)).body as Record<string, unknown>;
+    if (aborted.provision_state !== 'clean wait') break;
+    if (Date.now() > deadline) throw new Error(`node ${uuid} still in clean wait after the abort`);
+    await runPeriodic(fleet.stack, 'poll_waiting_steps');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  aborted = await api.settle(uuid, ['clean failed', 'manageable'], 60_000);
+  expect(aborted).toMatchObject({
+    provision_state: 'clean failed',
+    last_error: 'By request, the clean operation was aborted during or after the completion of step "bios.apply_configuration"',
+  });
+  expect(aborted.clean_step).toEqual({});
+  expect((await settingsOf(uuid)).ProcTurboMode).toBe('Disabled');
+  await recover(uuid);
+
+  // User deploy steps (API 1.69) before deploy.deploy: each reboots and waits in wait call-back until polled through.
+  const set = await new ApiClient(fleet.stack.url, '1.86').request('PATCH', `/v1/nodes/${uuid}`, [
+    { op: 'replace', path: '/firmware_interface', value: 'redfish' },
+    { op: 'add', path: '/instance_info', value: fleet.image },
+  ]);
+  expect(set.status).toBe(200);
+  await api.provision(uuid, 'provide');
+  await api.settle(uuid, ['available'], 120_000);
+  const { node, waitedAt, runs } = await provisionPolling(fleet.stack, api, uuid, {
+    target: 'active',
+    body: {
+      deploy_steps: [
+        { interface: 'bios', step: 'apply_configuration', args: { settings: [{ name: 'NumLock', value: false }] }, priority: 150 },
+        {
+          interface: 'firmware',
+          step: 'update',
+          args: { settings: [{ component: 'bios', url: `${fleet.stack.fleet!.url}/images/bios-3.0.0.bin` }] },
+          priority: 140,
+        },
+      ],
+    },
+    wait: 'wait call-back',
+    stepField: 'deploy_step',
+    ends: ['active', 'deploy failed'],
+  });
+  expect(node).toMatchObject({ provision_state: 'active', last_error: null });
+  expect(waitedAt.slice(0, 2)).toEqual(['bios.apply_configuration', 'firmware.update']);
+  expect(runs.filter((r) => r.resumed === 1)).toHaveLength(2);
+  expect((await settingsOf(uuid)).NumLock).toBe('False');
+  expect(Object.keys(node.driver_internal_info as object)).not.toContain('redfish_bios_state');
 }, 600_000);

@@ -3,7 +3,9 @@
  * `on_failure`): redfish nodes on the fleet, the virtual IPA agent answering
  * `log.collect_system_logs`, the local stack's ramdisk logs bucket (fauxqs' S3). A deploy and a
  * cleaning that fail while the agent runs leave a gzipped tar under Ironic's file name; the failure
- * is the node's outcome all the same; a deploy that succeeds leaves nothing.
+ * is the node's outcome all the same; a deploy that succeeds leaves nothing. With `always` (a
+ * conductor version published with it), a manual clean and a deploy that succeed keep the logs too:
+ * the clean's at its end, labelled cleaning, the deploy's at tear_down_agent, unlabelled.
  */
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import type { LocalStack } from '../../local/stack';
@@ -18,7 +20,7 @@ let s3: S3Client;
 
 beforeAll(async () => {
   fleet = await startFleetStack({
-    count: 3,
+    count: 4,
     prefix: 'rlg',
     image: Buffer.from('a whole-disk image\n'.repeat(200)),
     // No automated cleaning: the deploys are the subject; cleaning fails by a manual clean.
@@ -100,3 +102,28 @@ it('keeps the logs of a failed clean step, labelled cleaning', async () => {
   expect(keys[0]).toMatch(new RegExp(`^${uuid}_rlg-2_cleaning_${STAMP}\\.tar\\.gz$`));
   expect(await journal(keys[0] as string)).toMatch(/erase_devices_metadata/);
 }, 240_000);
+
+it('with always, keeps the logs of a clean and of a deploy that succeed', async () => {
+  // Ironic's deploy_logs_collect = always: a conductor version published with it, live for this test.
+  stack.lambda.setAlias('conductor', 'live', stack.lambda.publishVersion('conductor', { env: { LOGS_COLLECT: 'always' } }));
+  try {
+    const uuid = await manageable('rlg-3');
+    await api.provision(uuid, 'clean', { clean_steps: [{ interface: 'deploy', step: 'erase_devices_metadata' }] });
+    expect(await api.settle(uuid, ['manageable', 'clean failed'], 120_000)).toMatchObject({
+      provision_state: 'manageable',
+      last_error: null,
+    });
+    const cleaned = await logsOf(uuid);
+    expect(cleaned).toHaveLength(1);
+    expect(cleaned[0]).toMatch(new RegExp(`^${uuid}_rlg-3_cleaning_${STAMP}\\.tar\\.gz$`));
+    expect(await journal(cleaned[0] as string)).toMatch(/erase_devices_metadata/);
+
+    expect(await deploy(uuid)).toMatchObject({ provision_state: 'active', last_error: null });
+    const deployed = (await logsOf(uuid)).filter((k) => !cleaned.includes(k));
+    expect(deployed).toHaveLength(1);
+    expect(deployed[0]).toMatch(new RegExp(`^${uuid}_rlg-3_${STAMP}\\.tar\\.gz$`));
+    expect(await journal(deployed[0] as string)).toMatch(/write_image/);
+  } finally {
+    stack.lambda.setAlias('conductor', 'live', stack.lambda.publishVersion('conductor'));
+  }
+}, 300_000);

@@ -11,8 +11,9 @@ export async function runPeriodic(stack: LocalStack, task: string): Promise<Reco
 
 /**
  * A provision action whose step waits on the BMC: the node is seen in `wait` at that step (`seen`:
- * the node as first seen there), and `poll_waiting_steps` is run every quarter second while it
- * waits there (`runs`: its answers) until the flow ends in one of `ends`.
+ * the node as first seen there; `waitedAt`: the steps it was seen waiting at), and
+ * `poll_waiting_steps` is run every quarter second while it waits there (`runs`: its answers)
+ * until the flow ends in one of `ends`.
  */
 export async function provisionPolling(
   stack: LocalStack,
@@ -24,12 +25,16 @@ export async function provisionPolling(
   const deadline = Date.now() + 150_000;
   let seen: Record<string, unknown> | undefined;
   const runs: Record<string, unknown>[] = [];
+  /** The steps (`interface.step`) the node was seen waiting at, in order. */
+  const waitedAt: string[] = [];
   for (;;) {
     const node = (await api.get(`/v1/nodes/${uuid}`)).body as Record<string, unknown>;
-    if (action.ends.includes(String(node.provision_state))) return { node, seen, runs };
-    const step = node[action.stepField] as { interface?: string } | null;
+    if (action.ends.includes(String(node.provision_state))) return { node, seen, runs, waitedAt };
+    const step = node[action.stepField] as { interface?: string; step?: string } | null;
     if (node.provision_state === action.wait && step?.interface !== undefined) {
       seen ??= node;
+      const name = `${step.interface}.${String(step.step)}`;
+      if (waitedAt.at(-1) !== name) waitedAt.push(name);
       runs.push(await runPeriodic(stack, 'poll_waiting_steps'));
     }
     if (Date.now() > deadline)
