@@ -292,11 +292,21 @@ export function createRedfishBios(
       priority: 0,
       argsinfo: APPLY_CONFIGURATION_ARGSINFO,
       async: true,
+      // Ironic master's `requires_ramdisk=False`: a clean with `disable_ramdisk` or a service may run it without one.
+      requiresRamdisk: false,
       execute: applyConfiguration,
       poll: pollAfterReboot,
       resume: (task) => afterReboot(task),
     },
-    { step: 'factory_reset', priority: 0, async: true, execute: factoryReset, poll: pollAfterReboot, resume: (task) => afterReboot(task) },
+    {
+      step: 'factory_reset',
+      priority: 0,
+      async: true,
+      requiresRamdisk: false,
+      execute: factoryReset,
+      poll: pollAfterReboot,
+      resume: (task) => afterReboot(task),
+    },
   ];
   return {
     name: 'redfish',

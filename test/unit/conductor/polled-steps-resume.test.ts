@@ -6,11 +6,14 @@
  * (one SendTaskSuccess). An old agent (commands run) or a wait without the ramdisk leaves the step
  * to the poll. An abort asked for during the wait (the step not abortable) ends the flow once
  * either settles the step; an abortable deploy step's wait is aborted at once, and neither the
- * poll nor a heartbeat touches the node after.
+ * poll nor a heartbeat touches the node after. Used as a deploy step, such a step parks the node
+ * in `wait call-back` (deploy wait) with the task token and the poll resumes the deploy; one done
+ * at once (a BIOS request whose values stand) never waits.
  */
 import { jest } from '@jest/globals';
 import { DEPLOYWAIT } from '../../../functions/common/states';
 import { doAbort } from '../../../functions/conductor/flows/abort';
+import { startAsyncStep } from '../../../functions/conductor/flows/async-steps';
 import { pollWaitingSteps } from '../../../functions/conductor/flows/polled-steps';
 import { AGENT_STEP_FAILED, failSteps } from '../../../functions/conductor/flows/run-steps';
 import { AgentClient } from '../../../functions/drivers/agent-client';
@@ -40,13 +43,20 @@ afterEach(async () => {
   await ipa.stop();
 });
 
-/** The fake firmware's `update` made a BIOS-like step: `poll` answers `polls` in turn, `resume` answers `second`. */
+/**
+ * The fake firmware's `update` made a BIOS-like step: `poll` answers `polls` in turn, `resume`
+ * answers `second`; its execute waits (reboots) unless `wait` is false (the values stood already).
+ */
 function biosLike(second: Settled, ...polls: StepProgress[]) {
+  return biosLikeWaiting(true, second, ...polls);
+}
+
+function biosLikeWaiting(wait: boolean, second: Settled, ...polls: StepProgress[]) {
   const poll = jest.fn(async (_task: Task): Promise<StepProgress> => polls.shift() ?? { state: 'waiting' as const });
   const resume = jest.fn(async (_task: Task): Promise<Settled> => second);
   const fake = fakeFirmware as Mutable;
   const saved = { ...fake };
-  const update: StepDefinition = { step: 'update', priority: 0, async: true, execute: async () => ({ wait: true }), poll, resume };
+  const update: StepDefinition = { step: 'update', priority: 0, async: true, execute: async () => ({ wait }), poll, resume };
   Object.assign(fake, { cleanSteps: [update], serviceSteps: [update], deploySteps: [update] });
   restore = () => {
     delete fake.serviceSteps;
@@ -204,5 +214,61 @@ describe('abort while a polled step waits', () => {
     expect(resume).not.toHaveBeenCalled();
     expect(ctx.steps.tokenCalls).toEqual([]);
     expect(await ctx.nodes.get(node.uuid)).toMatchObject({ provision_state: 'deploy failed', reservation: null, deploy_step: null });
+  });
+});
+
+describe('a polled step used as a deploy step (deploy templates, user deploy steps)', () => {
+  /** A deploy at the update, as the execution's RunStepAsync finds it. */
+  async function deploying(ctx: Ctx) {
+    const node = await ctx.nodes.create(
+      makeNode({
+        provision_state: 'deploying',
+        target_provision_state: 'active',
+        firmware_interface: 'fake',
+        deploy_step: { interface: 'firmware', step: 'update', priority: 150, args: { settings: [] } },
+        driver_internal_info: {
+          deploy_steps: [UPDATE, POWER_OFF],
+          deploy_step_index: 0,
+          steps_owner: 'run:m1',
+          steps_execution: 'deploy-m1',
+        },
+      }),
+    );
+    await startAsyncStep(ctx, { flow: 'deploy', node: node.uuid, owner: 'run:m1', step: UPDATE, token: 'token-deploy' });
+    return node;
+  }
+
+  it('waits in wait call-back with the task token, and the poll resumes the deploy at its next step', async () => {
+    const ctx = makeConductorContext();
+    const { poll } = biosLike({ state: 'done' }, { state: 'waiting' }, { state: 'done' });
+    const node = await deploying(ctx);
+    expect(await ctx.nodes.get(node.uuid)).toMatchObject({
+      provision_state: DEPLOYWAIT,
+      reservation: null,
+      driver_internal_info: expect.objectContaining({ steps_task_token: 'token-deploy' }),
+    });
+    expect(await pollWaitingSteps(ctx)).toEqual({ checked: 1, resumed: 0, failed: 0 });
+    expect(await pollWaitingSteps(ctx)).toEqual({ checked: 1, resumed: 1, failed: 0 });
+    expect(poll).toHaveBeenCalledTimes(2);
+    expect(ctx.steps.tokenCalls).toEqual([
+      { call: 'heartbeat', token: 'token-deploy' },
+      { call: 'succeed', token: 'token-deploy', decision: { mode: 'sync', step: expect.objectContaining({ step: 'power_off' }) } },
+    ]);
+    expect(await ctx.nodes.get(node.uuid)).toMatchObject({
+      provision_state: 'deploying',
+      deploy_step: { interface: 'power', step: 'power_off' },
+    });
+  });
+
+  it('a step done at once (a BIOS request whose values stand already) never waits: the deploy goes on', async () => {
+    const ctx = makeConductorContext();
+    const { poll } = biosLikeWaiting(false, { state: 'done' });
+    const node = await deploying(ctx);
+    expect(ctx.steps.tokenCalls).toEqual([
+      { call: 'succeed', token: 'token-deploy', decision: { mode: 'sync', step: expect.objectContaining({ step: 'power_off' }) } },
+    ]);
+    expect((await ctx.nodes.get(node.uuid)).provision_state).toBe('deploying');
+    expect(await pollWaitingSteps(ctx)).toEqual({ checked: 0, resumed: 0, failed: 0 });
+    expect(poll).not.toHaveBeenCalled();
   });
 });

@@ -181,7 +181,13 @@ describe('redfish bios steps', () => {
   it('are asynchronous clean, deploy and service steps that the periodic task polls and the ramdisk resumes', () => {
     const { step } = bmc();
     for (const name of ['apply_configuration', 'factory_reset']) {
-      expect(step(name)).toMatchObject({ priority: 0, async: true, poll: expect.any(Function), resume: expect.any(Function) });
+      expect(step(name)).toMatchObject({
+        priority: 0,
+        async: true,
+        requiresRamdisk: false,
+        poll: expect.any(Function),
+        resume: expect.any(Function),
+      });
     }
   });
 });
