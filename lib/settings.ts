@@ -18,13 +18,19 @@ import { withoutDefaults } from './function-environment';
 import { readAgentApiCaFile } from './agent-api-ca';
 import { readIsolinux, resolveIsolinux } from './isolinux';
 import { INSPECTOR_SETTINGS_DEFAULTS, type InspectorSettings, inspectorVariables, validateInspectorSettings } from './inspector-settings';
+import {
+  FIRMWARE_UPDATE_SETTINGS_DEFAULTS,
+  type FirmwareUpdateSettings,
+  firmwareUpdateVariables,
+  validateFirmwareUpdateSettings,
+} from './firmware-update-settings';
 import type { RamdiskLogsSettings } from './ramdisk-logs-settings';
 import { type TraitBasedNetworkingSettings, traitBasedNetworkingEnvironment, validateTraitBasedNetworking } from './trait-based-networking';
 
 /** The hardware types Ironless has (functions/drivers/registry.ts); kept here so settings need no driver code. */
 const KNOWN_HARDWARE_TYPES = ['fake-hardware', 'redfish'];
 
-export interface IronlessSettings extends RamdiskLogsSettings, InspectorSettings {
+export interface IronlessSettings extends RamdiskLogsSettings, InspectorSettings, FirmwareUpdateSettings {
   /**
    * Ironic's trait based networking on the `flat` network interface: VIF attach follows these
    * rules (by the node's `instance_info.traits`) and may build dynamic portgroups.
@@ -246,6 +252,7 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   inspectorHooks: DEFAULT_INSPECTION_HOOKS,
   redfishInspectionHooks: DEFAULT_REDFISH_INSPECTION_HOOKS,
   ...INSPECTOR_SETTINGS_DEFAULTS,
+  ...FIRMWARE_UPDATE_SETTINGS_DEFAULTS,
   bmcAllowedHosts: [],
   bmcDeniedHosts: LOOPBACK_AND_LINK_LOCAL,
   imageAllowedHosts: [],
@@ -373,6 +380,7 @@ export function validateSettings(s: IronlessSettings): void {
     }
   }
   validateInspectorSettings(s);
+  validateFirmwareUpdateSettings(s);
   if (s.traitBasedNetworking !== undefined) validateTraitBasedNetworking(s.traitBasedNetworking);
   if (s.conductorGroups.length === 0) throw new Error('conductorGroups must name at least one group ("" is the default group)');
   for (const group of s.conductorGroups) {
@@ -426,6 +434,7 @@ export function settingsVariables(s: IronlessSettings): Record<string, string> {
     [ENV.inspectorHooks]: s.inspectorHooks,
     [ENV.redfishInspectionHooks]: s.redfishInspectionHooks,
     ...inspectorVariables(s),
+    ...firmwareUpdateVariables(s),
     [ENV.stepTimeout]: String(s.stepTimeoutSeconds),
     [ENV.bmcAllowedHosts]: s.bmcAllowedHosts.join(','),
     [ENV.bmcDeniedHosts]: s.bmcDeniedHosts.join(','),

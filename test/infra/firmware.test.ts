@@ -1,13 +1,16 @@
 /**
  * Firmware components in the CDK stack: their table, keyed by the node's UUID and the component's
- * name, no index, kept like every table, which the API reads and the conductor writes, named to both.
+ * name, no index, kept like every table, which the API reads and the conductor writes, named to both;
+ * and the `[redfish]firmware_update_*` settings, carried to the conductor when not at their default.
  */
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { IronlessStack } from '../../lib/ironless-stack';
 import { tableActions } from './helpers';
 
-const template = Template.fromStack(new IronlessStack(new App(), 'Firmware'));
+const template = Template.fromStack(
+  new IronlessStack(new App(), 'Firmware', { settings: { firmwareUpdateOverallTimeoutSeconds: 3600, firmwareUpdateRequiredSuccesses: 0 } }),
+);
 const resources = (type: string) =>
   template.findResources(type) as Record<string, { Properties: Record<string, unknown>; DeletionPolicy?: string }>;
 
@@ -15,6 +18,14 @@ const firmwareTableId = () =>
   Object.entries(resources('AWS::DynamoDB::GlobalTable')).find(([, t]) =>
     JSON.stringify(t.Properties.KeySchema).includes('"component"'),
   )?.[0] as string;
+
+/** The conductor function's environment variables. */
+const conductorVariables = (): Record<string, unknown> => {
+  const conductor = Object.values(resources('AWS::Lambda::Function')).find((f) =>
+    String(f.Properties.Description).startsWith('Ironless conductor'),
+  );
+  return (conductor?.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+};
 
 /** The actions the role of a function (found by its description) may take on the table. */
 const firmwareActions = (description: RegExp): string[] => tableActions(template, description, firmwareTableId());
@@ -47,4 +58,18 @@ it('lets the API and the conductor query, write and delete components, naming th
       Environment: { Variables: Match.objectLike({ FIRMWARE_COMPONENTS_TABLE: { Ref: firmwareTableId() } }) },
     });
   }
+});
+
+it('gives the conductor the firmware update settings that differ from Ironic’s defaults, and refuses negative ones', () => {
+  const env = conductorVariables();
+  expect(env).toMatchObject({ FIRMWARE_UPDATE_OVERALL_TIMEOUT: '3600', FIRMWARE_UPDATE_REQUIRED_SUCCESSES: '0' });
+  // At their defaults (300 s, 30 s, …) no variable carries them.
+  expect(
+    Object.keys(env)
+      .filter((name) => name.startsWith('FIRMWARE_UPDATE_'))
+      .sort(),
+  ).toEqual(['FIRMWARE_UPDATE_OVERALL_TIMEOUT', 'FIRMWARE_UPDATE_REQUIRED_SUCCESSES']);
+  expect(() => new IronlessStack(new App(), 'BadDelay', { settings: { firmwareUpdateRebootDelaySeconds: -1 } })).toThrow(
+    'firmwareUpdateRebootDelaySeconds (-1) must be a whole number, 0 or more',
+  );
 });

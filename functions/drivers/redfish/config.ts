@@ -45,6 +45,51 @@ export interface RedfishConfig {
    * @default Ironic's: validate-interfaces, ports, architecture, with `[inspector]`'s defaults
    */
   readonly inspection?: RedfishInspectionConfig;
+  /** How firmware updates are followed (Ironic's `[redfish]firmware_update_*`). @default Ironic's */
+  readonly firmwareUpdate?: FirmwareUpdateConfig;
+}
+
+/** Ironic master's `[redfish]firmware_update_*` options, in seconds (`firmware-updates.ts`). */
+export interface FirmwareUpdateConfig {
+  /** `firmware_update_reboot_delay`: a BMC image's wait and version-check deadline when it has no `wait`. */
+  readonly rebootDelay: number;
+  /** `firmware_update_bmc_version_check_interval`: how often the BMC's version is read after its update. */
+  readonly bmcVersionCheckInterval: number;
+  /** `firmware_update_nic_starting_wait`: how long a NIC Task may stay in Starting before a reboot starts it. */
+  readonly nicStartingWait: number;
+  /** `firmware_update_overall_timeout`: the longest the whole update may take; 0 for no limit. */
+  readonly overallTimeout: number;
+  /** `firmware_update_required_successes`: answers in a row that make the BMC's resources stable; 0 skips the check. */
+  readonly requiredSuccesses: number;
+  /** `firmware_update_validation_interval`: the least time between two checks of the resources. */
+  readonly validationInterval: number;
+  /** `firmware_update_resource_validation_timeout`: how long the resources may take to be stable; 0 skips the check. */
+  readonly resourceValidationTimeout: number;
+}
+
+/** Ironic master's defaults. */
+export const DEFAULT_FIRMWARE_UPDATE_CONFIG: FirmwareUpdateConfig = {
+  rebootDelay: 300,
+  bmcVersionCheckInterval: 30,
+  nicStartingWait: 30,
+  overallTimeout: 7200,
+  requiredSuccesses: 3,
+  validationInterval: 30,
+  resourceValidationTimeout: 480,
+};
+
+/** The `[redfish]firmware_update_*` options from the environment, Ironic's defaults for the rest. */
+export function loadFirmwareUpdateConfig(env: Env = {}): FirmwareUpdateConfig {
+  const d = DEFAULT_FIRMWARE_UPDATE_CONFIG;
+  return {
+    rebootDelay: integer(env, ENV.firmwareUpdateRebootDelay, d.rebootDelay),
+    bmcVersionCheckInterval: integer(env, ENV.firmwareUpdateBmcVersionCheckInterval, d.bmcVersionCheckInterval),
+    nicStartingWait: integer(env, ENV.firmwareUpdateNicStartingWait, d.nicStartingWait),
+    overallTimeout: integer(env, ENV.firmwareUpdateOverallTimeout, d.overallTimeout),
+    requiredSuccesses: integer(env, ENV.firmwareUpdateRequiredSuccesses, d.requiredSuccesses),
+    validationInterval: integer(env, ENV.firmwareUpdateValidationInterval, d.validationInterval),
+    resourceValidationTimeout: integer(env, ENV.firmwareUpdateResourceValidationTimeout, d.resourceValidationTimeout),
+  };
 }
 
 export interface RedfishInspectionConfig {
@@ -92,6 +137,7 @@ export function loadRedfishConfig(env: Env = process.env): RedfishConfig {
       isolinux: loadIsolinux(env),
     },
     inspection: redfishInspectionConfig(env),
+    firmwareUpdate: loadFirmwareUpdateConfig(env),
   };
 }
 

@@ -1,125 +1,63 @@
 /**
- * Following a redfish firmware update after its step has returned (Ironic's `redfish/firmware.py`
- * `_query_update_status` and `_check_node_redfish_firmware_update`): the `update` step posts the
- * first `SimpleUpdate` and leaves the node in `clean wait` (`service wait`, `deploy wait`) with the
- * updates still to do in `driver_internal_info.redfish_fw_updates`, the first carrying the BMC's
- * Task (`task_monitor`). The conductor's periodic task `poll_waiting_steps` then calls
- * the step's `poll`, `checkFirmwareUpdates`, for each such node, which looks at the Task once and says whether the
- * step is still waiting, done, or failed with Ironic's message.
+ * Following a redfish firmware update after its step has returned (Ironic master's
+ * `redfish/firmware.py` `_query_update_status` and `_check_node_redfish_firmware_update`): the
+ * `update` step posts the first `SimpleUpdate` and leaves the node in `clean wait` (`service
+ * wait`, `deploy wait`) with the updates still to do in `driver_internal_info.redfish_fw_updates`,
+ * the first carrying the BMC's Task (`task_monitor`). The conductor's periodic task
+ * `poll_waiting_steps` calls the step's `poll`, `checkFirmwareUpdates`, for each such node; one
+ * call looks at the BMC once and says whether the step is still waiting, done, or failed with
+ * Ironic's message. As master, by component:
  *
- * On a Task that completed: a BIOS image is staged by the BMC and runs after a host reset, so the
- * node is rebooted at once (Ironic master: `bios_reboot_triggered`); a NIC image asks for a reboot
- * once all updates are done (`firmware_reboot_requested`); a BMC restarts by itself. Then the
- * update's `wait` (seconds) is waited, from `wait_start_time`, across polls; then the next update
- * is posted, or, after the last, the node is rebooted if asked, the bookkeeping is removed and the
- * components are cached again (a failure of that only logged, as Ironic).
+ * - BIOS: the node is rebooted as soon as the Task has started (Starting, Running, Pending), else
+ *   when it completes or disappears (`bios_reboot_triggered`), once.
+ * - NIC: a Task still in Starting after `[redfish]firmware_update_nic_starting_wait` is rebooted
+ *   for, once (`nic_reboot_triggered`); a Task seen Running, or one that completed before any
+ *   look, owes a reboot once the last update is done (`firmware_reboot_requested`).
+ * - BMC: nothing is looked at during its wait; then, the Task finished (or gone, or the BMC away),
+ *   its version is read every `firmware_update_bmc_version_check_interval`: changed, the updates
+ *   go on (a reboot first when more follow); unchanged at `firmware_update_reboot_delay` after the
+ *   post, they go on without a reboot; unreadable then, a reboot is owed. A BMC that does not
+ *   answer while it restarts is asked again at the next poll.
  *
- * NOTE: Ironic master also watches the BMC's version after a BMC update and reboots when it does
- * not change, reboots NICs whose Task stays in Starting, and has an overall timeout; here the
- * wait state's callback timeout (`fail_timed_out_waits`, the execution's TimeoutSeconds) bounds
- * the whole update, as it bounds `clean wait` in Ironic.
+ * The whole update fails after `firmware_update_overall_timeout` (from
+ * `redfish_fw_update_start_time`) with master's message. Going on after an update (its `wait`,
+ * the check that the BMC's resources are stable, the next post): `firmware-update-continue.ts`.
  */
-import { RedfishError } from '#common/errors';
 import type { StepProgress, Task } from '../base';
-import { ActionRefused } from '../guard';
-import { NIC_COMPONENT_PREFIX, type FirmwareUpdate } from '../firmware';
+import { NIC_COMPONENT_PREFIX } from '../firmware';
+import { DEFAULT_FIRMWARE_UPDATE_CONFIG, type FirmwareUpdateConfig } from './config';
 import { type Resource, RedfishRequestError } from './client';
-import { type RedfishSystem, isRedfishFailure } from './system';
+import { continueUpdates } from './firmware-update-continue';
+import {
+  BMC_VERSION_BEFORE_KEY,
+  FW_REBOOT_REQUESTED_KEY,
+  FW_UPDATE_START_KEY,
+  type Follow,
+  type PendingUpdate,
+  type UpdatePorts,
+  WAITING,
+  clearUpdates,
+  failureMessage,
+  nowIso,
+  pendingUpdates,
+  readBmcVersion,
+  secondsSince,
+  setInfo,
+  storeAndReboot,
+  storeUpdates,
+} from './firmware-update-state';
+import { isRedfishFailure } from './system';
 
-/** The updates still to do, the first being the one running (Ironic's key). */
-export const FW_UPDATES_KEY = 'redfish_fw_updates';
-/** When the step started the updates (Ironic's key). */
-export const FW_UPDATE_START_KEY = 'redfish_fw_update_start_time';
-/** A reboot is owed once the last update is done (Ironic master's key). */
-export const FW_REBOOT_REQUESTED_KEY = 'firmware_reboot_requested';
+export { FW_UPDATE_START_KEY, type PendingUpdate, type UpdatePorts, pendingUpdates, clearUpdates } from './firmware-update-state';
+export { submitFirst } from './firmware-update-continue';
 
-/** One update as kept on the node: the setting, its Task once posted, when its wait began. */
-export interface PendingUpdate extends FirmwareUpdate {
-  task_monitor?: string;
-  wait_start_time?: string;
-  bios_reboot_triggered?: boolean;
-}
+/** Task states in which the Task is still at work (master's list); any other has ended it. */
+const IN_PROGRESS = new Set(['New', 'Starting', 'Running', 'Pending']);
+/** Task states in which a BIOS image has started: the host may be reset to apply it. */
+const BIOS_STARTED = new Set(['Starting', 'Running', 'Pending']);
 
-/** Task states in which the Task has ended (Redfish TaskState). */
-const ENDED = new Set(['Completed', 'Exception', 'Killed', 'Cancelled', 'Interrupted']);
-
-const odataId = (value: unknown): string | undefined => {
-  const id = (value as { '@odata.id'?: unknown } | undefined)?.['@odata.id'];
-  return typeof id === 'string' ? id : undefined;
-};
-
-/** What following the updates needs from the interface: the BMC, a reboot, and a refresh of the cache. */
-export interface UpdatePorts {
-  readonly system: (task: Task) => Promise<RedfishSystem>;
-  readonly reboot: (task: Task) => Promise<void>;
-  readonly cache: (task: Task, system: RedfishSystem) => Promise<void>;
-}
-
-/** The pending updates on the node; empty when there are none. */
-export function pendingUpdates(task: Task): PendingUpdate[] {
-  const stored = task.node.driver_internal_info[FW_UPDATES_KEY];
-  return Array.isArray(stored) ? (stored as PendingUpdate[]).map((u) => ({ ...u })) : [];
-}
-
-function storeUpdates(task: Task, updates: readonly PendingUpdate[]): void {
-  task.node.driver_internal_info = { ...task.node.driver_internal_info, [FW_UPDATES_KEY]: updates };
-}
-
-/** Remove the bookkeeping (Ironic's _clear_updates). */
-export function clearUpdates(task: Task): void {
-  const info = { ...task.node.driver_internal_info };
-  for (const key of [FW_UPDATES_KEY, FW_UPDATE_START_KEY, FW_REBOOT_REQUESTED_KEY, 'firmware_cleanup']) delete info[key];
-  task.node.driver_internal_info = info;
-}
-
-const failure = (task: Task, update: FirmwareUpdate, error: string) =>
-  `Firmware update failed for node ${task.node.uuid}, firmware ${update.url}. Error: ${error}`;
-
-/** The SimpleUpdate action's target, from the service root's UpdateService. */
-async function simpleUpdateTarget(task: Task, system: RedfishSystem): Promise<string> {
-  const root = await system.client.get(system.client.root);
-  const servicePath = odataId(root.UpdateService);
-  if (servicePath === undefined) throw new RedfishError(`The BMC of node ${task.node.uuid} has no UpdateService.`);
-  const service = await system.client.get(servicePath);
-  const action = ((service.Actions ?? {}) as Resource)['#UpdateService.SimpleUpdate'] as Resource | undefined;
-  if (typeof action?.target !== 'string') {
-    throw new RedfishError(`The attribute #UpdateService.SimpleUpdate is missing on node ${task.node.uuid}.`);
-  }
-  return action.target;
-}
-
-/** Ironic names the system as the target only when the BMC has more than one. */
-async function targetsFor(system: RedfishSystem): Promise<string[] | undefined> {
-  const root = await system.client.get(system.client.root);
-  const systemsPath = odataId(root.Systems);
-  if (systemsPath === undefined) return undefined;
-  const members = (await system.client.get(systemsPath)).Members;
-  return Array.isArray(members) && members.length > 1 ? [system.path] : undefined;
-}
-
-/**
- * Post the first of `updates` (Ironic's _execute_firmware_update) and record them all on the node
- * with its Task. RedfishError with Ironic's message when the BMC refuses it.
- */
-export async function submitFirst(task: Task, system: RedfishSystem, updates: PendingUpdate[]): Promise<void> {
-  const update = updates[0];
-  if (update === undefined) return;
-  const target = await simpleUpdateTarget(task, system);
-  const targets = await targetsFor(system);
-  task.log.debug('Applying new firmware', { node: task.node.uuid, component: update.component, url: update.url });
-  let accepted: Resource;
-  try {
-    accepted = await system.client.post(target, { ImageURI: update.url, ...(targets ? { Targets: targets } : {}) });
-  } catch (err) {
-    if (!isRedfishFailure(err)) throw err;
-    throw new RedfishError(failure(task, update, err.message));
-  }
-  const monitor = odataId(accepted);
-  // Without a Task to follow, the next poll finds none and assumes the update worked (as Ironic when the Task is gone).
-  if (monitor !== undefined) update.task_monitor = monitor;
-  else task.log.warn('Firmware update accepted without a task', { node: task.node.uuid, url: update.url });
-  storeUpdates(task, updates);
-}
+type Kind = 'bios' | 'bmc' | 'nic';
+const kindOf = (component: string): Kind => (component.startsWith(NIC_COMPONENT_PREFIX) ? 'nic' : (component as Kind));
 
 /** The Task's messages, as Ironic joins them into its failure. */
 function taskMessages(doc: Resource): string[] {
@@ -132,113 +70,230 @@ function taskMessages(doc: Resource): string[] {
     .filter((m) => m !== '');
 }
 
-/** Ended well, ended badly (Ironic's message), still running, or gone (404: assumed done). */
-type TaskReading = { readonly ended: 'ok' } | { readonly ended: 'failed'; readonly messages: string[] } | { readonly ended: false };
+/** The Task: gone (404), out of reach (asked again next time), still at work in a state, or ended. */
+type TaskReading =
+  | { readonly is: 'gone' }
+  | { readonly is: 'away' }
+  | { readonly is: 'working'; readonly state: string }
+  | { readonly is: 'ok' }
+  | { readonly is: 'failed'; readonly messages: string[] };
 
-async function readTask(task: Task, system: RedfishSystem, update: PendingUpdate): Promise<TaskReading> {
-  if (update.task_monitor === undefined) return { ended: 'ok' };
+async function readTask(f: Follow, update: PendingUpdate): Promise<TaskReading> {
+  if (update.task_monitor === undefined) return { is: 'gone' };
   let doc: Resource;
   try {
-    doc = await system.client.get(update.task_monitor);
+    doc = await (await f.ports.system(f.task)).client.get(update.task_monitor);
   } catch (err) {
-    if (err instanceof RedfishRequestError && err.status === 404) {
-      task.log.warn('Firmware update completed, but success of the update is unknown. Assuming update was successful.', {
-        node: task.node.uuid,
-        url: update.url,
-      });
-      return { ended: 'ok' };
-    }
+    if (err instanceof RedfishRequestError && err.status === 404) return { is: 'gone' };
     if (!isRedfishFailure(err)) throw err;
     // A BMC that flashes itself is away for a while: the next poll asks again.
-    task.log.warn('Unable to communicate with task monitor service; will try again on the next poll', {
-      node: task.node.uuid,
+    f.task.log.warn('Unable to communicate with task monitor service; will try again on the next poll', {
+      node: f.task.node.uuid,
       error: err.message,
     });
-    return { ended: false };
+    return { is: 'away' };
   }
-  if (typeof doc.TaskState !== 'string' || !ENDED.has(doc.TaskState)) return { ended: false };
+  const state = typeof doc.TaskState === 'string' ? doc.TaskState : 'New';
+  if (IN_PROGRESS.has(state)) return { is: 'working', state };
   const messages = taskMessages(doc);
-  if (doc.TaskState === 'Completed' && (doc.TaskStatus === 'OK' || doc.TaskStatus === 'Warning')) {
-    task.log.info('Firmware update succeeded', { node: task.node.uuid, url: update.url, messages: messages.join(', ') });
-    return { ended: 'ok' };
+  if (state === 'Completed' && (doc.TaskStatus === 'OK' || doc.TaskStatus === 'Warning')) {
+    f.task.log.info('Firmware update task completed', { node: f.task.node.uuid, url: update.url, messages: messages.join(', ') });
+    return { is: 'ok' };
   }
-  return { ended: 'failed', messages };
+  return { is: 'failed', messages };
 }
 
-const WAITING: StepProgress = { state: 'waiting' };
+/** Master's _check_overall_timeout: the message, or undefined while there is time. */
+function overallTimeout(task: Task, config: FirmwareUpdateConfig): string | undefined {
+  const start = task.node.driver_internal_info[FW_UPDATE_START_KEY];
+  if (config.overallTimeout <= 0 || typeof start !== 'string') return undefined;
+  const elapsed = secondsSince(start);
+  if (!(elapsed >= config.overallTimeout)) return undefined;
+  return `Firmware update on node ${task.node.uuid} has exceeded the overall timeout of ${config.overallTimeout} seconds. Elapsed time: ${Math.floor(elapsed)} seconds.`;
+}
 
 /**
  * One look at the node's running update (its lock held): still waiting, done (the caller resumes
  * the flow), or failed with Ironic's message (the bookkeeping removed; the caller fails the flow).
  */
-export async function checkFirmwareUpdates(task: Task, ports: UpdatePorts): Promise<StepProgress> {
+export async function checkFirmwareUpdates(
+  task: Task,
+  ports: UpdatePorts,
+  config: FirmwareUpdateConfig = DEFAULT_FIRMWARE_UPDATE_CONFIG,
+): Promise<StepProgress> {
   const updates = pendingUpdates(task);
   const current = updates[0];
   if (current === undefined) return { state: 'done' };
-  const node = task.node.uuid;
-  if (current.wait_start_time !== undefined) {
-    const waited = Date.now() - Date.parse(current.wait_start_time);
-    if (waited < (current.wait ?? 0) * 1000) return WAITING;
-    return advance(task, ports, updates);
-  }
-  const system = await ports.system(task);
-  const reading = await readTask(task, system, current);
-  if (reading.ended === false) {
-    task.log.debug('Firmware update in progress', { node, url: current.url });
-    return WAITING;
-  }
-  if (reading.ended === 'failed') {
+  const timedOut = overallTimeout(task, config);
+  if (timedOut !== undefined) {
+    task.log.error(timedOut, { node: task.node.uuid });
     clearUpdates(task);
-    return { state: 'failed', message: failure(task, current, reading.messages.join(',  ')) };
+    return { state: 'failed', message: timedOut };
   }
-  if (current.component === 'bios' && current.bios_reboot_triggered !== true) {
-    // The BMC has staged the image: the host runs it from its next reset.
-    task.log.info('BIOS firmware update task completed; rebooting to apply the staged firmware', { node });
-    current.bios_reboot_triggered = true;
-    storeUpdates(task, updates);
-    await task.persist?.();
-    await ports.reboot(task);
-  } else if (current.component.startsWith(NIC_COMPONENT_PREFIX)) {
-    task.node.driver_internal_info = { ...task.node.driver_internal_info, [FW_REBOOT_REQUESTED_KEY]: true };
+  const f: Follow = { task, ports, config, updates };
+  if (current.resource_validation !== undefined) return continueUpdates(f);
+  if (current.bmc_update_completed === true) {
+    // The BMC's new version runs and the node was rebooted for the next updates.
+    delete current.bmc_update_completed;
+    return continueUpdates(f);
   }
-  if (current.wait !== undefined && current.wait > 0) {
-    current.wait_start_time = new Date().toISOString();
-    storeUpdates(task, updates);
-    task.log.debug('Waiting after the firmware update', { node, seconds: current.wait, url: current.url });
-    return WAITING;
+  if (current.wait_start_time !== undefined) {
+    if (secondsSince(current.wait_start_time) < (current.wait ?? 0)) return WAITING;
+    delete current.wait;
+    delete current.wait_start_time;
+    return waitEnded(f, current);
   }
-  return advance(task, ports, updates);
+  return followTask(f, current);
 }
 
-/** The current update is done (and waited for): post the next, or finish (Ironic's _continue_updates). */
-async function advance(task: Task, ports: UpdatePorts, updates: PendingUpdate[]): Promise<StepProgress> {
-  const system = await ports.system(task);
-  if (updates.length > 1) {
-    const rest = updates.slice(1);
-    try {
-      await submitFirst(task, system, rest);
-    } catch (err) {
-      if (!(err instanceof RedfishError)) throw err;
-      clearUpdates(task);
-      return { state: 'failed', message: err.message };
-    }
+/** The update's wait is over (master's _handle_wait_completion). */
+async function waitEnded(f: Follow, current: PendingUpdate): Promise<StepProgress> {
+  if (current.bmc_version_checking === true) {
+    delete current.bmc_version_checking;
+    return checkBmcVersion(f, current);
+  }
+  if (current.component !== 'bmc') return continueUpdates(f);
+  const reading = await readTask(f, current);
+  if (reading.is === 'working') {
+    f.task.log.debug('BMC firmware update wait expired but its task is still processing', { node: f.task.node.uuid });
+    storeUpdates(f.task, f.updates);
     return WAITING;
   }
-  const rebootOwed = task.node.driver_internal_info[FW_REBOOT_REQUESTED_KEY] === true;
-  clearUpdates(task);
-  task.log.info('Firmware updates completed', { node: task.node.uuid });
-  if (rebootOwed) {
-    task.log.info('Rebooting to apply firmware updates', { node: task.node.uuid });
-    await task.persist?.();
-    await ports.reboot(task);
+  // NOTE: master does not look at how the Task ended here; a failed one fails the step as any other.
+  if (reading.is === 'failed') return failed(f, current, reading.messages);
+  return checkBmcVersion(f, current);
+}
+
+function failed(f: Follow, current: PendingUpdate, messages: string[]): StepProgress {
+  clearUpdates(f.task);
+  return { state: 'failed', message: failureMessage(f.task, current, messages.join(',  ')) };
+}
+
+/** Look at the Task once (master's _handle_firmware_update_task). */
+async function followTask(f: Follow, current: PendingUpdate): Promise<StepProgress> {
+  const { task } = f;
+  const node = task.node.uuid;
+  const kind = kindOf(current.component);
+  const reading = await readTask(f, current);
+  switch (reading.is) {
+    case 'away':
+      return WAITING;
+    case 'failed':
+      return failed(f, current, reading.messages);
+    case 'gone':
+      task.log.warn('Firmware update completed, but success of the update is unknown. Assuming update was successful.', {
+        node,
+        url: current.url,
+      });
+      if (kind === 'bios' && current.bios_reboot_triggered !== true) {
+        // NOTE: master asks a Dell iDRAC's job queue whether the image was staged; with no such
+        // queue to ask it assumes so, as here, and reboots to apply it.
+        task.log.info('BIOS firmware update task disappeared; rebooting to apply the staged firmware', { node });
+        return biosReboot(f, current);
+      }
+      return continueUpdates(f);
+    case 'working':
+      if (kind === 'bios') {
+        if (current.bios_reboot_triggered !== true && BIOS_STARTED.has(reading.state)) {
+          task.log.info('BIOS firmware update task has started; rebooting to apply it', { node, state: reading.state });
+          return biosReboot(f, current);
+        }
+      } else if (kind === 'nic') {
+        return nicWorking(f, current, reading.state);
+      }
+      task.log.debug('Firmware update in progress', { node, url: current.url, state: reading.state });
+      return WAITING;
+    case 'ok':
+      return taskCompleted(f, current, kind);
   }
-  try {
-    await system.refresh();
-    await ports.cache(task, system);
-  } catch (err) {
-    // As Ironic, any failure here is only logged; but an attempt that must stop stops.
-    if (err instanceof ActionRefused) throw err;
-    task.log.warn('Failed to refresh firmware components after firmware update', { node: task.node.uuid, error: String(err) });
+}
+
+async function biosReboot(f: Follow, current: PendingUpdate): Promise<StepProgress> {
+  current.bios_reboot_triggered = true;
+  await storeAndReboot(f);
+  return WAITING;
+}
+
+/** A NIC's Task at work (master's _handle_nic_task_starting). */
+async function nicWorking(f: Follow, current: PendingUpdate, state: string): Promise<StepProgress> {
+  const node = f.task.node.uuid;
+  if (state === 'Running') {
+    delete current.nic_starting_timestamp;
+    delete current.nic_reboot_triggered;
+    current.nic_needs_post_completion_reboot = true;
+  } else if (state === 'Starting' && current.nic_reboot_triggered !== true) {
+    if (current.nic_starting_timestamp === undefined) {
+      current.nic_starting_timestamp = nowIso();
+    } else if (secondsSince(current.nic_starting_timestamp) >= f.config.nicStartingWait) {
+      f.task.log.info('NIC firmware update task remained in Starting; the hardware needs a reboot to start it', {
+        node,
+        wait: f.config.nicStartingWait,
+      });
+      current.nic_reboot_triggered = true;
+      delete current.nic_starting_timestamp;
+      await storeAndReboot(f);
+      return WAITING;
+    }
   }
-  return { state: 'done' };
+  storeUpdates(f.task, f.updates);
+  return WAITING;
+}
+
+/** The Task completed well (master's _handle_task_completion). */
+async function taskCompleted(f: Follow, current: PendingUpdate, kind: Kind): Promise<StepProgress> {
+  const node = f.task.node.uuid;
+  if (kind === 'bmc') return checkBmcVersion(f, current);
+  if (kind === 'bios') {
+    if (current.bios_reboot_triggered !== true) {
+      // Some BMCs stage the image so fast that the Task ends before any look: reboot now, go on next time.
+      f.task.log.info('BIOS firmware update task completed before its reboot; rebooting to apply the staged firmware', { node });
+      return biosReboot(f, current);
+    }
+    delete current.bios_reboot_triggered;
+    return continueUpdates(f);
+  }
+  if (current.nic_reboot_triggered !== true) {
+    // Seen Running, or done before any look: the update needs a reboot to apply.
+    setInfo(f.task, FW_REBOOT_REQUESTED_KEY, true);
+  }
+  delete current.nic_needs_post_completion_reboot;
+  delete current.nic_starting_timestamp;
+  delete current.nic_reboot_triggered;
+  return continueUpdates(f);
+}
+
+/** After a BMC image: has its version changed (master's _handle_bmc_update_completion)? */
+async function checkBmcVersion(f: Follow, current: PendingUpdate): Promise<StepProgress> {
+  const { task } = f;
+  const node = task.node.uuid;
+  const version = await readBmcVersion(f);
+  const before = task.node.driver_internal_info[BMC_VERSION_BEFORE_KEY];
+  const known = version !== null && typeof before === 'string';
+  if (known && version !== before) {
+    setInfo(task, BMC_VERSION_BEFORE_KEY, undefined);
+    task.log.info('BMC firmware version changed', { node, old: before, new: version });
+    if (f.updates.length > 1) {
+      // Some hardware applies the next (NIC) images only after the host rebooted on the new BMC firmware.
+      current.bmc_update_completed = true;
+      await storeAndReboot(f);
+      return WAITING;
+    }
+    return continueUpdates(f);
+  }
+  const start = current.bmc_check_start_time ?? nowIso();
+  if (secondsSince(start) >= f.config.rebootDelay) {
+    if (known) {
+      task.log.info('BMC firmware version did not change; continuing without reboot', { node, version });
+    } else {
+      task.log.warn('BMC firmware version check timed out; will reboot to complete the firmware update', { node });
+      setInfo(task, FW_REBOOT_REQUESTED_KEY, true);
+    }
+    setInfo(task, BMC_VERSION_BEFORE_KEY, undefined);
+    return continueUpdates(f);
+  }
+  current.wait = f.config.bmcVersionCheckInterval;
+  current.wait_start_time = nowIso();
+  current.bmc_version_checking = true;
+  storeUpdates(task, f.updates);
+  return WAITING;
 }

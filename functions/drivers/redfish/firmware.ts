@@ -11,15 +11,16 @@
  *   posts `UpdateService.SimpleUpdate` for the first `{component, url}` (naming the node's system
  *   as the target when the BMC has several systems, as Ironic does), records the updates in
  *   `driver_internal_info.redfish_fw_updates` and leaves the node in its wait state; the periodic
- *   task `poll_waiting_steps` follows the BMC's Task, reboots, posts the next update and at the
- *   end resumes the flow or fails it with Ironic's message (`firmware-updates.ts`).
+ *   task `poll_waiting_steps` follows the BMC's Task as Ironic master does for each kind of
+ *   component (`[redfish]firmware_update_*`), reboots, posts the next update and at the end
+ *   resumes the flow or fails it with Ironic's message (`firmware-updates.ts`).
  */
 import { UnsupportedDriverExtension } from '#common/errors';
 import type { FirmwareComponentReading } from '#objects/firmware-component';
 import type { BootInterface, FirmwareInterface, PowerInterface, StepDefinition, Task } from '../base';
 import { NIC_COMPONENT_PREFIX, UPDATE_ARGSINFO, firmwareComponentsOf, parseFirmwareUpdates } from '../firmware';
 import type { Resource } from './client';
-import type { RedfishConfig } from './config';
+import { DEFAULT_FIRMWARE_UPDATE_CONFIG, type RedfishConfig } from './config';
 import { parseDriverInfo } from './driver-info';
 import { rebootToFinishStep } from './finish-step';
 import { FW_UPDATE_START_KEY, type PendingUpdate, type UpdatePorts, checkFirmwareUpdates, submitFirst } from './firmware-updates';
@@ -111,6 +112,7 @@ export function createRedfishFirmware(
     await firmwareComponentsOf(task).record(readings);
   }
 
+  const updateConfig = config.firmwareUpdate ?? DEFAULT_FIRMWARE_UPDATE_CONFIG;
   const ports: UpdatePorts = {
     system: (task) => deps.getSystem(task, config),
     reboot: (task) => rebootToFinishStep(task, power, boot),
@@ -122,7 +124,7 @@ export function createRedfishFirmware(
     const updates: PendingUpdate[] = parseFirmwareUpdates(args.settings).map((u) => ({ ...u }));
     const system = await deps.getSystem(task, config);
     task.log.debug('Updating firmware', { node: task.node.uuid, settings: updates.length });
-    await submitFirst(task, system, updates);
+    await submitFirst(task, system, updates, updateConfig);
     task.node.driver_internal_info = { ...task.node.driver_internal_info, [FW_UPDATE_START_KEY]: new Date().toISOString() };
     return waiting;
   }
@@ -134,7 +136,7 @@ export function createRedfishFirmware(
     abortable: false,
     async: true,
     execute: update,
-    poll: (task: Task) => checkFirmwareUpdates(task, ports),
+    poll: (task: Task) => checkFirmwareUpdates(task, ports, updateConfig),
   } as const;
   return {
     name: 'redfish',

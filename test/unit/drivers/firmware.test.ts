@@ -4,8 +4,8 @@
  * BMC client: the cache reads BiosVersion and the manager's FirmwareVersion; `update` posts the
  * first SimpleUpdate (naming the system when the BMC has several), records `redfish_fw_updates`
  * and waits; the step's `poll` (what the periodic task calls) follows the Task: reboots for the BIOS
- * at once and for NICs at the end, not for the BMC, waits a `wait`, posts the next, caches the new
- * versions; a failed Task fails with Ironic's message; bad settings are refused before the BMC is
+ * once its Task started and for NICs at the end, not for a BMC whose version changed, waits a
+ * `wait`, posts the next, caches the new versions (the per-component cases: firmware-updates.test.ts); a failed Task fails with Ironic's message; bad settings are refused before the BMC is
  * asked anything.
  */
 import { jest } from '@jest/globals';
@@ -14,7 +14,7 @@ import { InvalidParameterValue, RedfishError, UnsupportedDriverExtension } from 
 import type { BootInterface, PowerInterface, StepDefinition, Task } from '../../../functions/drivers/base';
 import { fakeFirmware, parseFirmwareUpdates } from '../../../functions/drivers/firmware';
 import { type RedfishClient, RedfishRequestError, type Resource } from '../../../functions/drivers/redfish/client';
-import { DEFAULT_REDFISH_CONFIG, type RedfishConfig } from '../../../functions/drivers/redfish/config';
+import { DEFAULT_FIRMWARE_UPDATE_CONFIG, DEFAULT_REDFISH_CONFIG, type RedfishConfig } from '../../../functions/drivers/redfish/config';
 import { createRedfishFirmware } from '../../../functions/drivers/redfish/firmware';
 import { RedfishSystem } from '../../../functions/drivers/redfish/system';
 import { PERMISSIVE_FETCH_POLICY } from '../../../functions/drivers/hosts';
@@ -22,7 +22,19 @@ import { makeNode } from '../helpers/builders';
 import { MemoryFirmwareComponentStore } from '../helpers/memory-stores';
 
 const log = new Logger({ serviceName: 'test', logLevel: 'SILENT' });
-const config: RedfishConfig = { ...DEFAULT_REDFISH_CONFIG, powerPollIntervalMs: 1, policy: PERMISSIVE_FETCH_POLICY };
+// The resources' stability check is firmware-updates.test.ts's: skipped here.
+const config: RedfishConfig = {
+  ...DEFAULT_REDFISH_CONFIG,
+  powerPollIntervalMs: 1,
+  policy: PERMISSIVE_FETCH_POLICY,
+  firmwareUpdate: { ...DEFAULT_FIRMWARE_UPDATE_CONFIG, requiredSuccesses: 0 },
+};
+/** Move the clock past a BMC image's wait (firmware_update_reboot_delay). */
+const afterRebootDelay = () => {
+  const later = Date.now() + 301_000;
+  jest.spyOn(Date, 'now').mockImplementation(() => later);
+};
+afterEach(() => jest.restoreAllMocks());
 const SYSTEM = '/redfish/v1/Systems/1';
 const MANAGER = '/redfish/v1/Managers/1';
 const TASK = '/redfish/v1/TaskService/Tasks/7';
@@ -153,7 +165,7 @@ describe('redfish firmware', () => {
     expect(Date.parse(String(task.node.driver_internal_info.redfish_fw_update_start_time))).not.toBeNaN();
   });
 
-  it('follows the Task across checks: waits while it runs, reboots after the BIOS, posts the next, caches at the end', async () => {
+  it('follows the Task across checks: reboots once the BIOS Task started, posts the next, watches the BMC version, caches at the end', async () => {
     const { firmware, task, update, posts, power, stored } = bmc({ runningPolls: 1 });
     await firmware.cacheFirmwareComponents(task);
     await update.execute(task, {
@@ -163,19 +175,29 @@ describe('redfish firmware', () => {
       ],
     });
     const check = () => update.poll!(task);
-    expect(await check()).toEqual({ state: 'waiting' }); // the BIOS Task runs
-    expect(power.reboot).not.toHaveBeenCalled();
-    expect(await check()).toEqual({ state: 'waiting' }); // completed: reboot, the BMC image posted
+    expect(await check()).toEqual({ state: 'waiting' }); // the BIOS Task runs: reboot at once
+    expect(power.reboot).toHaveBeenCalledTimes(1);
+    expect(await check()).toEqual({ state: 'waiting' }); // completed: the BMC image posted
     expect(power.reboot).toHaveBeenCalledTimes(1);
     expect(posts.map((p) => p.body.ImageURI)).toEqual(['http://images/bios-2.0.bin', 'http://images/bmc-3.0.bin']);
     expect(task.node.driver_internal_info.redfish_fw_updates).toEqual([
-      { component: 'bmc', url: 'http://images/bmc-3.0.bin', task_monitor: TASK },
+      {
+        component: 'bmc',
+        url: 'http://images/bmc-3.0.bin',
+        task_monitor: TASK,
+        wait: 300,
+        wait_start_time: expect.any(String),
+        bmc_check_start_time: expect.any(String),
+      },
     ]);
-    expect(await check()).toEqual({ state: 'waiting' }); // the BMC Task runs
-    expect(await check()).toEqual({ state: 'done' });
+    expect(task.node.driver_internal_info.bmc_fw_version_before_update).toBe('1.0');
+    expect(await check()).toEqual({ state: 'waiting' }); // the BMC image's wait
+    afterRebootDelay();
+    expect(await check()).toEqual({ state: 'waiting' }); // its Task still runs
+    expect(await check()).toEqual({ state: 'done' }); // completed, and the BMC's version changed
     // A BMC restarts by itself: no second reboot.
     expect(power.reboot).toHaveBeenCalledTimes(1);
-    for (const key of ['redfish_fw_updates', 'redfish_fw_update_start_time', 'firmware_reboot_requested']) {
+    for (const key of ['redfish_fw_updates', 'redfish_fw_update_start_time', 'firmware_reboot_requested', 'bmc_fw_version_before_update']) {
       expect(task.node.driver_internal_info).not.toHaveProperty(key);
     }
     expect(await stored()).toEqual([
@@ -195,6 +217,7 @@ describe('redfish firmware', () => {
     expect(await update.poll!(task)).toEqual({ state: 'waiting' });
     expect(power.reboot).not.toHaveBeenCalled();
     expect(task.node.driver_internal_info.firmware_reboot_requested).toBe(true);
+    afterRebootDelay();
     expect(await update.poll!(task)).toEqual({ state: 'done' });
     expect(power.reboot).toHaveBeenCalledTimes(1);
     expect(task.node.driver_internal_info).not.toHaveProperty('firmware_reboot_requested');
@@ -202,7 +225,7 @@ describe('redfish firmware', () => {
 
   it("waits an update's wait across checks, from wait_start_time", async () => {
     const { task, update } = bmc({ runningPolls: 0 });
-    await update.execute(task, { settings: [{ component: 'bmc', url: 'http://images/bmc-3.0.bin', wait: 60 }] });
+    await update.execute(task, { settings: [{ component: 'nic:NIC.1', url: 'http://images/nic-3.0.bin', wait: 60 }] });
     expect(await update.poll!(task)).toEqual({ state: 'waiting' });
     const [pending] = task.node.driver_internal_info.redfish_fw_updates as Record<string, unknown>[];
     expect(Date.parse(String(pending?.wait_start_time))).not.toBeNaN();
@@ -228,12 +251,12 @@ describe('redfish firmware', () => {
     await firmware.cacheFirmwareComponents(task);
     await update.execute(task, { settings: [{ component: 'bios', url: 'http://images/bios-2.0.bin' }] });
     expect(await update.poll!(task)).toEqual({ state: 'waiting' });
+    expect(power.reboot).toHaveBeenCalledTimes(1); // the BIOS Task had started
     expect(await update.poll!(task)).toEqual({
       state: 'failed',
       message: `Firmware update failed for node ${task.node.uuid}, firmware http://images/bios-2.0.bin. Error: Bad image.,  Update.1.0.Other`,
     });
     expect(task.node.driver_internal_info).not.toHaveProperty('redfish_fw_updates');
-    expect(power.reboot).not.toHaveBeenCalled();
     expect(await stored()).toEqual([
       ['bios', '1.0', '1.0', null],
       ['bmc', '1.0', '1.0', null],
@@ -241,8 +264,8 @@ describe('redfish firmware', () => {
   });
 
   it('assumes success when the BMC has dropped the Task, and waits while the BMC cannot be reached', async () => {
-    const { update, task, client } = bmc();
-    await update.execute(task, { settings: [{ component: 'bmc', url: 'http://images/bmc-3.0.bin' }] });
+    const { update, task, client, power } = bmc();
+    await update.execute(task, { settings: [{ component: 'nic:NIC.1', url: 'http://images/nic-3.0.bin' }] });
     const fallback = client.get.getMockImplementation()!;
     client.get.mockImplementation(async (path: string) => {
       if (path === TASK) throw new RedfishRequestError('connect ECONNREFUSED', 'connection', 'GET', path, true);
@@ -254,6 +277,7 @@ describe('redfish firmware', () => {
       return fallback(path);
     });
     expect(await update.poll!(task)).toEqual({ state: 'done' });
+    expect(power.reboot).not.toHaveBeenCalled(); // as master: a NIC Task gone owes no reboot
   });
 
   it("refuses at the step, with Ironic's message, an update the BMC will not take", async () => {

@@ -1,0 +1,77 @@
+/**
+ * Ironic master's `[redfish]firmware_update_*` options: how the redfish `update` step follows a
+ * firmware update (functions/drivers/redfish/firmware-updates.ts). Apart from `settings.ts` as the
+ * inspector's are; the IronlessSettings include them, and their variables are among
+ * `settingsVariables` (left out at their defaults).
+ */
+import { ENV } from '../functions/common/config';
+import { DEFAULT_FIRMWARE_UPDATE_CONFIG } from '../functions/drivers/redfish/config';
+
+export interface FirmwareUpdateSettings {
+  /**
+   * Ironic `[redfish]firmware_update_reboot_delay`: a BMC image's wait when its setting has none,
+   * and how long after its post the BMC's version may stay the same. @default 300
+   */
+  readonly firmwareUpdateRebootDelaySeconds: number;
+  /** Ironic `[redfish]firmware_update_bmc_version_check_interval`: between reads of the BMC's version. @default 30 */
+  readonly firmwareUpdateBmcVersionCheckIntervalSeconds: number;
+  /** Ironic `[redfish]firmware_update_nic_starting_wait`: a NIC Task in Starting longer than this is rebooted for. @default 30 */
+  readonly firmwareUpdateNicStartingWaitSeconds: number;
+  /** Ironic `[redfish]firmware_update_overall_timeout`: the longest a whole update may take, 0 for no limit. @default 7200 */
+  readonly firmwareUpdateOverallTimeoutSeconds: number;
+  /**
+   * Ironic `[redfish]firmware_update_required_successes`: answers in a row from the BMC's System,
+   * Manager and NetworkAdapters before the update goes on; 0 skips the check. @default 3
+   */
+  readonly firmwareUpdateRequiredSuccesses: number;
+  /** Ironic `[redfish]firmware_update_validation_interval`: the least time between those checks. @default 30 */
+  readonly firmwareUpdateValidationIntervalSeconds: number;
+  /** Ironic `[redfish]firmware_update_resource_validation_timeout`: how long they may fail; 0 skips the check. @default 480 */
+  readonly firmwareUpdateResourceValidationTimeoutSeconds: number;
+}
+
+const d = DEFAULT_FIRMWARE_UPDATE_CONFIG;
+
+/** Ironic's defaults. */
+export const FIRMWARE_UPDATE_SETTINGS_DEFAULTS: FirmwareUpdateSettings = {
+  firmwareUpdateRebootDelaySeconds: d.rebootDelay,
+  firmwareUpdateBmcVersionCheckIntervalSeconds: d.bmcVersionCheckInterval,
+  firmwareUpdateNicStartingWaitSeconds: d.nicStartingWait,
+  firmwareUpdateOverallTimeoutSeconds: d.overallTimeout,
+  firmwareUpdateRequiredSuccesses: d.requiredSuccesses,
+  firmwareUpdateValidationIntervalSeconds: d.validationInterval,
+  firmwareUpdateResourceValidationTimeoutSeconds: d.resourceValidationTimeout,
+};
+
+/** Each setting with the variable that carries it. */
+function pairs(s: FirmwareUpdateSettings): [keyof FirmwareUpdateSettings, string, number][] {
+  return [
+    ['firmwareUpdateRebootDelaySeconds', ENV.firmwareUpdateRebootDelay, s.firmwareUpdateRebootDelaySeconds],
+    [
+      'firmwareUpdateBmcVersionCheckIntervalSeconds',
+      ENV.firmwareUpdateBmcVersionCheckInterval,
+      s.firmwareUpdateBmcVersionCheckIntervalSeconds,
+    ],
+    ['firmwareUpdateNicStartingWaitSeconds', ENV.firmwareUpdateNicStartingWait, s.firmwareUpdateNicStartingWaitSeconds],
+    ['firmwareUpdateOverallTimeoutSeconds', ENV.firmwareUpdateOverallTimeout, s.firmwareUpdateOverallTimeoutSeconds],
+    ['firmwareUpdateRequiredSuccesses', ENV.firmwareUpdateRequiredSuccesses, s.firmwareUpdateRequiredSuccesses],
+    ['firmwareUpdateValidationIntervalSeconds', ENV.firmwareUpdateValidationInterval, s.firmwareUpdateValidationIntervalSeconds],
+    [
+      'firmwareUpdateResourceValidationTimeoutSeconds',
+      ENV.firmwareUpdateResourceValidationTimeout,
+      s.firmwareUpdateResourceValidationTimeoutSeconds,
+    ],
+  ];
+}
+
+/** Refuse what the conductor could not read (Ironic's `min=0`), naming the setting. */
+export function validateFirmwareUpdateSettings(s: FirmwareUpdateSettings): void {
+  for (const [name, , value] of pairs(s)) {
+    if (!Number.isInteger(value) || value < 0) throw new Error(`${name} (${value}) must be a whole number, 0 or more`);
+  }
+}
+
+/** The variables that carry them (defaults included; `settingsEnvironment` leaves those out). */
+export function firmwareUpdateVariables(s: FirmwareUpdateSettings): Record<string, string> {
+  return Object.fromEntries(pairs(s).map(([, variable, value]) => [variable, String(value)]));
+}
