@@ -11,9 +11,13 @@
  * `Targets` names the machine (its system or manager); it may be left out when the fleet has one
  * machine. The action answers 202 with a Task (and its URI in `Location`) that runs for
  * `UPDATE_DURATION_MS`, then completes: a BMC image is then running, a BIOS or NIC image is staged
- * and runs from the machine's next power on (as real BIOS updates, which need the host reset). With the
- * machine's `firmwareUpdateFails` fault the Task ends in Exception with a Critical message and no
- * version changes.
+ * and runs from the machine's next power on (as real BIOS updates, which need the host reset); a
+ * BIOS or NIC image whose Task saw the machine reset while it ran is applied when it completes (the
+ * host booted into the update). With the machine's `firmwareUpdateFails` fault the Task ends in
+ * Exception with a Critical message and no version changes. The faults Ironic master's handling of
+ * each component needs: `nicUpdateStartsOnReset` (a NIC Task stays in Starting until the machine
+ * is reset, then runs), `bmcVersionUnchanged` (a BMC Task completes, the version stays) and
+ * `bmcRestartMs` (the BMC, having applied its image, refuses every connection for that long).
  */
 import type { VirtualMachine } from './machine';
 import { ROOT, type RedfishReply, type RedfishRequest, redfishError } from './redfish-common';
@@ -33,6 +37,10 @@ export class MachineFirmware {
   nic: string = INITIAL_FIRMWARE.nic;
   stagedBios: string | undefined;
   stagedNic: string | undefined;
+  /** The machine's Tasks not ended yet. */
+  readonly unfinished = new Set<UpdateTask>();
+  /** Until when (ms) the BMC restarts after its own update. */
+  restartingUntil = 0;
 
   constructor(machine: VirtualMachine) {
     machine.on('powerOn', () => {
@@ -40,8 +48,21 @@ export class MachineFirmware {
       if (this.stagedNic !== undefined) this.nic = this.stagedNic;
       this.stagedBios = undefined;
       this.stagedNic = undefined;
+      for (const task of this.unfinished) {
+        if (task.state === 'Starting') {
+          task.state = 'Running';
+          task.startedAt = Date.now();
+          task.message = `Flashing ${task.component.toUpperCase()} firmware ${task.version}.`;
+        }
+        task.resetWhileRunning = true;
+      }
     });
   }
+}
+
+/** Whether the machine's BMC is restarting after its own firmware update (it answers nothing). */
+export function bmcRestarting(machine: VirtualMachine): boolean {
+  return (machineFirmware.get(machine)?.restartingUntil ?? 0) > Date.now();
 }
 
 const machineFirmware = new WeakMap<VirtualMachine, MachineFirmware>();
@@ -62,10 +83,12 @@ interface UpdateTask {
   readonly component: Component;
   readonly version: string;
   readonly image: string;
-  readonly startedAt: number;
-  state: 'Running' | 'Completed' | 'Exception';
+  startedAt: number;
+  state: 'Starting' | 'Running' | 'Completed' | 'Exception';
   message: string;
   endedAt?: number;
+  /** The machine was reset while the Task was at work: a BIOS or NIC image applies as it completes. */
+  resetWhileRunning?: boolean;
 }
 
 /** The Tasks of one fleet (keyed by its machines), so fleets in one process keep theirs apart. */
@@ -86,15 +109,25 @@ function tasksOf(machines: ReadonlyMap<string, VirtualMachine>): Map<string, Upd
 function settle(task: UpdateTask, now = Date.now()): void {
   if (task.state !== 'Running' || now - task.startedAt < UPDATE_DURATION_MS) return;
   task.endedAt = now;
-  if (task.machine.faults.firmwareUpdateFails) {
+  const firmware = firmwareOf(task.machine);
+  firmware.unfinished.delete(task);
+  const faults = task.machine.faults;
+  if (faults.firmwareUpdateFails) {
     task.state = 'Exception';
     task.message = `The ${task.component.toUpperCase()} firmware image ${task.image} failed verification and was not applied (injected fault).`;
     return;
   }
-  const firmware = firmwareOf(task.machine);
   if (task.component === 'bmc') {
-    firmware.bmc = task.version;
-    task.message = `BMC firmware ${task.version} is running.`;
+    if (faults.bmcVersionUnchanged) {
+      task.message = `BMC firmware ${task.version} was accepted; the BMC still runs ${firmware.bmc} (injected fault).`;
+    } else {
+      firmware.bmc = task.version;
+      task.message = `BMC firmware ${task.version} is running.`;
+    }
+    if (faults.bmcRestartMs) firmware.restartingUntil = now + faults.bmcRestartMs;
+  } else if (task.resetWhileRunning === true) {
+    firmware[task.component] = task.version;
+    task.message = `${task.component.toUpperCase()} firmware ${task.version} was applied at the system reset.`;
   } else {
     if (task.component === 'nic') firmware.stagedNic = task.version;
     else firmware.stagedBios = task.version;
@@ -143,7 +176,12 @@ function taskDoc(task: UpdateTask): Doc {
     Name: `Firmware update of ${task.machine.id}`,
     TaskState: task.state,
     TaskStatus: task.state === 'Exception' ? 'Critical' : 'OK',
-    PercentComplete: task.state === 'Running' ? Math.min(99, Math.floor(((Date.now() - task.startedAt) / UPDATE_DURATION_MS) * 100)) : 100,
+    PercentComplete:
+      task.state === 'Starting'
+        ? 0
+        : task.state === 'Running'
+          ? Math.min(99, Math.floor(((Date.now() - task.startedAt) / UPDATE_DURATION_MS) * 100))
+          : 100,
     StartTime: new Date(task.startedAt).toISOString(),
     ...(task.endedAt === undefined ? {} : { EndTime: new Date(task.endedAt).toISOString() }),
     Messages: [
@@ -210,15 +248,19 @@ function simpleUpdate(machines: ReadonlyMap<string, VirtualMachine>, req: Redfis
   }
   const machine = targetMachine(machines, body.Targets);
   if (!('id' in machine)) return machine;
+  const waitsForReset = image.component === 'nic' && machine.faults.nicUpdateStartsOnReset === true;
   const task: UpdateTask = {
     id: String(nextTaskId++),
     machine,
     ...image,
     image: body.ImageURI,
     startedAt: Date.now(),
-    state: 'Running',
-    message: `Flashing ${image.component.toUpperCase()} firmware ${image.version}.`,
+    state: waitsForReset ? 'Starting' : 'Running',
+    message: waitsForReset
+      ? `The NIC firmware ${image.version} starts at the next system reset.`
+      : `Flashing ${image.component.toUpperCase()} firmware ${image.version}.`,
   };
+  firmwareOf(machine).unfinished.add(task);
   const tasks = tasksOf(machines);
   tasks.set(task.id, task);
   // Keep the latest Tasks only, as a BMC does (the oldest go first).
@@ -304,6 +346,8 @@ export function taskServiceResource(
   }
   const task = tasks.get(id);
   if (task === undefined) return notFound(req);
+  // The Tasks live on the restarting BMC: away with it.
+  if (bmcRestarting(task.machine)) return redfishError(503, 'Base.1.8.ServiceTemporarilyUnavailable', 'The BMC is restarting.');
   settle(task);
   return { status: 200, body: taskDoc(task) };
 }

@@ -71,6 +71,9 @@ export interface MachineSpec {
  * `consoleUnavailable`: no graphical console (see `redfish-console.ts`).
  * `biosIgnoresSettings`: the firmware drops pending BIOS settings at power on (see `bios.ts`).
  * `firmwareUpdateFails`: firmware updates end in a failed Task, changing nothing (see `firmware.ts`).
+ * `nicUpdateStartsOnReset`: a NIC update's Task stays in Starting until the machine is reset.
+ * `bmcVersionUnchanged`: a BMC update's Task completes but the BMC keeps its version.
+ * `bmcRestartMs`: after applying its own image the BMC restarts, answering nothing for this long.
  * `mediaUnreachable`: the BMC cannot fetch images, so InsertMedia is refused (400) and nothing is inserted.
  * `health`: the system's Status.Health ("OK" unless set): a BMC reporting a hardware problem.
  * `mediaCorrupt`: the ISO the BMC reads from its virtual CD arrives damaged, so the machine boots nothing from it.
@@ -89,6 +92,9 @@ export interface Faults {
   readonly consoleUnavailable?: boolean;
   readonly biosIgnoresSettings?: boolean;
   readonly firmwareUpdateFails?: boolean;
+  readonly nicUpdateStartsOnReset?: boolean;
+  readonly bmcVersionUnchanged?: boolean;
+  readonly bmcRestartMs?: number;
   readonly mediaUnreachable?: boolean;
   readonly health?: 'OK' | 'Warning' | 'Critical';
   readonly mediaCorrupt?: boolean;

@@ -17,6 +17,7 @@ import { firmwareOf } from './firmware';
 import type { Faults, VirtualMachine } from './machine';
 import { machineIdOf, redfishError, type RedfishReply, routeRedfish } from './redfish';
 import { INVENTORY_RESOURCES } from './redfish-inventory';
+import { bmcRestarting } from './firmware';
 
 const MAX_BODY = 1024 * 1024;
 
@@ -47,6 +48,9 @@ export function parseFaults(value: unknown): Faults | string {
     'consoleUnavailable',
     'biosIgnoresSettings',
     'firmwareUpdateFails',
+    'nicUpdateStartsOnReset',
+    'bmcVersionUnchanged',
+    'bmcRestartMs',
     'mediaUnreachable',
     'health',
     'mediaCorrupt',
@@ -59,7 +63,9 @@ export function parseFaults(value: unknown): Faults | string {
   if (f.down !== undefined && f.down !== 'reset' && f.down !== 'hang') return 'down must be "reset" or "hang"';
   if (f.health !== undefined && !['OK', 'Warning', 'Critical'].includes(f.health as string))
     return 'health must be "OK", "Warning" or "Critical"';
-  if (!wholeNumber(f.slowMs) || !wholeNumber(f.errorCount)) return 'slowMs and errorCount must be whole numbers';
+  if (!wholeNumber(f.slowMs) || !wholeNumber(f.errorCount) || !wholeNumber(f.bmcRestartMs)) {
+    return 'slowMs, errorCount and bmcRestartMs must be whole numbers';
+  }
   if (
     f.errorStatus !== undefined &&
     !(Number.isInteger(f.errorStatus) && (f.errorStatus as number) >= 400 && (f.errorStatus as number) <= 599)
@@ -81,6 +87,8 @@ export function parseFaults(value: unknown): Faults | string {
     'consoleUnavailable',
     'biosIgnoresSettings',
     'firmwareUpdateFails',
+    'nicUpdateStartsOnReset',
+    'bmcVersionUnchanged',
     'mediaUnreachable',
     'mediaCorrupt',
   ]) {
@@ -200,7 +208,8 @@ export class FleetServer {
       machine.requests.push({ at: Date.now(), method, path, ...resetTypeOf(text) });
       if (machine.requests.length > 1000) machine.requests.splice(0, machine.requests.length - 1000);
       const faults = machine.faults;
-      if (faults.down === 'reset') {
+      // A BMC restarting after its own firmware update refuses connections, as `down: reset`.
+      if (faults.down === 'reset' || bmcRestarting(machine)) {
         req.socket.resetAndDestroy();
         return;
       }

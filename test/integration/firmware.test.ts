@@ -5,8 +5,9 @@
  * NetworkAdapters) cached when they are verified, shown by `/v1/nodes/{node}/firmware` from 1.86; a
  * manual clean's `update` step flashes through the BMC's UpdateService (SimpleUpdate naming the
  * node's system) and waits in `clean wait` while the periodic task `poll_waiting_steps` follows
- * the BMC's Task (a reboot for the BIOS and one for the NICs), then ends in `manageable` with the new
- * versions shown; a failing Task fails the clean from `clean wait` with Ironic's message as
+ * the BMC's Task as Ironic master does (the BIOS rebooted for as its Task starts, the BMC's version
+ * watched through its restart, a NIC Task left in Starting rebooted for, the BMC's resources checked
+ * before going on), then ends in `manageable` with the new versions shown; a failing Task fails the clean from `clean wait` with Ironic's message as
  * last_error and changes nothing; bad requests are refused before anything changes. The
  * components go with their node. A deployed node's firmware is updated by servicing, which waits
  * in `service wait` (no ramdisk: the instance is rebooted for the BIOS) and ends `active`.
@@ -22,7 +23,18 @@ let api: ApiClient;
 let db: DynamoDBDocumentClient;
 
 beforeAll(async () => {
-  fleet = await startFleetStack({ count: 2, prefix: 'fw', image: Buffer.from('a whole-disk image\n') });
+  fleet = await startFleetStack({
+    count: 2,
+    prefix: 'fw',
+    image: Buffer.from('a whole-disk image\n'),
+    // Ironic's [redfish]firmware_update_* waits, in seconds rather than minutes (the resources are checked in rapid succession).
+    settings: {
+      firmwareUpdateRebootDelaySeconds: 1,
+      firmwareUpdateBmcVersionCheckIntervalSeconds: 0,
+      firmwareUpdateNicStartingWaitSeconds: 1,
+      firmwareUpdateValidationIntervalSeconds: 0,
+    },
+  });
   api = new ApiClient(fleet.stack.url, '1.86');
   db = DynamoDBDocumentClient.from(
     new DynamoDBClient({
@@ -148,8 +160,10 @@ it('caches the versions at cleaning, flashes BIOS, BMC and NICs through the Upda
   await recover(uuid);
 
   // The update: the step posts the first image and waits in `clean wait`; the periodic task follows
-  // the BMC's Task, reboots after the BIOS at once and after the NICs at the end, and the cache refreshes.
+  // the BMC's Task, reboots as the BIOS Task starts, waits out the BMC's restart and reads its new
+  // version, reboots for the NIC Task that waits in Starting, and the cache refreshes.
   const resets = machine.resets.length;
+  machine.setFaults({ bmcRestartMs: 1500, nicUpdateStartsOnReset: true });
   const {
     node: updated,
     seen,
@@ -176,6 +190,7 @@ it('caches the versions at cleaning, flashes BIOS, BMC and NICs through the Upda
   ]);
   expect(info.redfish_fw_update_start_time).toEqual(expect.any(String));
   expect(runs.at(-1)).toEqual({ checked: 1, resumed: 1, failed: 0 });
+  machine.clearFaults();
   expect(updated).toMatchObject({ provision_state: 'manageable', last_error: null });
   expect(Object.keys(updated.driver_internal_info as object)).not.toContain('redfish_fw_updates');
   // The staged BIOS and NIC images run only after the reboots the check made (cleaning ends powered off).

@@ -3,11 +3,14 @@
  * `servicing_error_handler` do: the node goes to the flow's failed state with `last_error`, its step
  * is cleared, a failed clean or service step puts it in maintenance with fault `clean failure` /
  * `service failure`, the node is powered off after a failed deploy, and the lock is released in
- * the same write. The ramdisk's logs are kept first if its agent runs (`#drivers/agent/ramdisk-logs`),
+ * the same write. A node left in maintenance loses a firmware update's remaining updates (Ironic
+ * master's `_query_update_failed`, done here at once rather than by a periodic task), so they never
+ * go on when maintenance ends. The ramdisk's logs are kept first if its agent runs (`#drivers/agent/ramdisk-logs`),
  * unless the caller knows it is gone.
  */
 import { POWER_OFF } from '#common/states';
 import { collectRamdiskLogs } from '#drivers/agent/ramdisk-logs';
+import { FW_UPDATE_KEYS } from '#drivers/redfish/firmware-update-state';
 import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext, FlowName } from '../context';
@@ -66,6 +69,7 @@ export async function failFlow(
   clearSteps(node, flow);
   const info = { ...node.driver_internal_info };
   for (const key of EXECUTION_KEYS) delete info[key];
+  if (node.maintenance) for (const key of FW_UPDATE_KEYS) delete info[key];
   node.driver_internal_info = info;
   node.last_error = message;
   node.processEvent('fail');

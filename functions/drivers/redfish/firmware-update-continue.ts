@@ -34,7 +34,6 @@ import {
   nowIso,
   secondsSince,
   setInfo,
-  storeAndReboot,
   storeUpdates,
 } from './firmware-update-state';
 import { type RedfishSystem, isRedfishFailure } from './system';
@@ -163,14 +162,14 @@ export async function continueUpdates(f: Follow): Promise<StepProgress> {
   let v = current.resource_validation;
   if (v === undefined) {
     const last = f.updates.length === 1;
-    const rebootOwed = last && f.task.node.driver_internal_info[FW_REBOOT_REQUESTED_KEY] === true;
-    v = { start_time: nowIso(), successes: 0, ...(rebootOwed ? { rebooted: true } : {}) };
-    current.resource_validation = v;
-    setInfo(f.task, FW_REBOOT_REQUESTED_KEY, last ? undefined : f.task.node.driver_internal_info[FW_REBOOT_REQUESTED_KEY]);
-    if (rebootOwed) {
+    if (last && f.task.node.driver_internal_info[FW_REBOOT_REQUESTED_KEY] === true) {
+      // Recorded only once done: a reboot that fails is tried again at the next poll.
       f.task.log.info('Rebooting to apply firmware updates', { node: f.task.node.uuid });
-      await storeAndReboot(f);
+      await f.ports.reboot(f.task);
+      setInfo(f.task, FW_REBOOT_REQUESTED_KEY, undefined);
     }
+    v = { start_time: nowIso(), successes: 0 };
+    current.resource_validation = v;
   }
   const verdict = await validateResources(f, v);
   storeUpdates(f.task, f.updates);

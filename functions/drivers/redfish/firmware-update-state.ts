@@ -24,8 +24,6 @@ export interface ResourceValidation {
   successes: number;
   last_check_time?: string;
   last_error?: string;
-  /** The reboot owed after the last update has been done. */
-  rebooted?: boolean;
 }
 
 /** One update as kept on the node: the setting, its Task once posted, and master's per-component marks. */
@@ -84,12 +82,19 @@ export function setInfo(task: Task, key: string, value: unknown): void {
   task.node.driver_internal_info = info;
 }
 
+/** What Ironic's _clear_updates removes from `driver_internal_info`. */
+export const FW_UPDATE_KEYS: readonly string[] = [
+  FW_UPDATES_KEY,
+  FW_UPDATE_START_KEY,
+  FW_REBOOT_REQUESTED_KEY,
+  BMC_VERSION_BEFORE_KEY,
+  'firmware_cleanup',
+];
+
 /** Remove the bookkeeping and master's temporary marks (Ironic's _clear_updates). */
 export function clearUpdates(task: Task): void {
   const info = { ...task.node.driver_internal_info };
-  for (const key of [FW_UPDATES_KEY, FW_UPDATE_START_KEY, FW_REBOOT_REQUESTED_KEY, BMC_VERSION_BEFORE_KEY, 'firmware_cleanup']) {
-    delete info[key];
-  }
+  for (const key of FW_UPDATE_KEYS) delete info[key];
   task.node.driver_internal_info = info;
 }
 

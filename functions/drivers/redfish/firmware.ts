@@ -23,7 +23,14 @@ import type { Resource } from './client';
 import { DEFAULT_FIRMWARE_UPDATE_CONFIG, type RedfishConfig } from './config';
 import { parseDriverInfo } from './driver-info';
 import { rebootToFinishStep } from './finish-step';
-import { FW_UPDATE_START_KEY, type PendingUpdate, type UpdatePorts, checkFirmwareUpdates, submitFirst } from './firmware-updates';
+import {
+  FW_UPDATE_START_KEY,
+  type PendingUpdate,
+  type UpdatePorts,
+  checkFirmwareUpdates,
+  clearUpdates,
+  submitFirst,
+} from './firmware-updates';
 import { type RedfishSystem, getSystem, isRedfishFailure } from './system';
 
 const waiting = { wait: true } as const;
@@ -124,6 +131,8 @@ export function createRedfishFirmware(
     const updates: PendingUpdate[] = parseFirmwareUpdates(args.settings).map((u) => ({ ...u }));
     const system = await deps.getSystem(task, config);
     task.log.debug('Updating firmware', { node: task.node.uuid, settings: updates.length });
+    // What an earlier update left (a failed deploy keeps it) must not steer this one.
+    clearUpdates(task);
     await submitFirst(task, system, updates, updateConfig);
     task.node.driver_internal_info = { ...task.node.driver_internal_info, [FW_UPDATE_START_KEY]: new Date().toISOString() };
     return waiting;

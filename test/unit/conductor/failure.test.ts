@@ -1,7 +1,8 @@
 /**
  * Failing a flow (Ironic's cleaning_error_handler / servicing_error_handler): a failed clean or
  * service step puts the node in maintenance with the flow's fault; a failure around the steps, or
- * of a deploy, does not.
+ * of a deploy, does not; a node left in maintenance loses a firmware update's bookkeeping (Ironic
+ * master's _query_update_failed).
  */
 import { failFlow } from '../../../functions/conductor/flows/failure';
 import type { NodeData } from '../../../functions/objects/node';
@@ -64,5 +65,27 @@ describe('a failed flow', () => {
       'clean',
     );
     expect(node).toMatchObject({ maintenance: true, maintenance_reason: 'rack work' });
+  });
+
+  it("removes a failed firmware update's bookkeeping from a node left in maintenance, as master's _query_update_failed", async () => {
+    const bookkeeping = {
+      redfish_fw_updates: [{ component: 'bios', url: 'http://i/bios-2.bin' }],
+      redfish_fw_update_start_time: '2026-11-27T10:00:00Z',
+      firmware_reboot_requested: true,
+      bmc_fw_version_before_update: '1.0',
+      firmware_cleanup: ['http'],
+      other: 'kept',
+    };
+    const cleaned = await failed(
+      { provision_state: 'clean wait', target_provision_state: 'manageable', clean_step: step, driver_internal_info: bookkeeping },
+      'clean',
+    );
+    expect(cleaned.driver_internal_info).toEqual({ other: 'kept' });
+    const deploy = await failed(
+      { provision_state: 'deploying', target_provision_state: 'active', driver: 'fake-hardware', driver_internal_info: bookkeeping },
+      'deploy',
+    );
+    // Not in maintenance: master's periodic task leaves it until the operator sets maintenance.
+    expect(deploy.driver_internal_info).toMatchObject({ redfish_fw_update_start_time: '2026-11-27T10:00:00Z' });
   });
 });

@@ -2,10 +2,11 @@
  * The virtual BMC's firmware, without HTTP: versions on the system, manager and chassis'
  * NetworkAdapters, the UpdateService's FirmwareInventory, SimpleUpdate making a Task that completes
  * after the simulated flashing (a BMC image runs at once, a BIOS or NIC image from the next power on), Targets naming the machine among
- * several, refusals, and the firmwareUpdateFails fault.
+ * several, refusals, and the faults: firmwareUpdateFails, a NIC Task that starts only at a reset,
+ * a BMC that keeps its version, and a BMC that restarts after its update.
  */
 import { defaultSpec } from '../../../local/fleet/fleet';
-import { UPDATE_DURATION_MS } from '../../../local/fleet/firmware';
+import { UPDATE_DURATION_MS, bmcRestarting } from '../../../local/fleet/firmware';
 import { VirtualMachine } from '../../../local/fleet/machine';
 import { routeRedfish } from '../../../local/fleet/redfish';
 import { parseFaults } from '../../../local/fleet/server';
@@ -111,5 +112,55 @@ describe('the firmware of a virtual BMC', () => {
       Messages: [expect.objectContaining({ Severity: 'Critical', Message: expect.stringContaining('(injected fault)') })],
     });
     expect(body('GET', '/redfish/v1/Managers/fw-0').FirmwareVersion).toBe('1.0.0');
+  });
+
+  it('applies a BIOS image as its Task completes when the machine was reset while it ran', async () => {
+    const { list, send, body } = setup();
+    const task = send('POST', SIMPLE_UPDATE, { ImageURI: 'http://images/bios-2.2.0.bin' }).body as { '@odata.id': string };
+    (list[0] as VirtualMachine).reset('ForceRestart');
+    await later();
+    expect(body('GET', task['@odata.id'])).toMatchObject({ TaskState: 'Completed', TaskStatus: 'OK' });
+    expect(body('GET', '/redfish/v1/Systems/fw-0').BiosVersion).toBe('2.2.0');
+  });
+
+  it('keeps a NIC Task in Starting until the machine is reset with the nicUpdateStartsOnReset fault', async () => {
+    const { list, send, body } = setup();
+    const machine = list[0] as VirtualMachine;
+    machine.setFaults({ nicUpdateStartsOnReset: true });
+    const task = send('POST', SIMPLE_UPDATE, { ImageURI: 'http://images/nic-2.1.bin' }).body as { '@odata.id': string };
+    await later();
+    expect(body('GET', task['@odata.id'])).toMatchObject({ TaskState: 'Starting', PercentComplete: 0 });
+    machine.reset('ForceRestart');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(body('GET', task['@odata.id'])).toMatchObject({ TaskState: 'Running' });
+    await later();
+    expect(body('GET', task['@odata.id'])).toMatchObject({ TaskState: 'Completed' });
+    // Started by the reset, the image runs at once: no second reset needed.
+    expect(body('GET', '/redfish/v1/UpdateService/FirmwareInventory/fw-0-NIC').Version).toBe('2.1');
+  });
+
+  it('completes a BMC Task keeping the old version with the bmcVersionUnchanged fault', async () => {
+    const { list, send, body } = setup();
+    (list[0] as VirtualMachine).setFaults({ bmcVersionUnchanged: true });
+    const task = send('POST', SIMPLE_UPDATE, { ImageURI: 'http://images/bmc-2.0.bin' }).body as { '@odata.id': string };
+    await later();
+    expect(body('GET', task['@odata.id'])).toMatchObject({ TaskState: 'Completed', TaskStatus: 'OK' });
+    expect(body('GET', '/redfish/v1/Managers/fw-0').FirmwareVersion).toBe('1.0.0');
+  });
+
+  it('restarts the BMC for bmcRestartMs after its own update: its Tasks answer 503, then it is back', async () => {
+    const { list, send, body } = setup();
+    const machine = list[0] as VirtualMachine;
+    expect(parseFaults({ bmcRestartMs: -1 })).toBe('slowMs, errorCount and bmcRestartMs must be whole numbers');
+    machine.setFaults({ bmcRestartMs: 200 });
+    const task = send('POST', SIMPLE_UPDATE, { ImageURI: 'http://images/bmc-2.0.bin' }).body as { '@odata.id': string };
+    expect(bmcRestarting(machine)).toBe(false);
+    await later();
+    expect(body('GET', '/redfish/v1/Managers/fw-0').FirmwareVersion).toBe('2.0');
+    expect(bmcRestarting(machine)).toBe(true);
+    expect(send('GET', task['@odata.id']).status).toBe(503);
+    await new Promise((resolve) => setTimeout(resolve, 220));
+    expect(bmcRestarting(machine)).toBe(false);
+    expect(body('GET', task['@odata.id'])).toMatchObject({ TaskState: 'Completed' });
   });
 });
