@@ -8,10 +8,11 @@
  * by run: they share the machine's cores, and its load moves over minutes.
  *
  * The fleet (`BENCH_PEER_FLEET`, 10,000 nodes; 100,000 for the large case) is in shards of 1,000.
- * Ironless's is created through its API, 8 at once; Ironic's through its API would take most of an
- * hour, so one node is created through the API and the rest are SQL copies of it in Ironic's
- * MariaDB `nodes` table (new UUIDs, shards set), which the report says. Every other node is made
- * through the API. Deploys are watched in each side's database (MariaDB; DynamoDB Local), not
+ * Both are written in bulk: Ironless's by `ironless fleet import` (peer-populate.ts;
+ * `BENCH_PEER_POPULATE=api`: through its API, 8 at once); Ironic's through its API would take most
+ * of an hour, so one node is created through the API and the rest are SQL copies of it in Ironic's
+ * MariaDB `nodes` table (new UUIDs, shards set). The report says how. Every other node is made
+ * through the API. Each run has the CPU both sides' processes spent per unit of work (peer-cpu.ts). Deploys are watched in each side's database (MariaDB; DynamoDB Local), not
  * through the API being measured.
  *
  * Both sides without periodic power sync (the local stack runs with no schedules; Ironic with
