@@ -32,6 +32,7 @@ import type { InspectorConfig } from '#common/config';
 import { POWER_OFF, POWER_ON } from '#common/states';
 import type { Node } from '#objects/node';
 import { BOOT_DEVICES, type Driver, type InspectInterface, type InspectionTask, type Task } from '../base';
+import { setNodeBootDevice } from '../boot-device';
 import { runInspectionHooks, validateInspectionHooks } from './hooks';
 
 /** driver_internal_info: whether Ironless booted the ramdisk (Ironic's `inspector_manage_boot`). */
@@ -208,8 +209,7 @@ export function createAgentInspect(options: AgentInspectOptions): InspectInterfa
           if (managed) await driver.boot.prepareRamdisk(task, {});
           else {
             // Ironic's node_set_boot_device: only network boot serves unmanaged inspection.
-            await driver.management.validate(task);
-            await driver.management.setBootDevice(task, BOOT_DEVICES.PXE, false);
+            await setNodeBootDevice(driver.management, task, BOOT_DEVICES.PXE, false);
           }
         } catch (err) {
           return failed(err);

@@ -25,6 +25,7 @@ import {
 import type { Node } from '#objects/node';
 import { addSecretToken } from '../agent/token';
 import { BOOT_DEVICES, type BootInterface, type PowerInterface, type Task } from '../base';
+import { bootDevicePersistence } from '../boot-device';
 import type { RedfishConfig } from './config';
 import { parseDriverInfo } from './driver-info';
 import {
@@ -157,7 +158,7 @@ export function createRedfishVirtualMediaBoot(config: RedfishConfig, power: Powe
         );
       }
       await system.refresh();
-      await setBootDevice(task, system, BOOT_DEVICES.CDROM, false);
+      await setBootDevice(task, system, BOOT_DEVICES.CDROM, bootDevicePersistence(node, false));
       task.log.info('Node is set to boot the ramdisk once from virtual CD', {
         node: node.uuid,
         iso: planned.kind === 'ready' ? iso : 'built',
@@ -177,7 +178,7 @@ export function createRedfishVirtualMediaBoot(config: RedfishConfig, power: Powe
         throw new InstanceDeployFailure(`boot option "${option}" is not supported by the redfish-virtual-media boot interface of Ironless`);
       }
       await system.refresh();
-      await setBootDevice(task, system, BOOT_DEVICES.DISK, true);
+      await setBootDevice(task, system, BOOT_DEVICES.DISK, bootDevicePersistence(task.node, true));
     },
 
     async cleanUpInstance(task) {

@@ -66,6 +66,20 @@ describe('redfish-virtual-media boot', () => {
     expect(machine.media.Cd.inserted).toBe(false);
   });
 
+  it('makes the ramdisk boot persistent with force_persistent_boot_device Always, and the disk boot one-time with Never', async () => {
+    const always = fleet.add();
+    const alwaysNode = redfishNode(fleet, always, { provision_state: 'deploying' });
+    alwaysNode.driver_info = { ...alwaysNode.driver_info, force_persistent_boot_device: 'Always' };
+    await redfish.boot.prepareRamdisk(taskFor(alwaysNode), {});
+    expect(always.boot).toMatchObject({ target: 'Cd', enabled: 'Continuous' });
+
+    const never = fleet.add();
+    const neverNode = redfishNode(fleet, never, { provision_state: 'deploying' });
+    neverNode.driver_info = { ...neverNode.driver_info, force_persistent_boot_device: 'Never' };
+    await redfish.boot.prepareInstance(taskFor(neverNode));
+    expect(never.boot).toMatchObject({ target: 'Hdd', enabled: 'Once' });
+  });
+
   it('leaves the node alone outside deploy, clean, rescue and inspect (e.g. a takeover)', async () => {
     const machine = fleet.add();
     const task = taskFor(redfishNode(fleet, machine, { provision_state: 'active' }));

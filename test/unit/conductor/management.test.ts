@@ -46,6 +46,25 @@ describe('management calls', () => {
     expect((await ctx.nodes.get(node.uuid)).reservation).toBeNull();
   });
 
+  it("set the boot device as the request asks, whatever force_persistent_boot_device says (Ironic's set_boot_device skips node_set_boot_device)", async () => {
+    const ctx = makeConductorContext();
+    const never = await ctx.nodes.create(makeNode({ driver_info: { force_persistent_boot_device: 'Never' } }));
+    const always = await ctx.nodes.create(makeNode({ driver_info: { force_persistent_boot_device: 'Always' } }));
+    const seen: string[] = [];
+    await withManagement(
+      {
+        async setBootDevice(task, device, persistent) {
+          seen.push(`${task.node.driver_info.force_persistent_boot_device as string} ${device} ${String(persistent)}`);
+        },
+      },
+      async () => {
+        await handleCall(ctx, call('set_boot_device', { node_id: never.uuid, device: 'pxe', persistent: true }) as never);
+        await handleCall(ctx, call('set_boot_device', { node_id: always.uuid, device: 'pxe', persistent: false }) as never);
+      },
+    );
+    expect(seen).toEqual(['Never pxe true', 'Always pxe false']);
+  });
+
   it('return the driver’s error and NodeLocked as errors for the API to raise, releasing the lock', async () => {
     const ctx = makeConductorContext();
     const node = await ctx.nodes.create(makeNode());

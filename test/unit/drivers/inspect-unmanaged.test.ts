@@ -114,6 +114,12 @@ describe('unmanaged in-band inspection (require_managed_boot off)', () => {
     expect(r.task.node.driver_internal_info.inspector_manage_boot).toBe(false);
   });
 
+  it("sets the PXE boot persistently when the node's force_persistent_boot_device is Always (Ironic's node_set_boot_device)", async () => {
+    const r = rig({ config: { requireManagedBoot: false }, node: { driver_info: { force_persistent_boot_device: 'Always' } } });
+    await started(r);
+    expect(r.calls).toEqual(['setPowerState "power off"', 'management.validate', 'setBootDevice "pxe" true', 'setPowerState "power on"']);
+  });
+
   it('with disable_power_off: no power off, a reboot instead of power on', async () => {
     const r = rig({ config: { requireManagedBoot: false }, node: { disable_power_off: true } });
     await started(r);
