@@ -34,6 +34,9 @@ export const CONTEXT_KEYS = [
   'syncPowerStateInterval',
   'checkProvisionStateInterval',
   'nodeHistoryCleanupInterval',
+  'forcePowerStateDuringSync',
+  'powerStateSyncMaxRetries',
+  'syncPowerStateWorkers',
   'deployLogsCollect',
   'deployLogsDaysToExpire',
 ] as const;
@@ -131,6 +134,13 @@ export function propsFromContext(
   if (provisionChecks !== undefined) settings.checkProvisionStateIntervalSeconds = provisionChecks;
   const historyCleanup = wholeNumber('nodeHistoryCleanupInterval', get('nodeHistoryCleanupInterval'));
   if (historyCleanup !== undefined) settings.nodeHistoryCleanupIntervalSeconds = historyCleanup;
+  // The power sync's other [conductor] options: `-c forcePowerStateDuringSync=false`.
+  const force = flag('forcePowerStateDuringSync', get('forcePowerStateDuringSync'));
+  if (force !== undefined) settings.forcePowerStateDuringSync = force;
+  const syncRetries = wholeNumber('powerStateSyncMaxRetries', get('powerStateSyncMaxRetries'));
+  if (syncRetries !== undefined) settings.powerStateSyncMaxRetries = syncRetries;
+  const syncWorkers = wholeNumber('syncPowerStateWorkers', get('syncPowerStateWorkers'));
+  if (syncWorkers !== undefined) settings.syncPowerStateWorkers = syncWorkers;
 
   // Checked with the other settings (validateSettings names the values it takes).
   const logsCollect = get('deployLogsCollect');

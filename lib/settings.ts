@@ -24,13 +24,14 @@ import {
   firmwareUpdateVariables,
   validateFirmwareUpdateSettings,
 } from './firmware-update-settings';
+import { POWER_SYNC_SETTINGS_DEFAULTS, type PowerSyncSettings, powerSyncVariables, validatePowerSyncSettings } from './power-sync-settings';
 import type { RamdiskLogsSettings } from './ramdisk-logs-settings';
 import { type TraitBasedNetworkingSettings, traitBasedNetworkingEnvironment, validateTraitBasedNetworking } from './trait-based-networking';
 
 /** The hardware types Ironless has (functions/drivers/registry.ts); kept here so settings need no driver code. */
 const KNOWN_HARDWARE_TYPES = ['fake-hardware', 'redfish'];
 
-export interface IronlessSettings extends RamdiskLogsSettings, InspectorSettings, FirmwareUpdateSettings {
+export interface IronlessSettings extends RamdiskLogsSettings, InspectorSettings, FirmwareUpdateSettings, PowerSyncSettings {
   /**
    * Ironic's trait based networking on the `flat` network interface: VIF attach follows these
    * rules (by the node's `instance_info.traits`) and may build dynamic portgroups.
@@ -253,6 +254,7 @@ export const DEFAULT_SETTINGS: IronlessSettings = {
   redfishInspectionHooks: DEFAULT_REDFISH_INSPECTION_HOOKS,
   ...INSPECTOR_SETTINGS_DEFAULTS,
   ...FIRMWARE_UPDATE_SETTINGS_DEFAULTS,
+  ...POWER_SYNC_SETTINGS_DEFAULTS,
   bmcAllowedHosts: [],
   bmcDeniedHosts: LOOPBACK_AND_LINK_LOCAL,
   imageAllowedHosts: [],
@@ -381,6 +383,7 @@ export function validateSettings(s: IronlessSettings): void {
   }
   validateInspectorSettings(s);
   validateFirmwareUpdateSettings(s);
+  validatePowerSyncSettings(s);
   if (s.traitBasedNetworking !== undefined) validateTraitBasedNetworking(s.traitBasedNetworking);
   if (s.conductorGroups.length === 0) throw new Error('conductorGroups must name at least one group ("" is the default group)');
   for (const group of s.conductorGroups) {
@@ -435,6 +438,7 @@ export function settingsVariables(s: IronlessSettings): Record<string, string> {
     [ENV.redfishInspectionHooks]: s.redfishInspectionHooks,
     ...inspectorVariables(s),
     ...firmwareUpdateVariables(s),
+    ...powerSyncVariables(s),
     [ENV.stepTimeout]: String(s.stepTimeoutSeconds),
     [ENV.bmcAllowedHosts]: s.bmcAllowedHosts.join(','),
     [ENV.bmcDeniedHosts]: s.bmcDeniedHosts.join(','),

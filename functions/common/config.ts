@@ -41,6 +41,9 @@ export const ENV = {
   firmwareUpdateValidationInterval: 'FIRMWARE_UPDATE_VALIDATION_INTERVAL',
   firmwareUpdateResourceValidationTimeout: 'FIRMWARE_UPDATE_RESOURCE_VALIDATION_TIMEOUT',
   conductorHeartbeatTimeout: 'CONDUCTOR_HEARTBEAT_TIMEOUT',
+  forcePowerStateDuringSync: 'FORCE_POWER_STATE_DURING_SYNC',
+  powerStateSyncMaxRetries: 'POWER_STATE_SYNC_MAX_RETRIES',
+  syncPowerStateWorkers: 'SYNC_POWER_STATE_WORKERS',
   enabledHardwareTypes: 'ENABLED_HARDWARE_TYPES',
   fastTrack: 'FAST_TRACK',
   fastTrackTimeout: 'FAST_TRACK_TIMEOUT',
@@ -214,6 +217,12 @@ export interface ConductorConfig extends CommonConfig {
   readonly nodeHistory: { readonly maxEntries: number; readonly batchCount: number; readonly minimumDays: number };
   /** The steps machine's timeout of one synchronous step: a step stops acting on hardware before it. */
   readonly stepTimeoutSeconds: number;
+  /**
+   * Ironic `[conductor]force_power_state_during_sync` (`force`: power the hardware back to the
+   * recorded state rather than record what it reports), `power_state_sync_max_retries`
+   * (`maxRetries`) and `sync_power_state_workers` (`workers`: nodes of a page synced at once).
+   */
+  readonly powerSync: { readonly force: boolean; readonly maxRetries: number; readonly workers: number };
 }
 
 function common(env: Env): CommonConfig {
@@ -257,6 +266,11 @@ export function loadConductorConfig(env: Env = process.env): ConductorConfig {
     maxWaitStepSeconds: integer(env, ENV.maxWaitStepSeconds, 30, 0),
     inspectWaitTimeoutSeconds: integer(env, ENV.inspectWaitTimeout, 1800, 0),
     stepTimeoutSeconds: integer(env, ENV.stepTimeout, 100, 1),
+    powerSync: {
+      force: boolean(env, ENV.forcePowerStateDuringSync, true),
+      maxRetries: integer(env, ENV.powerStateSyncMaxRetries, 3, 0),
+      workers: integer(env, ENV.syncPowerStateWorkers, 8, 1),
+    },
     nodeHistory: {
       maxEntries: integer(env, ENV.nodeHistoryMaxEntries, 300, 0),
       batchCount: integer(env, ENV.nodeHistoryCleanupBatchCount, 1000, 0),

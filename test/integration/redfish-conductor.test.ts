@@ -189,6 +189,21 @@ describe('BMC faults through the conductor', () => {
     expect(node.boot_mode).not.toBe('bios');
   }, 60_000);
 
+  it('power sync: hardware switched off behind its back is powered back on (force_power_state_during_sync)', async () => {
+    const { uuid, machine } = await manageableNode();
+    expect((await api.request('PUT', `/v1/nodes/${uuid}/states/power`, { target: 'power on' })).status).toBe(202);
+    await until(uuid, (n) => n.power_state === 'power on' && n.reservation === null);
+    machine.reset('ForceOff');
+    await syncPowerStates();
+    expect(machine.powerState).toBe('On');
+    const forced = (await api.get(`/v1/nodes/${uuid}`)).body;
+    expect(forced).toMatchObject({ power_state: 'power on', target_power_state: null, reservation: null, maintenance: false });
+    expect((forced.driver_internal_info as Json).power_sync_failures).toBe(1);
+    // The hardware stayed on: the count goes.
+    await syncPowerStates();
+    expect(((await api.get(`/v1/nodes/${uuid}`)).body.driver_internal_info as Json).power_sync_failures).toBeUndefined();
+  }, 60_000);
+
   it('power sync: maintenance with fault "power failure" after repeated failures, out of it on recovery', async () => {
     const { uuid, machine } = await manageableNode();
     machine.setFaults({ errorStatus: 500 });

@@ -1,27 +1,131 @@
 import { syncPowerStates } from '../../../functions/conductor/flows/power-sync';
 import { failTimedOutWaits } from '../../../functions/conductor/flows/timeouts';
+import type { Task } from '../../../functions/drivers/base';
 import { fakePower } from '../../../functions/drivers/fake';
 import { makeConductorContext, makeNode } from '../helpers/builders';
 
-function withBmc(read: () => Promise<string>) {
-  const original = fakePower.getPowerState;
+/** The fake BMC reports `read`, and (if given) takes power actions with `set` instead of recording them. */
+function withBmc(read: () => Promise<string>, set?: (task: Task, state: string) => Promise<void>) {
+  const { getPowerState, setPowerState } = fakePower;
   fakePower.getPowerState = read;
+  if (set) fakePower.setPowerState = set;
   return () => {
-    fakePower.getPowerState = original;
+    fakePower.getPowerState = getPowerState;
+    fakePower.setPowerState = setPowerState;
   };
 }
 
 describe('power state sync', () => {
-  it('records a power state changed out of band', async () => {
+  it('powers the hardware back to the recorded state by default, counting the runs until it stays', async () => {
     const ctx = makeConductorContext();
-    const node = await ctx.nodes.create(makeNode({ provision_state: 'active', power_state: 'power on' }));
-    const restore = withBmc(async () => 'power off');
+    const node = await ctx.nodes.create(makeNode({ provision_state: 'active', power_state: 'power on', last_error: 'old' }));
+    const asked: string[] = [];
+    const restore = withBmc(
+      async () => 'power off',
+      async (_task, state) => void asked.push(state),
+    );
     try {
-      expect(await syncPowerStates(ctx)).toMatchObject({ checked: 1, corrected: 1 });
+      expect(await syncPowerStates(ctx)).toMatchObject({ checked: 1, forced: 1, corrected: 0 });
+      expect(asked).toEqual(['power on']);
+      const after = await ctx.nodes.get(node.uuid);
+      expect(after).toMatchObject({ power_state: 'power on', target_power_state: null, reservation: null, last_error: null });
+      expect(after.driver_internal_info.power_sync_failures).toBe(1);
     } finally {
       restore();
     }
-    expect((await ctx.nodes.get(node.uuid)).power_state).toBe('power off');
+    // The BMC now reports the recorded state: the count goes.
+    expect(await syncPowerStates(ctx)).toMatchObject({ checked: 1, forced: 0 });
+    expect((await ctx.nodes.get(node.uuid)).driver_internal_info.power_sync_failures).toBeUndefined();
+  });
+
+  it('puts hardware that keeps differing into maintenance after the retries, with the state it reports', async () => {
+    const ctx = makeConductorContext({ powerSync: { force: true, maxRetries: 2, workers: 8 } });
+    const node = await ctx.nodes.create(makeNode({ provision_state: 'active', power_state: 'power on' }));
+    const restore = withBmc(
+      async () => 'power off',
+      async () => {},
+    );
+    try {
+      expect(await syncPowerStates(ctx)).toMatchObject({ forced: 1 });
+      expect(await syncPowerStates(ctx)).toMatchObject({ forced: 1 });
+      expect(await syncPowerStates(ctx)).toMatchObject({ forced: 0, maintenance: 1 });
+    } finally {
+      restore();
+    }
+    const down = await ctx.nodes.get(node.uuid);
+    expect(down).toMatchObject({ maintenance: true, fault: 'power failure', power_state: 'power off' });
+    expect(down.maintenance_reason).toBe(
+      `During sync_power_state, max retries exceeded for node ${node.uuid}, node state power off does not match expected state 'power on'. Updating DB state to 'power off' Switching node to maintenance mode.`,
+    );
+    expect(down.last_error).toBe(down.maintenance_reason);
+  });
+
+  it('records the failure of the power action it forced, and keeps counting', async () => {
+    const ctx = makeConductorContext();
+    const node = await ctx.nodes.create(makeNode({ provision_state: 'active', power_state: 'power on' }));
+    const restore = withBmc(
+      async () => 'power off',
+      async () => {
+        throw new Error('BMC busy');
+      },
+    );
+    try {
+      expect(await syncPowerStates(ctx)).toMatchObject({ forced: 0 });
+    } finally {
+      restore();
+    }
+    expect(await ctx.nodes.get(node.uuid)).toMatchObject({
+      power_state: 'power on',
+      target_power_state: null,
+      reservation: null,
+      last_error: "Failed to change power state to 'power on' by 'power on': BMC busy",
+      driver_internal_info: { power_sync_failures: 1 },
+    });
+  });
+
+  it('records the state read instead with force_power_state_during_sync off, or for a node that may not be powered off', async () => {
+    for (const [config, fields] of [
+      [{ powerSync: { force: false, maxRetries: 3, workers: 8 } }, {}],
+      [{}, { disable_power_off: true }],
+    ] as const) {
+      const ctx = makeConductorContext(config);
+      const node = await ctx.nodes.create(makeNode({ provision_state: 'active', power_state: 'power on', ...fields }));
+      const asked: string[] = [];
+      const restore = withBmc(
+        async () => 'power off',
+        async (_task, state) => void asked.push(state),
+      );
+      try {
+        expect(await syncPowerStates(ctx)).toMatchObject({ checked: 1, corrected: 1, forced: 0 });
+      } finally {
+        restore();
+      }
+      expect(asked).toEqual([]);
+      expect((await ctx.nodes.get(node.uuid)).power_state).toBe('power off');
+    }
+  });
+
+  it('records the state of a node that has none, and skips one whose power settings are not valid', async () => {
+    const ctx = makeConductorContext();
+    const node = await ctx.nodes.create(makeNode({ provision_state: 'manageable', power_state: null }));
+    const restore = withBmc(async () => 'power on');
+    try {
+      expect(await syncPowerStates(ctx)).toMatchObject({ checked: 1, corrected: 1 });
+      expect((await ctx.nodes.get(node.uuid)).power_state).toBe('power on');
+    } finally {
+      restore();
+    }
+    const invalid = await ctx.nodes.create(makeNode({ provision_state: 'manageable', power_state: null }));
+    const original = fakePower.validate;
+    fakePower.validate = async () => {
+      throw new Error('Missing the following parameters in driver_info');
+    };
+    try {
+      expect(await syncPowerStates(ctx)).toMatchObject({ checked: 1, failed: 0 });
+    } finally {
+      fakePower.validate = original;
+    }
+    expect((await ctx.nodes.get(invalid.uuid)).driver_internal_info.power_sync_failures).toBeUndefined();
   });
 
   it('puts a node whose BMC keeps failing into maintenance with fault "power failure", and takes it out once it answers', async () => {
@@ -63,15 +167,23 @@ describe('power state sync', () => {
     });
   });
 
-  it('leaves alone nodes being worked on and nodes in maintenance for other reasons', async () => {
+  it('leaves alone nodes being worked on, in maintenance for other reasons, in a wait state or enroll, or updating firmware', async () => {
     const ctx = makeConductorContext();
     await ctx.nodes.create(makeNode({ provision_state: 'active', power_state: 'power on', target_power_state: 'power off' }));
     await ctx.nodes.create(makeNode({ provision_state: 'active', power_state: 'power on', maintenance: true }));
+    await ctx.nodes.create(makeNode({ provision_state: 'clean wait', power_state: 'power on' }));
+    await ctx.nodes.create(makeNode({ provision_state: 'enroll', power_state: null }));
+    await ctx.nodes.create(
+      makeNode({ provision_state: 'service wait', power_state: 'power on', driver_internal_info: { redfish_fw_updates: [] } }),
+    );
+    await ctx.nodes.create(
+      makeNode({ provision_state: 'active', power_state: 'power on', driver_internal_info: { redfish_fw_updates: [] } }),
+    );
     const locked = await ctx.nodes.create(makeNode({ provision_state: 'active', power_state: 'power on' }));
     await ctx.nodes.reserve(locked.uuid, { host: 'x', token: 't', ttlSeconds: 60 });
     const restore = withBmc(async () => 'power off');
     try {
-      expect(await syncPowerStates(ctx)).toMatchObject({ checked: 0, corrected: 0 });
+      expect(await syncPowerStates(ctx)).toMatchObject({ checked: 0, corrected: 0, forced: 0 });
     } finally {
       restore();
     }

@@ -78,6 +78,7 @@ export function makeConductorContext(
       conductorHeartbeatTimeoutSeconds: 60,
       enabledHardwareTypes: undefined,
       nodeHistory: { maxEntries: 300, batchCount: 1000, minimumDays: 0 },
+      powerSync: { force: true, maxRetries: 3, workers: 8 },
       ...overrides,
     },
     nodes,
