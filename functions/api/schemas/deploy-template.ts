@@ -1,11 +1,12 @@
 /**
- * JSON schemas of chassis and deploy template requests, as Ironic 21.4 declares them
+ * JSON schemas of chassis and deploy template requests, as Ironic declares them
  * (api/controllers/v1/chassis.py CHASSIS_SCHEMA, deploy_template.py TEMPLATE_SCHEMA, utils.py
- * DEPLOY_STEP_SCHEMA), and the template's duplicate-step check.
+ * DEPLOY_STEP_SCHEMA; the step interfaces are master's), and the template's duplicate-step check.
  */
 import { Invalid } from '#common/errors';
 import { type JsonSchema } from '../validation';
 import { TRAIT_SCHEMA } from './node';
+import { STEP_INTERFACES } from './step-interfaces';
 
 export const CHASSIS_SCHEMA: JsonSchema = {
   type: 'object',
@@ -17,14 +18,11 @@ export const CHASSIS_SCHEMA: JsonSchema = {
   additionalProperties: false,
 };
 
-/** Interfaces a deploy step may belong to, in Ironic's DEPLOYING_INTERFACE_PRIORITY order. */
-export const DEPLOY_STEP_INTERFACES = ['power', 'management', 'deploy', 'bios', 'raid'];
-
 export const DEPLOY_STEP_SCHEMA: JsonSchema = {
   type: 'object',
   properties: {
     args: { type: 'object' },
-    interface: { type: 'string', enum: DEPLOY_STEP_INTERFACES },
+    interface: { type: 'string', enum: [...STEP_INTERFACES] },
     priority: {
       anyOf: [
         { type: 'integer', minimum: 0 },

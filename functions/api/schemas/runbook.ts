@@ -6,7 +6,7 @@
  */
 import { type JsonSchema } from '../validation';
 import { TRAIT_SCHEMA } from './node';
-import { STEP_INTERFACES } from './steps';
+import { STEP_INTERFACES } from './step-interfaces';
 
 /** A step: the interfaces clean and service steps may name; `order` a non-negative integer. */
 export const RUNBOOK_STEP_SCHEMA: JsonSchema = {

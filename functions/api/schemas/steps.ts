@@ -6,6 +6,7 @@
  */
 import type { JsonSchema } from '../validation';
 import { DEPLOY_STEP_SCHEMA } from './deploy-template';
+import { STEP_INTERFACES } from './step-interfaces';
 
 function stepsSchema(title: string, interfaces: readonly string[]): JsonSchema {
   return {
@@ -24,13 +25,6 @@ function stepsSchema(title: string, interfaces: readonly string[]): JsonSchema {
     },
   };
 }
-
-/**
- * Ironic 2023.2's CLEANING_INTERFACE_PRIORITY, in its order: the interfaces a clean or service step
- * may name, vendor (fake-hardware's log_passthrough) and firmware (its `update`) among them since
- * 2023.2 (21.4 named power, management, deploy, bios and raid only).
- */
-export const STEP_INTERFACES = ['vendor', 'power', 'management', 'firmware', 'deploy', 'bios', 'raid'] as const;
 
 export const CLEAN_STEPS_SCHEMA = stepsSchema('Clean steps schema', STEP_INTERFACES);
 

@@ -9,11 +9,24 @@ import type { InterfaceType, Node } from '#objects/node';
 import type { Decision, FlowName } from '../context';
 import { FLOWS } from './flow-kinds';
 
-/** Ironic's DEPLOYING_INTERFACE_PRIORITY / CLEANING_INTERFACE_PRIORITY: higher runs first on ties. */
+/**
+ * Ironic master's DEPLOYING_INTERFACE_PRIORITY, CLEANING_INTERFACE_PRIORITY and
+ * SERVICING_INTERFACE_PRIORITY: of two steps with the same priority, the one of the higher ranked
+ * interface runs first. Interfaces without a rank (no step of theirs can be asked for) come last.
+ */
+const STEP_INTERFACE_RANK: Partial<Record<InterfaceType, number>> = {
+  vendor: 7,
+  power: 6,
+  management: 5,
+  firmware: 4,
+  deploy: 3,
+  bios: 2,
+  raid: 1,
+};
 const INTERFACE_PRIORITY: Readonly<Record<FlowName, Partial<Record<InterfaceType, number>>>> = {
-  deploy: { power: 8, management: 7, deploy: 6, bios: 5, raid: 4, boot: 3, rescue: 2, storage: 1 },
-  clean: { power: 8, management: 7, deploy: 6, bios: 5, raid: 4, firmware: 3 },
-  service: { power: 8, management: 7, deploy: 6, bios: 5, raid: 4, firmware: 3 },
+  deploy: STEP_INTERFACE_RANK,
+  clean: STEP_INTERFACE_RANK,
+  service: { ...STEP_INTERFACE_RANK, network: 8 },
 };
 
 function definitions(driver: Driver, flow: FlowName): { iface: InterfaceType; def: StepDefinition }[] {

@@ -159,10 +159,11 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       String(d.ironless) === `${String(d.ironic)}, parent_node, firmware_interface, disable_power_off, instance_name`,
   },
   {
-    id: 'Clean steps may name the vendor and firmware interfaces',
+    id: 'Clean and deploy steps may name the vendor and firmware interfaces',
     why:
-      "Ironless's clean steps take Ironic 2023.2's interfaces (vendor and firmware joined power, management, deploy, bios and " +
-      "raid), so the error for an interface that is none of them lists all seven, as Ironic 2023.2's jsonschema error does.",
+      "Ironless's clean, deploy and deploy template steps take Ironic 2023.2's interfaces (vendor and firmware joined power, " +
+      'management, deploy, bios and raid), so the error for an interface that is none of them lists all seven, as the ' +
+      'jsonschema error of Ironic 2023.2 and later does.',
     matches: (d) => {
       // jsonschema's error prints the schema with pprint, which wraps the list: compare without whitespace.
       const squeeze = (v: unknown) => String(v).replace(/\s+/g, '');
@@ -170,7 +171,7 @@ export const KNOWN_DIFFERENCES: readonly KnownDifference[] = [
       const now = squeeze("['vendor', 'power', 'management', 'firmware', 'deploy', 'bios', 'raid']");
       return (
         d.aspect === 'body.error_message.faultstring' &&
-        String(d.ironic).startsWith('Invalid clean_steps: ') &&
+        squeeze(d.ironic).includes(old) &&
         squeeze(d.ironic).split(old).join(now) === squeeze(d.ironless)
       );
     },

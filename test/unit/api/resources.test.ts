@@ -184,8 +184,13 @@ describe('request validation', () => {
       'Schema error for template: [] is too short',
     );
     expect(message(() => validateSchema('template', TEMPLATE_SCHEMA, { name: 'CUSTOM_OK', steps: [{ ...step, interface: 'boot' }] }))).toBe(
-      "Schema error for template: 'boot' is not one of ['power', 'management', 'deploy', 'bios', 'raid']",
+      "Schema error for template: 'boot' is not one of ['vendor', 'power', 'management', 'firmware', 'deploy', 'bios', 'raid']",
     );
+    // Ironic master's deploy step interfaces: firmware (the redfish update) and vendor too.
+    for (const iface of ['firmware', 'vendor'])
+      expect(() =>
+        validateSchema('template', TEMPLATE_SCHEMA, { name: 'CUSTOM_OK', steps: [{ ...step, interface: iface }] }),
+      ).not.toThrow();
     expect(message(() => checkDuplicateSteps([step, { ...step, priority: 2 }]))).toMatch(/Duplicates: interface: deploy, step: x\.$/);
   });
 });

@@ -1,6 +1,6 @@
 import { doNodeDeploy } from '../../../functions/conductor/flows/deploy';
 import { failSteps, runStep } from '../../../functions/conductor/flows/run-steps';
-import { allDriverSteps, driverSteps, requestedDriverStep } from '../../../functions/conductor/flows/steps';
+import { allDriverSteps, driverSteps, requestedDriverStep, sortSteps } from '../../../functions/conductor/flows/steps';
 import type { Driver } from '../../../functions/drivers/base';
 import { loadDriver } from '../../../functions/drivers/registry';
 import { makeConductorContext, makeNode } from '../helpers/builders';
@@ -148,5 +148,31 @@ describe('deploy on the steps machine', () => {
       abortable: true,
     });
     expect(requestedDriverStep(driver, 'clean', { interface: 'deploy', step: 'nope' })).toBeUndefined();
+  });
+});
+
+describe('step order', () => {
+  const at = (priority: number, ...interfaces: string[]) =>
+    interfaces.map((iface) => ({ interface: iface, step: `${iface}_step`, priority, args: {} }) as Parameters<typeof sortSteps>[1][number]);
+
+  it("breaks priority ties by Ironic master's interface ranks: vendor, power, management, firmware, deploy, bios, raid", () => {
+    const steps = [...at(10, 'raid', 'bios', 'deploy', 'firmware', 'management', 'power', 'vendor'), ...at(20, 'raid')];
+    for (const flow of ['deploy', 'clean', 'service'] as const) {
+      expect(sortSteps(flow, steps).map((s) => `${s.priority}:${s.interface}`)).toEqual([
+        '20:raid',
+        '10:vendor',
+        '10:power',
+        '10:management',
+        '10:firmware',
+        '10:deploy',
+        '10:bios',
+        '10:raid',
+      ]);
+    }
+  });
+
+  it('ranks the network interface first when servicing, as SERVICING_INTERFACE_PRIORITY does', () => {
+    expect(sortSteps('service', at(5, 'vendor', 'network')).map((s) => s.interface)).toEqual(['network', 'vendor']);
+    expect(sortSteps('clean', at(5, 'network', 'vendor')).map((s) => s.interface)).toEqual(['vendor', 'network']);
   });
 });
