@@ -22,3 +22,18 @@ export function periodicSchedule(s: IronlessSettings): Partial<Record<PeriodicTa
   }
   return schedule;
 }
+
+/**
+ * Refuse an interval EventBridge cannot schedule, naming the setting: 0 (off) or whole minutes,
+ * at most a year.
+ */
+export function validatePeriodicIntervals(s: IronlessSettings): void {
+  for (const name of Object.values(INTERVAL_SETTINGS)) {
+    const seconds = s[name];
+    if (!Number.isInteger(seconds) || seconds < 0 || seconds % 60 !== 0 || seconds > 365 * 86_400) {
+      throw new Error(
+        `${name} (${seconds}) must be 0 (off) or a whole number of minutes in seconds (60, 120, …), at most a year: EventBridge schedules periodic tasks by the minute`,
+      );
+    }
+  }
+}

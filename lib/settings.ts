@@ -24,6 +24,7 @@ import {
   firmwareUpdateVariables,
   validateFirmwareUpdateSettings,
 } from './firmware-update-settings';
+import { validatePeriodicIntervals } from './periodic-schedule';
 import { POWER_SYNC_SETTINGS_DEFAULTS, type PowerSyncSettings, powerSyncVariables, validatePowerSyncSettings } from './power-sync-settings';
 import type { RamdiskLogsSettings } from './ramdisk-logs-settings';
 import { type TraitBasedNetworkingSettings, traitBasedNetworkingEnvironment, validateTraitBasedNetworking } from './trait-based-networking';
@@ -345,17 +346,7 @@ export function validateSettings(s: IronlessSettings): void {
       throw new Error(`imageBuckets: "${bucket}" is not an S3 bucket name (3-63 lower-case letters, digits, "." and "-")`);
     }
   }
-  for (const [name, seconds] of [
-    ['syncPowerStateIntervalSeconds', s.syncPowerStateIntervalSeconds],
-    ['checkProvisionStateIntervalSeconds', s.checkProvisionStateIntervalSeconds],
-    ['nodeHistoryCleanupIntervalSeconds', s.nodeHistoryCleanupIntervalSeconds],
-  ] as const) {
-    if (!Number.isInteger(seconds) || seconds < 0 || seconds % 60 !== 0 || seconds > 365 * 86_400) {
-      throw new Error(
-        `${name} (${seconds}) must be 0 (off) or a whole number of minutes in seconds (60, 120, …), at most a year: EventBridge schedules periodic tasks by the minute`,
-      );
-    }
-  }
+  validatePeriodicIntervals(s);
   const heartbeat = PERIODIC_TASKS.conductor_heartbeat.everySeconds;
   if (s.conductorHeartbeatTimeoutSeconds <= 2 * heartbeat) {
     throw new Error(
