@@ -15,7 +15,7 @@ const jsonOut = args.includes('--json') ? args[args.indexOf('--json') + 1] : und
 const buildDir = join(PROJECT_ROOT, 'dist', 'compat-build');
 await buildLocal(buildDir);
 const result = await runSession({ ironicPort: port, buildDir });
-writeReport(result);
+await writeReport(result);
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ ironic: result.ironic, ironless: result.ironless }, null, 1));
 for (const d of result.unexplained) {
   console.log(

@@ -18,7 +18,7 @@ beforeAll(async () => {
   // A port of its own (and port + 1000 for Ironic's JSON-RPC), away from other suites' choices.
   const port = 21000 + (process.pid % 4000);
   result = await runSession({ ironicPort: port, buildDir: process.env.IRONLESS_BUILD_DIR as string });
-  const report = writeReport(result);
+  const report = await writeReport(result);
   console.log(report.split('\n').slice(0, 12).join('\n'));
 }, 600_000);
 

@@ -5,6 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { format, resolveConfig } from 'prettier';
 import { LocalStack } from '../../../local/stack';
 import { startIronic } from '../reference/ironic';
 import { PROJECT_ROOT } from '../../../lib/bundling';
@@ -70,8 +71,11 @@ export async function runSession(options: { ironicPort: number; buildDir?: strin
 
 const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
-/** The report: match rate, then every difference with its explanation. */
-export function writeReport(result: SessionResult, file = join(PROJECT_ROOT, 'test/compat/differential/report.md')): string {
+/**
+ * The report: match rate, then every difference with its explanation, formatted as the project's
+ * prettier settings want it (the file is committed, and lint checks it).
+ */
+export async function writeReport(result: SessionResult, file = join(PROJECT_ROOT, 'test/compat/differential/report.md')): Promise<string> {
   const lines = [
     '# Differential compat report: Ironless against Ironic 21.4',
     '',
@@ -99,7 +103,7 @@ export function writeReport(result: SessionResult, file = join(PROJECT_ROOT, 'te
       lines.push(`- ${d.step} — \`${d.request}\` ${d.aspect}: Ironic \`${show(d.ironic)}\`, Ironless \`${show(d.ironless)}\``);
     lines.push('');
   }
-  const text = lines.join('\n');
+  const text = await format(lines.join('\n'), { ...((await resolveConfig(file)) ?? {}), filepath: file });
   writeFileSync(file, text);
   return text;
 }
