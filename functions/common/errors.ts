@@ -66,6 +66,13 @@ export class UnsupportedDriverExtension extends Invalid {
   constructor(driver: string, extension: string) {
     super(`Driver ${driver} does not support ${extension} (disabled or not implemented).`);
   }
+
+  /** With a message of its own, as Ironic's `UnsupportedDriverExtension(msg)` (e.g. the boot mode sync's). */
+  static withMessage(message: string): UnsupportedDriverExtension {
+    const err = new UnsupportedDriverExtension('', '');
+    err.message = message;
+    return err;
+  }
 }
 /**
  * A write DynamoDB refused because the item would be larger than an item may be (400 KB). Ironic's

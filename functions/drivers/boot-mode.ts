@@ -51,8 +51,11 @@ function secureBootRequested(node: Node): boolean {
   return requested !== undefined && boolFromString(String(requested)) === true;
 }
 
-/** Ironic's `get_boot_mode`: the boot mode of this deploy. */
-export function bootModeOf(node: Node): string {
+/**
+ * Ironic's `get_boot_mode_for_deploy`: the boot mode the node asks for, or undefined when nothing
+ * on it says (the boot mode sync then records the BMC's).
+ */
+export function requestedBootMode(node: Node): string | undefined {
   if (secureBootRequested(node)) return 'uefi';
   const fromCapabilities = nodeCapability(node, 'boot_mode')?.toLowerCase();
   const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -61,12 +64,17 @@ export function bootModeOf(node: Node): string {
     text(node.instance_info.deploy_boot_mode) ??
     fromCapabilities ??
     text(node.driver_internal_info.deploy_boot_mode);
-  if (chosen === undefined) return DEFAULT_BOOT_MODE;
+  if (chosen === undefined) return undefined;
   const mode = chosen.toLowerCase();
   if (fromCapabilities !== undefined && fromCapabilities !== mode) {
     throw new InvalidParameterValue(`Node ${node.uuid} boot mode ${mode} violates node properties/capabilities ${fromCapabilities}`);
   }
   return mode;
+}
+
+/** Ironic's `get_boot_mode`: the boot mode of this deploy, `[deploy]default_boot_mode` when none is asked for. */
+export function bootModeOf(node: Node): string {
+  return requestedBootMode(node) ?? DEFAULT_BOOT_MODE;
 }
 
 /** Ironic's `get_disk_label`: the requested partition table, GPT by default in UEFI mode. */

@@ -6,7 +6,8 @@
  * grub.cfg and boots the agent because the ramdisk in it is the fleet's. The node's network_data
  * is read back from the ISO in the bucket, on a `config-2` volume. A node in BIOS mode gets
  * Ironic's isolinux ISO instead (issue 21), built with the isolinux the local stack bundles into
- * the conductor's code, and its machine, set to legacy boot, boots the agent from isolinux.cfg.
+ * the conductor's code; its machine, in UEFI until the boot interface's boot mode sync sets it to
+ * legacy boot (Ironic's sync_boot_mode), boots the agent from isolinux.cfg.
  *
  * The built ISO also carries a pregenerated agent token on its kernel command line
  * (`ipa-agent-token`, as Ironic's prepare_ramdisk puts it). The virtual agent booted from it takes
@@ -129,16 +130,20 @@ it('cleans and deploys through an ISO built from deploy_kernel/deploy_ramdisk, k
   for (const boot of cdBoots) expect(boot.image).toContain(`/${stack.bootIsoBucket}/${key}?`);
   expect(machine?.disk).toMatchObject({ imageId: 'disk.img', size: IMAGE.length });
   expect(machine?.boots.at(-1)?.device).toBe('Hdd');
+  // The node asked for no boot mode: the sync recorded the BMC's (Ironic's sync_boot_mode) and set nothing.
+  const deployed = await api.get(`/v1/nodes/${uuid}`);
+  expect(deployed.body.driver_internal_info.deploy_boot_mode).toBe('uefi');
+  expect(machine?.boot.mode).toBe('UEFI');
 }, 600_000);
 
 it('cleans and deploys a BIOS-mode node through an isolinux ISO its legacy firmware boots', async () => {
   const uuid = await useKernelAndRamdisk('biso-1');
   const machine = stack.fleet?.machine('biso-1');
   if (machine === undefined) throw new Error('no machine biso-1');
-  // The node asks for BIOS, and its BMC is set to legacy boot (Ironic's set boot mode, API 1.76).
+  // The node asks for BIOS while its BMC is in UEFI: nobody sets the BMC, the boot interface's
+  // boot mode sync does (Ironic's sync_boot_mode before the ramdisk boots).
+  expect(machine.boot.mode).toBe('UEFI');
   await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/properties/capabilities', value: 'boot_mode:bios' }]);
-  expect((await api.request('PUT', `/v1/nodes/${uuid}/states/boot_mode`, { target: 'bios' })).status).toBe(202);
-  await waitFor(() => machine.boot.mode === 'Legacy');
   expect((await api.get(`/v1/nodes/${uuid}/validate`)).body.boot).toEqual({ result: true });
   const key = `${uuid}/deploy.iso`;
   const built: Buffer[] = [];
@@ -189,16 +194,13 @@ it('cleans and deploys a BIOS-mode node through an isolinux ISO its legacy firmw
   for (const boot of cdBoots) expect(boot.image).toContain(`/${stack.bootIsoBucket}/${key}?`);
   expect(machine.disk).toMatchObject({ imageId: 'disk.img', size: IMAGE.length });
   expect(machine.boots.at(-1)?.device).toBe('Hdd');
+  // Every boot was a legacy one, and the node caches the mode the sync set (Ironic's node_cache_boot_mode).
+  expect(machine.boots.map((b) => b.mode)).toEqual(machine.boots.map(() => 'Legacy'));
   expect(machine.boot.mode).toBe('Legacy');
+  const after = await api.get(`/v1/nodes/${uuid}`);
+  expect(after.body.boot_mode).toBe('bios');
+  expect(after.body.driver_internal_info).not.toHaveProperty('deploy_boot_mode');
 }, 600_000);
-
-async function waitFor(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** What the test saw of one ramdisk boot. */
 interface Seen {

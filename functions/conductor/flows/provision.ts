@@ -41,6 +41,8 @@ export async function doNodeTearDown(ctx: ConductorContext, args: MessageArgs): 
   const info = { ...node.driver_internal_info };
   delete info.deploy_steps;
   delete info.deploy_step_index;
+  // The boot mode sync recorded for this instance (Ironic's tear-down removes it too).
+  delete info.deploy_boot_mode;
   node.driver_internal_info = info;
   node.processEvent('clean');
   await ctx.nodes.save(node);

@@ -1,7 +1,8 @@
 /**
  * The `redfish-virtual-media` boot interface (Ironic's `redfish/boot.py`): the ramdisk boots from an
- * ISO the BMC's virtual CD pulls over HTTP. Prepare = power off, eject, insert the ISO, boot once
- * from CD; clean up = eject. The instance boots from disk.
+ * ISO the BMC's virtual CD pulls over HTTP. Prepare = power off, eject, insert the ISO, bring the
+ * BMC's boot mode to the node's (`boot-mode-sync.ts`), boot once from CD; clean up = eject. The
+ * instance boots from disk, after the same boot mode sync.
  *
  * When the node gives `<mode>_kernel`/`<mode>_ramdisk` (and a `bootloader`) instead of an ISO, the
  * conductor builds the ISO, puts it in the boot ISO bucket and inserts a presigned URL of it
@@ -24,8 +25,9 @@ import {
 } from '#common/states';
 import type { Node } from '#objects/node';
 import { addSecretToken } from '../agent/token';
-import { BOOT_DEVICES, type BootInterface, type PowerInterface, type Task } from '../base';
+import { BOOT_DEVICES, type BootInterface, type ManagementInterface, type PowerInterface, type Task } from '../base';
 import { bootDevicePersistence } from '../boot-device';
+import { syncBootMode } from '../boot-mode-sync';
 import type { RedfishConfig } from './config';
 import { parseDriverInfo } from './driver-info';
 import {
@@ -117,7 +119,11 @@ async function cleanUpIsos(task: Task, config: RedfishConfig): Promise<void> {
   if (failure !== undefined) task.log.warn('Deleting the boot ISOs failed', { node: task.node.uuid, error: failure.message });
 }
 
-export function createRedfishVirtualMediaBoot(config: RedfishConfig, power: PowerInterface): BootInterface {
+export function createRedfishVirtualMediaBoot(
+  config: RedfishConfig,
+  power: PowerInterface,
+  management: ManagementInterface,
+): BootInterface {
   return {
     name: 'redfish-virtual-media',
 
@@ -157,6 +163,8 @@ export function createRedfishVirtualMediaBoot(config: RedfishConfig, power: Powe
           `Inserting virtual media ${planned.kind === 'ready' ? iso : `the built ${mode(node)} ISO`} failed for node ${node.uuid}.`,
         );
       }
+      // As Ironic's: the ISO is planned for the node's boot mode before the BMC is brought to it.
+      await syncBootMode(task, management);
       await system.refresh();
       await setBootDevice(task, system, BOOT_DEVICES.CDROM, bootDevicePersistence(node, false));
       task.log.info('Node is set to boot the ramdisk once from virtual CD', {
@@ -173,6 +181,7 @@ export function createRedfishVirtualMediaBoot(config: RedfishConfig, power: Powe
     async prepareInstance(task) {
       const system = await getSystem(task, config);
       await ejectAll(task, system);
+      await syncBootMode(task, management);
       const option = bootOption(task.node);
       if (option !== 'local' && task.node.driver_internal_info.is_whole_disk_image !== true) {
         throw new InstanceDeployFailure(`boot option "${option}" is not supported by the redfish-virtual-media boot interface of Ironless`);

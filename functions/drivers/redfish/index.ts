@@ -23,10 +23,11 @@ import { createRedfishVirtualMedia } from './vmedia';
 /** The Redfish implementations, built with one configuration (tests pass short timeouts). */
 export function createRedfishInterfaces(config: RedfishConfig) {
   const power = createRedfishPower(config);
-  const boot = createRedfishVirtualMediaBoot(config, power);
+  const management = { ...createRedfishManagement(config), ...createRedfishIndicators(config), ...createRedfishVirtualMedia(config) };
+  const boot = createRedfishVirtualMediaBoot(config, power, management);
   return {
     power,
-    management: { ...createRedfishManagement(config), ...createRedfishIndicators(config), ...createRedfishVirtualMedia(config) },
+    management,
     console: createRedfishGraphicalConsole(config),
     boot,
     inspect: createRedfishInspect(config),
