@@ -39,10 +39,21 @@ export async function doNodeTearDown(ctx: ConductorContext, args: MessageArgs): 
   node.instance_name = null;
   node.instance_info = {};
   const info = { ...node.driver_internal_info };
-  delete info.deploy_steps;
-  delete info.deploy_step_index;
-  // The boot mode sync recorded for this instance (Ironic's tear-down removes it too).
-  delete info.deploy_boot_mode;
+  // What the deployment recorded about this instance, as Ironic's tear-down removes it: the
+  // deploy steps, the image's kind and root, and the boot mode the sync recorded.
+  for (const key of [
+    'deploy_steps',
+    'deploy_step_index',
+    'user_deploy_steps',
+    'steps_validated',
+    'image_source',
+    'instance',
+    'root_uuid_or_disk_id',
+    'is_whole_disk_image',
+    'is_source_a_path',
+    'deploy_boot_mode',
+  ])
+    delete info[key];
   node.driver_internal_info = info;
   node.processEvent('clean');
   await ctx.nodes.save(node);
