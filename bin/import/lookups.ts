@@ -18,9 +18,12 @@ export function dynamoLookups(
   concurrency: number,
 ): TableLookups {
   return {
-    nodes: (uuids) => stores.nodes.getMany(uuids),
-    ports: (uuids) => stores.ports.getMany(uuids),
-    chassis: async (uuids) => new Set((await new DynamoChassisStore(ctx).getMany(uuids)).map((c) => c.uuid)),
+    nodes: (uuids) => getManyPooled((keys) => stores.nodes.getMany(keys), uuids, concurrency),
+    ports: (uuids) => getManyPooled((keys) => stores.ports.getMany(keys), uuids, concurrency),
+    chassis: async (uuids) => {
+      const chassis = new DynamoChassisStore(ctx);
+      return new Set((await getManyPooled((keys) => chassis.getMany(keys), uuids, concurrency)).map((c) => c.uuid));
+    },
     guardOwners: async (keys) => {
       const owners = new Map<string, string>();
       const jobs = [];
@@ -47,4 +50,25 @@ export function dynamoLookups(
       return items.flatMap((c) => (c.drivers ?? []).map((driver) => ({ driver, group: c.conductor_group })));
     },
   };
+}
+
+/**
+ * `getMany` of many keys with `concurrency` BatchGetItem requests in flight (a store's `getMany`
+ * keeps at most 4): one request of up to 100 keys per job; the results keep the keys' order.
+ */
+export async function getManyPooled<T>(
+  getMany: (keys: readonly string[]) => Promise<T[]>,
+  keys: readonly string[],
+  concurrency: number,
+): Promise<T[]> {
+  const found: T[][] = [];
+  const jobs = [];
+  for (let i = 0, chunk = 0; i < keys.length; i += BATCH_GET_MAX, chunk++) {
+    const slice = keys.slice(i, i + BATCH_GET_MAX);
+    jobs.push(async () => {
+      found[chunk] = await getMany(slice);
+    });
+  }
+  await pool(jobs, concurrency);
+  return found.flat();
 }

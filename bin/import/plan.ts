@@ -143,7 +143,9 @@ export async function planImport(entries: readonly FileNode[], lookups: TableLoo
       errors.push({ index: e.index, ident: ident(e), message: (err as Error).message });
     }
   }
-  const anonymous = writes.filter((w) => !w.exists && !w.node.name && !entries.find((e) => e.index === w.index)?.uuidGiven).length;
+  // A set, not a search of `entries` per write: that was quadratic (about 30 s at 100,000 nodes).
+  const uuidGivenAt = new Set(entries.filter((e) => e.uuidGiven).map((e) => e.index));
+  const anonymous = writes.filter((w) => !w.exists && !w.node.name && !uuidGivenAt.has(w.index)).length;
   if (anonymous > 0) {
     warnings.push(`${anonymous} node(s) have neither a UUID nor a name: a second import of this file creates them again.`);
   }

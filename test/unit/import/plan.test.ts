@@ -61,6 +61,24 @@ describe('planImport', () => {
     expect(result.warnings).toEqual(['1 node(s) have neither a UUID nor a name: a second import of this file creates them again.']);
   });
 
+  it('warns only about new nodes with neither a UUID nor a name, whatever their place in the file', async () => {
+    const tables = new Tables();
+    tables.store({ driver: 'fake-hardware', uuid: U(1) });
+    const result = await plan(tables, [
+      { driver: 'fake-hardware', uuid: U(1) },
+      { driver: 'fake-hardware' },
+      { driver: 'fake-hardware', uuid: U(2) },
+      { driver: 'fake-hardware', name: 'named' },
+      { driver: 'fake-hardware' },
+      { driver: 'fake-hardware', uuid: U(3) },
+      { driver: 'fake-hardware' },
+    ]);
+    expect(result.errors).toEqual([]);
+    expect(result.skippedNodes).toBe(1);
+    expect(result.writes.map((w) => w.index)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(result.warnings).toEqual(['3 node(s) have neither a UUID nor a name: a second import of this file creates them again.']);
+  });
+
   it('skips nodes (by UUID, or by name when none is given) and ports that are there identically', async () => {
     const tables = new Tables();
     tables.store({ driver: 'fake-hardware', uuid: U(1), name: 'a', shard: 's', ports: [{ address: '52:54:00:00:00:01' }] });
