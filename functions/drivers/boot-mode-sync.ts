@@ -11,13 +11,15 @@
  * - both say and differ: it is set, and a BMC that cannot set it fails the boot.
  *
  * A set that succeeds caches the BMC's boot mode and secure boot state in the node's `boot_mode`
- * and `secure_boot` fields. NOTE: `driver_internal_info.deploy_boot_mode` then counts as the node's
+ * and `secure_boot` fields. An instance whose capabilities ask for secure boot gets it turned on
+ * as it is prepared and off as it is cleaned up (Ironic's `configure_secure_boot_if_needed` and
+ * `deconfigure_secure_boot_if_needed`). NOTE: `driver_internal_info.deploy_boot_mode` then counts as the node's
  * request until tear-down removes it, as in Ironic.
  */
 import { InvalidParameterValue, UnsupportedDriverExtension } from '#common/errors';
 import { ADOPTING } from '#common/states';
 import type { ManagementInterface, Task } from './base';
-import { DEFAULT_BOOT_MODE, requestedBootMode } from './boot-mode';
+import { DEFAULT_BOOT_MODE, requestedBootMode, secureBootRequested } from './boot-mode';
 import { rethrowRefusal } from './guard';
 
 /** Ironic's node_get_boot_mode: null when the BMC does not say; UnsupportedDriverExtension when it cannot. */
@@ -136,4 +138,53 @@ export async function syncBootMode(task: Task, management: ManagementInterface):
     // Both known and different: a driver that cannot set it is a misconfiguration, so fail.
     await setBootModeOnBmc(task, management, requested, true);
   }
+}
+
+/**
+ * Ironic's configure_secure_boot_if_needed, as an instance is prepared: turn secure boot on when
+ * the instance asks for it. A management interface that cannot is only warned about (as Ironic
+ * does, for now); any other failure fails the deploy.
+ */
+export async function configureSecureBootIfNeeded(task: Task, management: ManagementInterface): Promise<void> {
+  if (!secureBootRequested(task.node)) return;
+  const uuid = task.node.uuid;
+  try {
+    await management.setSecureBootState(task, true);
+  } catch (err) {
+    if (err instanceof UnsupportedDriverExtension) {
+      task.log.warn(
+        `Secure boot was requested for node ${uuid} but its management interface ${management.name} does not support it. This warning will become an error in a future release.`,
+        { node: uuid },
+      );
+      return;
+    }
+    task.log.error(`Failed to configure secure boot for node ${uuid}: ${(err as Error).message}`, { node: uuid });
+    throw err;
+  }
+  task.log.info(`Secure boot has been enabled for node ${uuid}`, { node: uuid });
+  await cacheBootMode(task, management);
+}
+
+/**
+ * Ironic's deconfigure_secure_boot_if_needed, as an instance is cleaned up: turn secure boot off
+ * again when the instance had asked for it. A management interface that cannot is not an error
+ * (a misconfigured node can still be torn down); any other failure is.
+ */
+export async function deconfigureSecureBootIfNeeded(task: Task, management: ManagementInterface): Promise<void> {
+  if (!secureBootRequested(task.node)) return;
+  const uuid = task.node.uuid;
+  try {
+    await management.setSecureBootState(task, false);
+  } catch (err) {
+    if (err instanceof UnsupportedDriverExtension) {
+      task.log.debug(`Secure boot was requested for node ${uuid} but its management interface ${management.name} does not support it.`, {
+        node: uuid,
+      });
+      return;
+    }
+    task.log.error(`Failed to deconfigure secure boot for node ${uuid}: ${(err as Error).message}`, { node: uuid });
+    throw err;
+  }
+  task.log.info(`Secure boot has been disabled for node ${uuid}`, { node: uuid });
+  await cacheBootMode(task, management);
 }

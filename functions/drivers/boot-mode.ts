@@ -46,7 +46,8 @@ export function nodeCapability(node: Node, name: string): string | undefined {
   return undefined;
 }
 
-function secureBootRequested(node: Node): boolean {
+/** Ironic's is_secure_boot_requested: the instance's capabilities ask for secure boot. */
+export function secureBootRequested(node: Node): boolean {
   const requested = instanceCapabilities(node).secure_boot;
   return requested !== undefined && boolFromString(String(requested)) === true;
 }

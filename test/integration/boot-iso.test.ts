@@ -114,7 +114,9 @@ it('cleans and deploys through an ISO built from deploy_kernel/deploy_ramdisk, k
     expect(JSON.parse(iso.files.get('openstack/latest/network_data.json')?.toString() ?? 'null')).toEqual(networkData);
 
     seen = false;
-    await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: fleet.image }]);
+    // The instance asks for secure boot (Ironic's configure_secure_boot_if_needed).
+    const instance = { ...fleet.image, capabilities: { secure_boot: 'true' } };
+    await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: instance }]);
     await api.provision(uuid, 'active');
     expect(await api.settle(uuid, ['active', 'deploy failed'], 300_000)).toMatchObject({ provision_state: 'active', last_error: null });
     expect(seen).toBe(true);
@@ -134,6 +136,12 @@ it('cleans and deploys through an ISO built from deploy_kernel/deploy_ramdisk, k
   const deployed = await api.get(`/v1/nodes/${uuid}`);
   expect(deployed.body.driver_internal_info.deploy_boot_mode).toBe('uefi');
   expect(machine?.boot.mode).toBe('UEFI');
+  // Secure boot was turned on for the instance, and the node shows it; tearing down turns it off.
+  expect(machine?.secureBoot).toBe(true);
+  expect(deployed.body.secure_boot).toBe(true);
+  await api.provision(uuid, 'deleted');
+  expect(await api.settle(uuid, ['available', 'clean failed', 'error'], 300_000)).toMatchObject({ provision_state: 'available' });
+  expect(machine?.secureBoot).toBe(false);
 }, 600_000);
 
 it('cleans and deploys a BIOS-mode node through an isolinux ISO its legacy firmware boots', async () => {

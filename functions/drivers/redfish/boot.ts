@@ -27,7 +27,7 @@ import type { Node } from '#objects/node';
 import { addSecretToken } from '../agent/token';
 import { BOOT_DEVICES, type BootInterface, type ManagementInterface, type PowerInterface, type Task } from '../base';
 import { bootDevicePersistence } from '../boot-device';
-import { syncBootMode } from '../boot-mode-sync';
+import { configureSecureBootIfNeeded, deconfigureSecureBootIfNeeded, syncBootMode } from '../boot-mode-sync';
 import type { RedfishConfig } from './config';
 import { parseDriverInfo } from './driver-info';
 import {
@@ -182,6 +182,7 @@ export function createRedfishVirtualMediaBoot(
       const system = await getSystem(task, config);
       await ejectAll(task, system);
       await syncBootMode(task, management);
+      await configureSecureBootIfNeeded(task, management);
       const option = bootOption(task.node);
       if (option !== 'local' && task.node.driver_internal_info.is_whole_disk_image !== true) {
         throw new InstanceDeployFailure(`boot option "${option}" is not supported by the redfish-virtual-media boot interface of Ironless`);
@@ -192,6 +193,7 @@ export function createRedfishVirtualMediaBoot(
 
     async cleanUpInstance(task) {
       await ejectAll(task, await getSystem(task, config));
+      await deconfigureSecureBootIfNeeded(task, management);
       await cleanUpIsos(task, config);
     },
   };

@@ -6,7 +6,12 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { InvalidParameterValue, RedfishError, UnsupportedDriverExtension } from '../../../functions/common/errors';
 import type { ManagementInterface, Task } from '../../../functions/drivers/base';
-import { cacheBootMode, syncBootMode } from '../../../functions/drivers/boot-mode-sync';
+import {
+  cacheBootMode,
+  configureSecureBootIfNeeded,
+  deconfigureSecureBootIfNeeded,
+  syncBootMode,
+} from '../../../functions/drivers/boot-mode-sync';
 import type { NodeData } from '../../../functions/objects/node';
 import { makeNode } from '../helpers/builders';
 
@@ -20,6 +25,8 @@ interface Bmc {
   supported?: string[] | Error;
   /** What setting a mode throws (the mode is not changed then). */
   setError?: Error;
+  /** What setting the secure boot state throws (the state is not changed then). */
+  setSecureBootError?: Error;
 }
 
 function fakeManagement(bmc: Bmc) {
@@ -47,6 +54,11 @@ function fakeManagement(bmc: Bmc) {
       if (bmc.secureBoot instanceof Error) throw bmc.secureBoot;
       if (bmc.secureBoot === undefined) throw unsupported('get_secure_boot_state');
       return bmc.secureBoot;
+    },
+    async setSecureBootState(_task: Task, state: boolean) {
+      calls.push(`set_secure_boot_state ${String(state)}`);
+      if (bmc.setSecureBootError) throw bmc.setSecureBootError;
+      bmc.secureBoot = state;
     },
   } as unknown as ManagementInterface;
   return { management, calls };
@@ -236,5 +248,39 @@ describe('cacheBootMode', () => {
     await cacheBootMode(task, management);
     expect([node.boot_mode, node.secure_boot]).toEqual(['bios', true]);
     expect(saved).toEqual([]);
+  });
+});
+
+describe('secure boot for the instance', () => {
+  const secure = { instance_info: { capabilities: { secure_boot: 'true' } } };
+
+  it('is turned on as the instance is prepared and off as it is cleaned up, the node showing the state', async () => {
+    const { task, node } = taskFor({ ...secure, boot_mode: 'uefi', secure_boot: false });
+    const bmc: Bmc = { mode: 'uefi', secureBoot: false };
+    const { management, calls } = fakeManagement(bmc);
+    await configureSecureBootIfNeeded(task, management);
+    expect(calls).toEqual(['set_secure_boot_state true', 'get_boot_mode']);
+    expect(node.secure_boot).toBe(true);
+    await deconfigureSecureBootIfNeeded(task, management);
+    expect(bmc.secureBoot).toBe(false);
+    expect(node.secure_boot).toBe(false);
+  });
+
+  it('is left alone when the instance does not ask for it', async () => {
+    const { task } = taskFor({ instance_info: { capabilities: { secure_boot: 'false' } } });
+    const { management, calls } = fakeManagement({ mode: 'uefi', secureBoot: false });
+    await configureSecureBootIfNeeded(task, management);
+    await deconfigureSecureBootIfNeeded(task, management);
+    expect(calls).toEqual([]);
+  });
+
+  it('goes on when the management interface cannot set it, and fails on any other error', async () => {
+    const { task } = taskFor(secure);
+    const cannot = fakeManagement({ mode: 'uefi', setSecureBootError: unsupported('set_secure_boot_state') });
+    await expect(configureSecureBootIfNeeded(task, cannot.management)).resolves.toBeUndefined();
+    await expect(deconfigureSecureBootIfNeeded(task, cannot.management)).resolves.toBeUndefined();
+    const failing = fakeManagement({ mode: 'uefi', setSecureBootError: new RedfishError('HTTP 500') });
+    await expect(configureSecureBootIfNeeded(task, failing.management)).rejects.toThrow('HTTP 500');
+    await expect(deconfigureSecureBootIfNeeded(task, failing.management)).rejects.toThrow('HTTP 500');
   });
 });
