@@ -64,6 +64,14 @@ async function isoExists(key: string): Promise<boolean> {
 }
 
 /** Switch a node from the fleet's ready ISO to a kernel, ramdisk and ESP image for the conductor to build from. */
+/** Manage the node, then provide it: it must come out of cleaning available, without an error. */
+async function manageAndClean(uuid: string): Promise<void> {
+  await api.provision(uuid, 'manage');
+  await api.settle(uuid, ['manageable'], 60_000);
+  await api.provision(uuid, 'provide');
+  expect(await api.settle(uuid, ['available', 'clean failed'], 150_000)).toMatchObject({ provision_state: 'available', last_error: null });
+}
+
 async function useKernelAndRamdisk(name: string): Promise<string> {
   const uuid = (await api.get(`/v1/nodes/${name}`)).body.uuid as string;
   const machine = stack.fleet?.machine(name);
@@ -100,13 +108,7 @@ it('cleans and deploys through an ISO built from deploy_kernel/deploy_ramdisk, k
     }
   })();
   try {
-    await api.provision(uuid, 'manage');
-    await api.settle(uuid, ['manageable'], 60_000);
-    await api.provision(uuid, 'provide');
-    expect(await api.settle(uuid, ['available', 'clean failed'], 150_000)).toMatchObject({
-      provision_state: 'available',
-      last_error: null,
-    });
+    await manageAndClean(uuid);
     expect(seen).toBe(true);
     expect(await isoExists(key)).toBe(false);
     const iso = readIso(built as Buffer);
@@ -164,13 +166,7 @@ it('cleans and deploys a BIOS-mode node through an isolinux ISO its legacy firmw
     }
   })();
   try {
-    await api.provision(uuid, 'manage');
-    await api.settle(uuid, ['manageable'], 60_000);
-    await api.provision(uuid, 'provide');
-    expect(await api.settle(uuid, ['available', 'clean failed'], 150_000)).toMatchObject({
-      provision_state: 'available',
-      last_error: null,
-    });
+    await manageAndClean(uuid);
     await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: fleet.image }]);
     await api.provision(uuid, 'active');
     expect(await api.settle(uuid, ['active', 'deploy failed'], 300_000)).toMatchObject({ provision_state: 'active', last_error: null });
