@@ -351,7 +351,7 @@ describe('deploy templates', () => {
     expectFault(
       await api.request('POST', '/v1/deploy_templates', { name: 'CUSTOM_X', steps: [{ ...steps[0], interface: 'boot' }] }),
       400,
-      "Schema error for template: 'boot' is not one of ['power', 'management', 'deploy', 'bios', 'raid']",
+      "Schema error for template: 'boot' is not one of ['vendor', 'power', 'management', 'firmware', 'deploy', 'bios', 'raid']",
     );
     expectFault(
       await api.request('POST', '/v1/deploy_templates', { name: 'CUSTOM_X', steps: [steps[0], { ...steps[0], priority: 1 }] }),
