@@ -7,16 +7,18 @@
 import { unzipSync } from 'fflate';
 import { type AliasConfig, LambdaHost, REGION, type VersionConfig, parseRef } from './lambda-host';
 import { invalid } from './lambda-routing';
-import { CHUNKS_DIR } from './lambda-versions';
 
 export interface ApiReply {
   readonly status: number;
   readonly body?: unknown;
 }
 
-/** The package files UpdateFunctionCode keeps: the bundle, its source map and its chunks (`chunks/`). */
-const PACKAGE_FILES = ['index.mjs', 'index.mjs.map'];
-const isPackageFile = (name: string) => PACKAGE_FILES.includes(name) || (name.startsWith(`${CHUNKS_DIR}/`) && !name.includes('..'));
+/**
+ * The package files UpdateFunctionCode keeps: every file of the zip, as Lambda does (the bundle, its
+ * source map, its chunks and files the code reads below LAMBDA_TASK_ROOT, such as isolinux or the
+ * agent API CA), but no folder entry and no path leaving the code folder.
+ */
+const isPackageFile = (name: string) => name !== '' && !name.endsWith('/') && !name.startsWith('/') && !name.split('/').includes('..');
 
 /** FunctionConfiguration, as GetFunctionConfiguration, PublishVersion and the Update* calls answer it. */
 export function functionConfiguration(name: string, c: VersionConfig, qualifier = c.version): Record<string, unknown> {
