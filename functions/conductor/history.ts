@@ -2,22 +2,28 @@
  * Node history (API 1.78), recorded as Ironic's `node_history_record(…, error=True)` does: every
  * time a node is given a `last_error`, an ERROR event with that text is written, naming the
  * conductor. Rather than a call in each failure path, the conductor's node store is wrapped once
- * (`recordingFailures`): a save that sets a non-empty `last_error` writes the event after the
- * node is saved. So deploy/clean/inspect/verify/rescue failures, failed power actions, power-sync
+ * (`recordingFailures`): a save that sets a non-empty `last_error` writes the event in the same
+ * transaction as the node, so an invocation killed between two writes cannot leave a failure its
+ * history does not explain. So deploy/clean/inspect/verify/rescue failures, failed power actions, power-sync
  * maintenance, timeouts and stuck nodes all leave a history entry, and a new failure path cannot
  * forget to.
  *
  * The event type follows Ironic's per path ("deploying", "cleaning", "introspection", …), read
  * from the state the failure left the node in; a path whose type does not follow from the state
  * (stuck nodes: "transition", wait timeouts: "provisioning") names it with `historyEventType()`.
- * Each step a deploy, clean or service flow starts is recorded too, as an INFO event.
+ * Each step a deploy, clean or service flow starts is recorded too, as an INFO event written
+ * after the save (a step save stays one PutItem; an INFO event lost to a crash loses nothing an
+ * operator needs). Every event is dated at the save that brought it, so the history lists events
+ * in the order of the node's saves however late a record is written.
  * A node keeps its newest NODE_HISTORY_MAX_ENTRIES events (Ironic `[conductor]node_history_max_entries`),
  * trimmed as Ironic does, by a periodic task (`manage_node_history`) rather than at each write: a
  * write then costs one PutItem, not a PutItem and a Query.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { isIronicError } from '#common/errors';
 import { newUuid } from '#common/ids';
 import * as st from '#common/states';
+import { outcomeUnknown } from '#db/dynamo';
 import type { NodeHistoryStore } from '#db/node-history';
 import type { NodeStore, SaveOptions } from '#db/nodes';
 import { type Node, loadedStateSince } from '#objects/node';
@@ -84,8 +90,7 @@ interface HistoryEvent {
  * changed, `since` (the node's `provision_updated_at` before the save that brought the event).
  * The project is null: Ironic's conductor passes none (the field waits for a caller that does).
  */
-function historyRecord(node: Node, options: HistoryRecorderOptions, event: HistoryEvent, since: string | null): NodeHistory {
-  const now = Date.now();
+function historyRecord(node: Node, options: HistoryRecorderOptions, event: HistoryEvent, since: string | null, now: number): NodeHistory {
   const start = since === null ? Number.NaN : Date.parse(since);
   return new NodeHistory({
     uuid: newUuid(),
@@ -102,6 +107,16 @@ function historyRecord(node: Node, options: HistoryRecorderOptions, event: Histo
 }
 
 /**
+ * When an event of a node just saved happened: the save's own time (its `updated_at`). Saves of a
+ * node are serialised by its revision, so its events list in the order of the saves that brought
+ * them, however late each record is written.
+ */
+function savedAt(node: Node): number {
+  const at = node.updated_at === null || node.updated_at === undefined ? Number.NaN : Date.parse(node.updated_at);
+  return Number.isNaN(at) ? Date.now() : at;
+}
+
+/**
  * Write one ERROR event for `node`'s new last_error; `since` is when the node entered the state
  * it failed in (its provision_updated_at before the failure was saved), or the node's own.
  */
@@ -115,7 +130,8 @@ export async function recordFailure(
   const eventType = eventTypeOf(node);
   hints.delete(node);
   try {
-    await options.history.create(historyRecord(node, options, { event: message, event_type: eventType, severity: 'ERROR' }, since));
+    const at = savedAt(node);
+    await options.history.create(historyRecord(node, options, { event: message, event_type: eventType, severity: 'ERROR' }, since, at), at);
   } catch (err) {
     // The failure itself is saved (last_error); losing its history entry must not undo that.
     options.log.error('Could not record node history', { node: node.uuid, error: String(err) });
@@ -174,8 +190,10 @@ function healthChanged(node: Node): StepStart | undefined {
  */
 async function recordStep(node: Node, started: StepStart, options: HistoryRecorderOptions, since: string | null): Promise<void> {
   try {
+    const at = savedAt(node);
     await options.history.create(
-      historyRecord(node, options, { event: started.text, event_type: started.eventType, severity: 'INFO' }, since),
+      historyRecord(node, options, { event: started.text, event_type: started.eventType, severity: 'INFO' }, since, at),
+      at,
     );
   } catch (err) {
     options.log.error('Could not record node history', { node: node.uuid, error: String(err) });
@@ -183,8 +201,36 @@ async function recordStep(node: Node, started: StepStart, options: HistoryRecord
 }
 
 /**
+ * Save a node given a new `last_error` with its ERROR event, in one transaction. If only the event
+ * could not be written (the history table refused it or is failing, not the node's own condition
+ * or lock), the failure is saved alone and its event written after, as best it can be: losing a
+ * history entry must not keep a node from being failed.
+ */
+async function saveFailure(
+  nodes: NodeStore,
+  node: Node,
+  saveOptions: SaveOptions | undefined,
+  options: HistoryRecorderOptions & { readonly eventType: string; readonly since: string | null },
+): Promise<Node> {
+  const text = node.last_error as string;
+  const event = historyRecord(node, options, { event: text, event_type: options.eventType, severity: 'ERROR' }, options.since, Date.now());
+  hints.delete(node);
+  try {
+    return await nodes.save(node, { ...saveOptions, event });
+  } catch (err) {
+    if (isIronicError(err) || outcomeUnknown(err)) throw err;
+    options.log.error('Could not save a failure with its history event; saving it alone', { node: node.uuid, error: String(err) });
+  }
+  const saved = await nodes.save(node, saveOptions);
+  hints.set(saved, options.eventType);
+  await recordFailure(saved, options, options.since);
+  return saved;
+}
+
+/**
  * The conductor's node store: the given one, whose `save` records a history event whenever the
- * saved node carries a newly set, non-empty `last_error`.
+ * saved node carries a newly set, non-empty `last_error` (with it, in one transaction), and an
+ * INFO event after a save that starts a step or changes the node's health.
  */
 export function recordingFailures(nodes: NodeStore, options: HistoryRecorderOptions): NodeStore {
   return new Proxy(nodes, {
@@ -195,10 +241,11 @@ export function recordingFailures(nodes: NodeStore, options: HistoryRecorderOpti
           const eventType = failed ? eventTypeOf(node) : undefined;
           const started = stepStarted(node) ?? healthChanged(node);
           const since = loadedStateSince(node);
-          const saved = await target.save(node, saveOptions);
+          let saved: Node;
           if (failed && eventType !== undefined) {
-            hints.set(saved, eventType);
-            await recordFailure(saved, options, since);
+            saved = await saveFailure(target, node, saveOptions, { ...options, eventType, since });
+          } else {
+            saved = await target.save(node, saveOptions);
           }
           if (started !== undefined) await recordStep(saved, started, options, since);
           return saved;

@@ -14,7 +14,13 @@ import { ObjectTable, type StoreContext } from './table';
 
 export interface NodeHistoryStore {
   get(uuid: string): Promise<NodeHistory>;
-  create(record: NodeHistory): Promise<NodeHistory>;
+  /**
+   * Write a record that happened at `at` (epoch ms; now by default): its `created_at` and its place
+   * in the node's history. A conductor passes the time of the node save the event belongs to, so a
+   * record written late (its write retried, its invocation slowed) still lists before the events
+   * of the saves that came after it.
+   */
+  create(record: NodeHistory, at?: number): Promise<NodeHistory>;
   /** A node's records, oldest first (Ironic's order). */
   listByNode(nodeUuid: string, page: Page): Promise<PageOf<NodeHistory>>;
   /** Delete a node's records but the newest `keep` (0: all, as when the node is deleted); returns how many went. */
@@ -50,8 +56,8 @@ export class DynamoNodeHistoryStore extends ObjectTable<NodeHistory> implements 
     });
   }
 
-  create(record: NodeHistory): Promise<NodeHistory> {
-    return this.createObject(record);
+  create(record: NodeHistory, at?: number): Promise<NodeHistory> {
+    return this.createObject(record, [], at);
   }
 
   listByNode(nodeUuid: string, page: Page): Promise<PageOf<NodeHistory>> {

@@ -25,6 +25,7 @@ import { isUuidLike } from '#common/ids';
 import type { StoreMeta } from '#objects/base';
 import type { Dict } from '#objects/fields';
 import { Node } from '#objects/node';
+import type { NodeHistory } from '#objects/node-history';
 import { type Bookkeeping, type ObjectCodec, cancellationCodes, isConditionFailure } from './items';
 import { ALL_NODES, groupKey, guard, shardKey, sparseKey } from './keys';
 import { ASSOCIATED, IN_MAINTENANCE, type NodeFilter, planNodeQuery } from './node-filters';
@@ -57,6 +58,12 @@ export interface SaveOptions {
   readonly release?: boolean;
   /** Take the lock for `owner` in the same write (the node must not be locked by someone else). */
   readonly lockFor?: LockOwner;
+  /**
+   * A history record of the node written in the same transaction, dated at the save: a failure
+   * and its ERROR event are saved together or not at all (an invocation killed between two
+   * writes would otherwise leave a `last_error` its history does not explain).
+   */
+  readonly event?: NodeHistory;
 }
 
 /** A page of a sweep through every node: at most `limit` nodes, after `cursor` if given. */
@@ -127,6 +134,7 @@ export const NODE_CODEC: ObjectCodec<Node> = {
 export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
   private readonly chassisTable: string;
   private readonly tables: Readonly<Record<TableName, string>>;
+  private readonly history: DynamoNodeHistoryStore;
 
   constructor(props: DynamoNodeStoreProps) {
     super(props, 'nodes', NODE_CODEC, {
@@ -137,6 +145,7 @@ export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
     });
     this.chassisTable = props.tables.chassis;
     this.tables = props.tables;
+    this.history = new DynamoNodeHistoryStore(props);
   }
 
   getByName(name: string): Promise<Node> {
@@ -178,7 +187,24 @@ export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
       lockExpiresAt,
     };
     const checks = node.whatChanged().has('chassis_uuid') ? this.chassisCheck(node) : [];
-    return this.write(node, book, this.writeCondition(meta, now), checks);
+    const event = options.event === undefined ? [] : [this.eventPut(options.event, now)];
+    const saved = await this.write(node, book, this.writeCondition(meta, now), checks, event);
+    if (options.event !== undefined) options.event.resetChanges();
+    return saved;
+  }
+
+  /** The put of a new history record of a node, stamped and sorted at `now`. */
+  private eventPut(record: NodeHistory, now: number): TransactItem {
+    const { item, book } = this.history.newItem(record, now);
+    record.storeMeta = { ...book, guards: [] };
+    return {
+      Put: {
+        TableName: this.tables.node_history,
+        Item: item,
+        ConditionExpression: 'attribute_not_exists(#key)',
+        ExpressionAttributeNames: { '#key': 'uuid' },
+      },
+    };
   }
 
   /** Destroy a node with its ports, portgroups, allocations, history, inventory, BIOS settings and firmware components (see `node-cascade.ts`). */
@@ -209,7 +235,7 @@ export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
       }
     }
     const others = { client: this.client, tables: this.tables, release: this.releaseSelection };
-    await new DynamoNodeHistoryStore(others).prune(node.uuid, 0);
+    await this.history.prune(node.uuid, 0);
     await new DynamoNodeInventoryStore(others).destroy(node.uuid);
     await new DynamoBiosSettingStore(others).destroyAll(node.uuid);
     await new DynamoFirmwareComponentStore(others).destroyAll(node.uuid);

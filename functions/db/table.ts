@@ -134,9 +134,10 @@ export class ObjectTable<T extends VersionedObject> {
     };
   }
 
-  protected async createObject(obj: T, checks: readonly ItemCheck[] = []): Promise<T> {
+  /** Put a new object, stamped and sorted at `at` (epoch ms; now by default). */
+  protected async createObject(obj: T, checks: readonly ItemCheck[] = [], at?: number): Promise<T> {
     const now = this.now();
-    const { item, book } = this.newItem(obj, now);
+    const { item, book } = this.newItem(obj, at ?? now);
     const guards = book.guards;
     const put = {
       TableName: this.tableName,
@@ -230,15 +231,21 @@ export class ObjectTable<T extends VersionedObject> {
 
   /**
    * Put the item with `book` under `condition`, moving unique-value guards that changed, in one
-   * transaction when anything besides the item is involved.
+   * transaction when anything besides the item is involved (`alsoPut`: other new items, last).
    */
-  protected async write(obj: T, book: Bookkeeping, condition: WriteCondition, checks: readonly ItemCheck[] = []): Promise<T> {
+  protected async write(
+    obj: T,
+    book: Bookkeeping,
+    condition: WriteCondition,
+    checks: readonly ItemCheck[] = [],
+    alsoPut: readonly TransactItem[] = [],
+  ): Promise<T> {
     const meta = this.metaOf(obj);
     const item = this.encode(obj, book);
     const removed = meta.guards.filter((key) => !book.guards.includes(key));
     const added = book.guards.filter((key) => !meta.guards.includes(key));
     try {
-      if (removed.length === 0 && added.length === 0 && checks.length === 0) {
+      if (removed.length === 0 && added.length === 0 && checks.length === 0 && alsoPut.length === 0) {
         await this.client.send(new PutCommand({ TableName: this.tableName, Item: item, ...condition }));
       } else {
         await this.transact([
@@ -246,6 +253,7 @@ export class ObjectTable<T extends VersionedObject> {
           ...added.map((key) => this.guardPut(key, obj)),
           ...removed.map((key) => this.guardDelete(key, obj)),
           ...checks.map(checkItem),
+          ...alsoPut,
         ]);
       }
     } catch (err) {

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   AllocationDuplicateName,
+  ConcurrentUpdate,
   ConductorAlreadyRegistered,
   ConductorNotFound,
   DeployTemplateDuplicateName,
@@ -188,6 +189,36 @@ describe('node history', () => {
     expect(listed.items.map((e) => e.event)).toEqual(['e0', 'e1', 'e2', 'e3']);
     expect(await stores.nodeHistory.prune(n.uuid, 2)).toBe(2);
     expect((await stores.nodeHistory.listByNode(n.uuid, { limit: 10 })).items.map((e) => e.event)).toEqual(['e2', 'e3']);
+  });
+
+  it('saves a node with an event in one transaction: both, or neither when the node changed meanwhile', async () => {
+    const n = await node();
+    const stale = await stores.nodes.get(n.uuid);
+    const fresh = await stores.nodes.get(n.uuid);
+    fresh.last_error = 'boom';
+    const event = new NodeHistory({ uuid: randomUUID(), node_uuid: n.uuid, event: 'boom', severity: 'ERROR' });
+    const saved = await stores.nodes.save(fresh, { event });
+    const [listed] = (await stores.nodeHistory.listByNode(n.uuid, { limit: 10 })).items;
+    expect(listed?.toData()).toMatchObject({ uuid: event.uuid, event: 'boom', created_at: saved.updated_at });
+
+    stale.last_error = 'too late';
+    const lost = new NodeHistory({ uuid: randomUUID(), node_uuid: n.uuid, event: 'too late', severity: 'ERROR' });
+    await expect(stores.nodes.save(stale, { event: lost })).rejects.toThrow(ConcurrentUpdate);
+    expect((await stores.nodeHistory.listByNode(n.uuid, { limit: 10 })).items.map((e) => e.event)).toEqual(['boom']);
+    expect((await stores.nodes.get(n.uuid)).last_error).toBe('boom');
+  });
+
+  it('lists a record by when it happened, not when it was written', async () => {
+    const n = await node();
+    const at = Date.now() - 60_000;
+    const record = (event: string) => new NodeHistory({ uuid: randomUUID(), node_uuid: n.uuid, event, severity: 'ERROR' });
+    await stores.nodeHistory.create(record('later'), at + 5);
+    const late = await stores.nodeHistory.create(record('earlier, written late'), at);
+    expect(late.created_at).toBe(new Date(at).toISOString());
+    expect((await stores.nodeHistory.listByNode(n.uuid, { limit: 10 })).items.map((e) => e.event)).toEqual([
+      'earlier, written late',
+      'later',
+    ]);
   });
 
   it("finds the oldest records of each given node beyond a maximum, reading only those nodes' records, and deletes them", async () => {

@@ -15,6 +15,7 @@ import { MemoryNodeHistoryStore } from '../helpers/memory-stores';
 function setup() {
   const base = makeConductorContext();
   const history = new MemoryNodeHistoryStore();
+  base.nodes.history = history;
   const nodes = recordingFailures(base.nodes, { history, conductor: 'conductor:1', log: base.log });
   return { ctx: { ...base, nodes }, memory: base.nodes, history };
 }
@@ -128,6 +129,23 @@ describe('recordingFailures', () => {
     expect(history.items.map((r) => r.event)).toEqual(['one', 'two', 'three']);
     await manageNodeHistory({ nodes: memory, history, log: ctx.log }, { maxEntries: 2 });
     expect(history.items.map((r) => r.event)).toEqual(['two', 'three']);
+  });
+
+  it("writes a failure's ERROR event in the node's own save, so a save that loses writes none", async () => {
+    const { ctx, memory, history } = setup();
+    const node = await memory.create(makeNode({ provision_state: 'deploying', target_provision_state: 'active' }));
+    const saves: (string | null | undefined)[] = [];
+    const save = memory.save.bind(memory);
+    memory.save = (n, options) => {
+      saves.push(options?.event?.event);
+      return save(n, options);
+    };
+    const stale = await ctx.nodes.get(node.uuid);
+    await failFlow(ctx, await ctx.nodes.get(node.uuid), 'deploy', 'boom');
+    expect(saves).toEqual(['boom']);
+    stale.last_error = 'too late';
+    await expect(ctx.nodes.save(stale)).rejects.toThrow(/changed by another request/);
+    expect(history.items.map((r) => r.event)).toEqual(['boom']);
   });
 
   it('still saves the failure when its history entry cannot be written', async () => {

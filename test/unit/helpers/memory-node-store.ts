@@ -4,6 +4,7 @@
  */
 import { ConcurrentUpdate, DuplicateName, NodeLocked, NodeNotFound } from '../../../functions/common/errors';
 import type { LockOwner, NodeFilter, NodeStore, Page, ReserveOptions, SaveOptions, SweepPage } from '../../../functions/db/nodes';
+import type { NodeHistoryStore } from '../../../functions/db/node-history';
 import type { Dict } from '../../../functions/objects/fields';
 import { Node } from '../../../functions/objects/node';
 
@@ -19,6 +20,8 @@ export class MemoryNodeStore implements NodeStore {
   readonly items = new Map<string, Stored>();
   private seq = 0;
   now = () => Date.now();
+  /** Where a save's `event` goes (written first: a failing history store fails the save, as one transaction). */
+  history?: NodeHistoryStore;
 
   private load(stored: Stored): Node {
     const node = Node.fromItem(structuredClone(stored.item));
@@ -79,6 +82,10 @@ export class MemoryNodeStore implements NodeStore {
       node.reservation = options.lockFor.host;
       stored.lockOwner = options.lockFor.token;
       stored.lockExpiresAt = this.now() + options.lockFor.ttlSeconds * 1000;
+    }
+    if (options.event !== undefined) {
+      if (this.history === undefined) throw new Error('MemoryNodeStore: a save with an event needs a history store (set `history`)');
+      await this.history.create(options.event, this.now());
     }
     stored.item = node.toItem();
     stored.rev += 1;

@@ -107,8 +107,9 @@ export class MemoryNodeHistoryStore implements NodeHistoryStore {
     return r;
   }
 
-  async create(record: NodeHistory): Promise<NodeHistory> {
+  async create(record: NodeHistory, at: number = Date.now()): Promise<NodeHistory> {
     if (this.failCreate) throw new Error('history table unavailable');
+    record.created_at = new Date(at).toISOString();
     this.items.push(record);
     return record;
   }
