@@ -92,10 +92,14 @@ describe('VirtualAgent lookup and heartbeats', () => {
 
   it('heartbeats at once when an asynchronous command finishes (IPA forces one)', async () => {
     const { agent, client } = await boot({ heartbeatIntervalMs: 3_600_000, forcedHeartbeatGapMs: 0 });
-    await waitFor(() => ironic.heartbeats.length === 1, 'the first heartbeat');
+    // The agent has its first heartbeat's answer (not only Ironic the request) before the command.
+    await waitFor(() => agent.heartbeats === 1, 'the first heartbeat');
     const step = { step: 'burnin_cpu', interface: 'deploy', priority: 0, args: { duration_ms: 1 } };
     await client.command('deploy.execute_deploy_step', { step, node: NODE, ports: [] });
-    await waitFor(() => agent.heartbeats === 2, 'the forced heartbeat');
+    await waitFor(
+      () => agent.heartbeats === 2,
+      () => `the forced heartbeat (the agent: ${JSON.stringify(agent.describe())}; Ironic saw ${ironic.heartbeats.length} heartbeats)`,
+    );
     expect(ironic.heartbeats).toHaveLength(2);
   });
 

@@ -177,10 +177,14 @@ export class AgentCommandClient {
 }
 
 /** Wait until a condition holds (polling; no timing assumptions beyond a generous limit). */
-export async function waitFor(condition: () => boolean | Promise<boolean>, what = 'condition', limitMs = 10_000): Promise<void> {
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  what: string | (() => string) = 'condition',
+  limitMs = 10_000,
+): Promise<void> {
   const until = Date.now() + limitMs;
   while (!(await condition())) {
-    if (Date.now() > until) throw new Error(`Timed out waiting for ${what}`);
+    if (Date.now() > until) throw new Error(`Timed out waiting for ${typeof what === 'string' ? what : what()}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
