@@ -33,7 +33,8 @@ const LOCAL = { region: 'us-east-1', credentials: { accessKeyId: 'local', secret
 /** Short steps: the shifts are watched for seconds, not the five minutes an operator would use. */
 const SHIFT = ['--steps', '50,100', '--step-seconds', '8', '--sample-seconds', '4'];
 
-const log = (line: string) => process.stdout.write(`${line}\n`);
+/** Each line with the clock time, so what the load saw (its `unexpected` answers carry it too) can be placed in the upgrade. */
+const log = (line: string) => process.stdout.write(`${new Date().toISOString().slice(11, 23)} ${line}\n`);
 let oldBundles: string;
 const newBundles = process.env.IRONLESS_BUILD_DIR ?? '';
 

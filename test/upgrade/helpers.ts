@@ -34,7 +34,7 @@ export function ironless(args: readonly string[], log: (line: string) => void): 
 export interface LoadReport {
   readonly requests: number;
   readonly byStatus: Record<string, number>;
-  /** Answers ≥ 500 or 4xx, with what was asked (the first few). */
+  /** Answers ≥ 500 or 4xx, with when they came and what was asked (the first few). */
   readonly unexpected: readonly string[];
   /** `GET /v1`'s maximum version, with when it was seen. */
   readonly maxVersions: readonly { at: number; max: string }[];
@@ -53,17 +53,19 @@ const report = { requests: 0, byStatus: {}, unexpected: [], maxVersions: [], sec
 let stopping = false;
 let n = 0;
 const started = Date.now();
+// When (seconds into the load, and the clock time the upgrade's log shows) an answer came.
+const at = () => '[+' + ((Date.now() - started) / 1000).toFixed(1) + ' s, ' + new Date().toISOString().slice(11, 23) + '] ';
 async function call(method, path, body, ok) {
   report.requests++;
   try {
     const res = await fetch(url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await res.text();
     report.byStatus[res.status] = (report.byStatus[res.status] || 0) + 1;
-    if (!ok.includes(res.status) && report.unexpected.length < 50) report.unexpected.push(method + ' ' + path + ' -> ' + res.status + ' ' + text.slice(0, 300));
+    if (!ok.includes(res.status) && report.unexpected.length < 50) report.unexpected.push(at() + method + ' ' + path + ' -> ' + res.status + ' ' + text.slice(0, 300));
     return { status: res.status, text };
   } catch (err) {
     report.byStatus.error = (report.byStatus.error || 0) + 1;
-    if (report.unexpected.length < 50) report.unexpected.push(method + ' ' + path + ' -> ' + String(err));
+    if (report.unexpected.length < 50) report.unexpected.push(at() + method + ' ' + path + ' -> ' + String(err));
     return { status: 0, text: '' };
   }
 }
