@@ -1,11 +1,12 @@
 /**
  * Ironic master's `[redfish]firmware_update_*` options: how the redfish `update` step follows a
- * firmware update (functions/drivers/redfish/firmware-updates.ts). Apart from `settings.ts` as the
+ * firmware update (functions/drivers/redfish/firmware-updates.ts); and its
+ * `[redfish]boot_mode_config_timeout`, how long a new boot mode is waited for (`set-boot-mode.ts`). Apart from `settings.ts` as the
  * inspector's are; the IronlessSettings include them, and their variables are among
  * `settingsVariables` (left out at their defaults).
  */
 import { ENV } from '../functions/common/config';
-import { DEFAULT_FIRMWARE_UPDATE_CONFIG } from '../functions/drivers/redfish/config';
+import { DEFAULT_BOOT_MODE_CONFIG_TIMEOUT_SECONDS, DEFAULT_FIRMWARE_UPDATE_CONFIG } from '../functions/drivers/redfish/config';
 
 export interface FirmwareUpdateSettings {
   /**
@@ -28,6 +29,12 @@ export interface FirmwareUpdateSettings {
   readonly firmwareUpdateValidationIntervalSeconds: number;
   /** Ironic `[redfish]firmware_update_resource_validation_timeout`: how long they may fail; 0 skips the check. @default 480 */
   readonly firmwareUpdateResourceValidationTimeoutSeconds: number;
+  /**
+   * Ironic `[redfish]boot_mode_config_timeout`: how long, after the reboot that applies it, a BMC
+   * may take to report a new boot mode; 0 reboots without waiting. A wait also ends before the
+   * conductor invocation's deadline. @default 900
+   */
+  readonly redfishBootModeConfigTimeoutSeconds: number;
 }
 
 const d = DEFAULT_FIRMWARE_UPDATE_CONFIG;
@@ -41,6 +48,7 @@ export const FIRMWARE_UPDATE_SETTINGS_DEFAULTS: FirmwareUpdateSettings = {
   firmwareUpdateRequiredSuccesses: d.requiredSuccesses,
   firmwareUpdateValidationIntervalSeconds: d.validationInterval,
   firmwareUpdateResourceValidationTimeoutSeconds: d.resourceValidationTimeout,
+  redfishBootModeConfigTimeoutSeconds: DEFAULT_BOOT_MODE_CONFIG_TIMEOUT_SECONDS,
 };
 
 /** Each setting with the variable that carries it. */
@@ -61,6 +69,7 @@ function pairs(s: FirmwareUpdateSettings): [keyof FirmwareUpdateSettings, string
       ENV.firmwareUpdateResourceValidationTimeout,
       s.firmwareUpdateResourceValidationTimeoutSeconds,
     ],
+    ['redfishBootModeConfigTimeoutSeconds', ENV.redfishBootModeConfigTimeout, s.redfishBootModeConfigTimeoutSeconds],
   ];
 }
 

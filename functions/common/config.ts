@@ -33,6 +33,8 @@ export const ENV = {
   redfishReadTimeout: 'REDFISH_READ_TIMEOUT',
   powerStateChangeTimeout: 'POWER_STATE_CHANGE_TIMEOUT',
   redfishPowerPollInterval: 'REDFISH_POWER_POLL_INTERVAL_MS',
+  redfishBootModeConfigTimeout: 'REDFISH_BOOT_MODE_CONFIG_TIMEOUT',
+  redfishBootModeConfigInterval: 'REDFISH_BOOT_MODE_CONFIG_INTERVAL_MS',
   firmwareUpdateRebootDelay: 'FIRMWARE_UPDATE_REBOOT_DELAY',
   firmwareUpdateBmcVersionCheckInterval: 'FIRMWARE_UPDATE_BMC_VERSION_CHECK_INTERVAL',
   firmwareUpdateNicStartingWait: 'FIRMWARE_UPDATE_NIC_STARTING_WAIT',

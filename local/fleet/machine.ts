@@ -10,7 +10,9 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { IndicatorLed } from './redfish-console';
-import type { InventoryResource } from './redfish-inventory';
+import type { AgentFaults, Faults } from './machine-faults';
+
+export type { AgentFaults, Faults } from './machine-faults';
 
 export type PowerState = 'On' | 'Off' | 'PoweringOn' | 'PoweringOff';
 export type BootTarget = 'None' | 'Pxe' | 'Hdd' | 'Cd' | 'BiosSetup' | 'UefiHttp';
@@ -60,65 +62,6 @@ export interface MachineSpec {
   readonly continuousBootOverride?: boolean;
   /** Whether the running OS answers ACPI (graceful shutdown/restart). Default true. */
   readonly acpi?: boolean;
-}
-
-/**
- * Faults to inject, per machine, on requests that name it. `down`: `reset` drops the connection at
- * once, `hang` never answers. `slowMs`: answer this late. `errorStatus`: answer with this status
- * (500 by default when `errorCount` is given), `errorCount` times or, without it, always; only
- * on requests with one of `errorMethods` when given (e.g. ["POST"]: actions fail, reads work).
- * `unauthorized`: reject every credential with 401. `powerStuck`: accept resets and do nothing.
- * `consoleUnavailable`: no graphical console (see `redfish-console.ts`).
- * `biosIgnoresSettings`: the firmware drops pending BIOS settings at power on (see `bios.ts`).
- * `firmwareUpdateFails`: firmware updates end in a failed Task, changing nothing (see `firmware.ts`).
- * `nicUpdateStartsOnReset`: a NIC update's Task stays in Starting until the machine is reset.
- * `bmcVersionUnchanged`: a BMC update's Task completes but the BMC keeps its version.
- * `bmcRestartMs`: after applying its own image the BMC restarts, answering nothing for this long.
- * `mediaUnreachable`: the BMC cannot fetch images, so InsertMedia is refused (400) and nothing is inserted.
- * `health`: the system's Status.Health ("OK" unless set): a BMC reporting a hardware problem.
- * `mediaCorrupt`: the ISO the BMC reads from its virtual CD arrives damaged, so the machine boots nothing from it.
- * `missingResources`: System resources (SimpleStorage, Storage, PCIeDevices) the BMC lacks: not linked, 404.
- * `brokenResources`: System resources it links but answers 404 for (see `redfish-inventory.ts`).
- */
-export interface Faults {
-  readonly down?: 'reset' | 'hang';
-  readonly slowMs?: number;
-  readonly errorStatus?: number;
-  readonly errorCount?: number;
-  readonly errorMethods?: readonly string[];
-  readonly unauthorized?: boolean;
-  readonly powerStuck?: boolean;
-  /** The BMC's graphical console is off (GraphicalConsole.ServiceEnabled false) and its page answers 503. */
-  readonly consoleUnavailable?: boolean;
-  readonly biosIgnoresSettings?: boolean;
-  readonly firmwareUpdateFails?: boolean;
-  readonly nicUpdateStartsOnReset?: boolean;
-  readonly bmcVersionUnchanged?: boolean;
-  readonly bmcRestartMs?: number;
-  readonly mediaUnreachable?: boolean;
-  readonly health?: 'OK' | 'Warning' | 'Critical';
-  readonly mediaCorrupt?: boolean;
-  readonly missingResources?: readonly InventoryResource[];
-  readonly brokenResources?: readonly InventoryResource[];
-}
-
-/**
- * Faults of the ramdisk agent running on the machine (see `agent/`), kept apart from the BMC's.
- * `crash`: the agent dies (its API stops answering, no more heartbeats) — at once when true, or
- * when a command or step of that name starts ("standby.power_off", "write_image"). `hang`: it stops
- * heartbeating (its API still answers). `failStep`: that deploy/clean step (or command) fails;
- * `"inspect"`: the inspection's collector fails, and the data it posts says so (`error`).
- * `badChecksum`: image downloads are corrupted, so their checksum does not match. `versionAfterReboot`:
- * the agent comes back from its next reboot as this agent_version (other hardware manager versions
- * too), and stays so: if an agent runs when the fault is set, from the next agent boot on; if none
- * does, the first agent boot keeps the old version and the ones after it (its reboots) change.
- */
-export interface AgentFaults {
-  readonly crash?: boolean | string;
-  readonly hang?: boolean;
-  readonly failStep?: string;
-  readonly badChecksum?: boolean;
-  readonly versionAfterReboot?: string;
 }
 
 /** What the instance finds in its config drive partition. */
@@ -240,6 +183,9 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
 
   private guest: Guest | undefined;
   private pending: NodeJS.Timeout | undefined;
+  /** A boot mode the firmware applies at its next boot (`bootModeApply: 'reboot'`). */
+  private pendingBootMode: BootMode | undefined;
+  private bootModeTimer: NodeJS.Timeout | undefined;
   /** Agent boots left before `versionAfterReboot` takes effect. */
   private bootsBeforeVersionChange = 0;
 
@@ -315,7 +261,24 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
     // A target alone leaves BootSourceOverrideEnabled as it is: the client must say when it changes.
     if (patch.target !== undefined) this.boot.target = patch.target as BootTarget;
     if (patch.enabled !== undefined) this.boot.enabled = patch.enabled as BootEnabled;
-    if (patch.mode !== undefined) this.boot.mode = patch.mode as BootMode;
+    if (patch.mode !== undefined) this.requestBootMode(patch.mode as BootMode);
+  }
+
+  /**
+   * A new boot mode: reported at once, or as the `bootModeApply`/`bootModeDelayMs` faults say (a
+   * mode asked for again replaces one still pending; the mode it already reports cancels it).
+   */
+  private requestBootMode(mode: BootMode): void {
+    clearTimeout(this.bootModeTimer);
+    this.pendingBootMode = undefined;
+    if (mode === this.boot.mode || this.faults.bootModeApply === 'never') return;
+    if (this.faults.bootModeApply === 'reboot') {
+      this.pendingBootMode = mode;
+      return;
+    }
+    const delay = this.faults.bootModeDelayMs ?? 0;
+    if (delay <= 0) this.boot.mode = mode;
+    else this.bootModeTimer = setTimeout(() => (this.boot.mode = mode), delay);
   }
 
   setSecureBoot(enabled: unknown): void {
@@ -376,6 +339,7 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
   /** Stop timers and whatever runs on the machine (the fleet is shutting down). */
   async dispose(): Promise<void> {
     clearTimeout(this.pending);
+    clearTimeout(this.bootModeTimer);
     await this.stopGuest();
   }
 
@@ -403,6 +367,8 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
       return;
     }
     this.powerState = 'On';
+    if (this.pendingBootMode !== undefined) this.boot.mode = this.pendingBootMode;
+    this.pendingBootMode = undefined;
     const event = this.bootEvent();
     this.boots.push(event);
     if (this.boots.length > HISTORY) this.boots.shift();

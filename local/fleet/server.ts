@@ -56,6 +56,8 @@ export function parseFaults(value: unknown): Faults | string {
     'mediaCorrupt',
     'missingResources',
     'brokenResources',
+    'bootModeApply',
+    'bootModeDelayMs',
   ];
   const unknown = Object.keys(f).filter((k) => !known.includes(k));
   if (unknown.length > 0) return `unknown fault(s): ${unknown.join(', ')}; known: ${known.join(', ')}`;
@@ -63,9 +65,11 @@ export function parseFaults(value: unknown): Faults | string {
   if (f.down !== undefined && f.down !== 'reset' && f.down !== 'hang') return 'down must be "reset" or "hang"';
   if (f.health !== undefined && !['OK', 'Warning', 'Critical'].includes(f.health as string))
     return 'health must be "OK", "Warning" or "Critical"';
-  if (!wholeNumber(f.slowMs) || !wholeNumber(f.errorCount) || !wholeNumber(f.bmcRestartMs)) {
-    return 'slowMs, errorCount and bmcRestartMs must be whole numbers';
+  if (!wholeNumber(f.slowMs) || !wholeNumber(f.errorCount) || !wholeNumber(f.bmcRestartMs) || !wholeNumber(f.bootModeDelayMs)) {
+    return 'slowMs, errorCount, bmcRestartMs and bootModeDelayMs must be whole numbers';
   }
+  if (f.bootModeApply !== undefined && f.bootModeApply !== 'reboot' && f.bootModeApply !== 'never')
+    return 'bootModeApply must be "reboot" or "never"';
   if (
     f.errorStatus !== undefined &&
     !(Number.isInteger(f.errorStatus) && (f.errorStatus as number) >= 400 && (f.errorStatus as number) <= 599)

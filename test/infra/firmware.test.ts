@@ -1,7 +1,8 @@
 /**
  * Firmware components in the CDK stack: their table, keyed by the node's UUID and the component's
  * name, no index, kept like every table, which the API reads and the conductor writes, named to both;
- * and the `[redfish]firmware_update_*` settings, carried to the conductor when not at their default.
+ * and the `[redfish]firmware_update_*` and `boot_mode_config_timeout` settings, carried to the
+ * conductor when not at their default.
  */
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -9,7 +10,9 @@ import { IronlessStack } from '../../lib/ironless-stack';
 import { tableActions } from './helpers';
 
 const template = Template.fromStack(
-  new IronlessStack(new App(), 'Firmware', { settings: { firmwareUpdateOverallTimeoutSeconds: 3600, firmwareUpdateRequiredSuccesses: 0 } }),
+  new IronlessStack(new App(), 'Firmware', {
+    settings: { firmwareUpdateOverallTimeoutSeconds: 3600, firmwareUpdateRequiredSuccesses: 0, redfishBootModeConfigTimeoutSeconds: 60 },
+  }),
 );
 const resources = (type: string) =>
   template.findResources(type) as Record<string, { Properties: Record<string, unknown>; DeletionPolicy?: string }>;
@@ -71,5 +74,12 @@ it('gives the conductor the firmware update settings that differ from Ironic’s
   ).toEqual(['FIRMWARE_UPDATE_OVERALL_TIMEOUT', 'FIRMWARE_UPDATE_REQUIRED_SUCCESSES']);
   expect(() => new IronlessStack(new App(), 'BadDelay', { settings: { firmwareUpdateRebootDelaySeconds: -1 } })).toThrow(
     'firmwareUpdateRebootDelaySeconds (-1) must be a whole number, 0 or more',
+  );
+});
+
+it('gives the conductor boot_mode_config_timeout when it differs from Ironic’s 900 s, and refuses a negative one', () => {
+  expect(conductorVariables()).toMatchObject({ REDFISH_BOOT_MODE_CONFIG_TIMEOUT: '60' });
+  expect(() => new IronlessStack(new App(), 'BadBootMode', { settings: { redfishBootModeConfigTimeoutSeconds: -1 } })).toThrow(
+    'redfishBootModeConfigTimeoutSeconds (-1) must be a whole number, 0 or more',
   );
 });

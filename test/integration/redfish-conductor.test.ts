@@ -26,7 +26,14 @@ beforeAll(async () => {
   stack = await startStack({
     fleet: { count: 1, prefix: 'rc' },
     // Short Redfish deadlines so a dead BMC fails a call in seconds.
-    functionEnv: { REDFISH_CONNECTION_ATTEMPTS: '2', REDFISH_CONNECTION_RETRY_INTERVAL: '0', REDFISH_READ_TIMEOUT: '2' },
+    functionEnv: {
+      REDFISH_CONNECTION_ATTEMPTS: '2',
+      REDFISH_CONNECTION_RETRY_INTERVAL: '0',
+      REDFISH_READ_TIMEOUT: '2',
+      // A new boot mode the BMC does not report is waited for 3 s, polled every 100 ms.
+      REDFISH_BOOT_MODE_CONFIG_TIMEOUT: '3',
+      REDFISH_BOOT_MODE_CONFIG_INTERVAL_MS: '100',
+    },
   });
   api = new ApiClient(stack.url, '1.82');
   raw = new DynamoDBClient({
@@ -106,6 +113,26 @@ describe('management through the conductor to the BMC', () => {
     const secure = await until(uuid, (n) => n.reservation === null && n.secure_boot === true);
     expect(secure.last_error).toBeNull();
     expect(machine.secureBoot).toBe(true);
+  }, 60_000);
+
+  it('waits for a BMC that applies a boot mode at its next boot, and fails with Ironic’s error on one that never does', async () => {
+    const { uuid, machine } = await manageableNode();
+    machine.setFaults({ bootModeApply: 'reboot' });
+    expect((await api.request('PUT', `/v1/nodes/${uuid}/states/boot_mode`, { target: 'bios' })).status).toBe(202);
+    const legacy = await until(uuid, (n) => n.reservation === null && n.boot_mode === 'bios');
+    expect(legacy).toMatchObject({ last_error: null, power_state: 'power off' });
+    // Rebooted to run the BIOS job, then off again as it was.
+    expect(machine.resets).toEqual(['On', 'ForceOff']);
+    expect(machine.powerState).toBe('Off');
+
+    machine.setFaults({ bootModeApply: 'never' });
+    expect((await api.request('PUT', `/v1/nodes/${uuid}/states/boot_mode`, { target: 'uefi' })).status).toBe(202);
+    const failed = await until(uuid, (n) => n.reservation === null && n.last_error !== null);
+    expect(failed.last_error).toBe(
+      `Failed to change boot mode to 'uefi: Redfish exception occurred. Error: Timeout reached while waiting for boot mode of node ${uuid} to become UEFI, current is Legacy`,
+    );
+    expect(failed.boot_mode).toBe('bios');
+    expect(machine.boot.mode).toBe('Legacy');
   }, 60_000);
 
   it('injects an NMI into a running machine', async () => {

@@ -47,6 +47,13 @@ export interface RedfishConfig {
   readonly inspection?: RedfishInspectionConfig;
   /** How firmware updates are followed (Ironic's `[redfish]firmware_update_*`). @default Ironic's */
   readonly firmwareUpdate?: FirmwareUpdateConfig;
+  /**
+   * Ironic's `[redfish]boot_mode_config_timeout`: how long to wait, after the reboot that applies
+   * it, for the BMC to report a new boot mode; 0 for no wait (`set-boot-mode.ts`). @default 900
+   */
+  readonly bootModeConfigTimeoutSeconds?: number;
+  /** How often the boot mode is read while waiting (Ironic's fixed 15 s; tests with virtual BMCs lower it). @default 15000 */
+  readonly bootModeConfigIntervalMs?: number;
 }
 
 /** Ironic master's `[redfish]firmware_update_*` options, in seconds (`firmware-updates.ts`). */
@@ -66,6 +73,11 @@ export interface FirmwareUpdateConfig {
   /** `firmware_update_resource_validation_timeout`: how long the resources may take to be stable; 0 skips the check. */
   readonly resourceValidationTimeout: number;
 }
+
+/** Ironic master's `[redfish]boot_mode_config_timeout` default. */
+export const DEFAULT_BOOT_MODE_CONFIG_TIMEOUT_SECONDS = 900;
+/** Ironic master's BOOT_MODE_CONFIG_INTERVAL (a constant there). */
+export const DEFAULT_BOOT_MODE_CONFIG_INTERVAL_MS = 15_000;
 
 /** Ironic master's defaults. */
 export const DEFAULT_FIRMWARE_UPDATE_CONFIG: FirmwareUpdateConfig = {
@@ -138,6 +150,8 @@ export function loadRedfishConfig(env: Env = process.env): RedfishConfig {
     },
     inspection: redfishInspectionConfig(env),
     firmwareUpdate: loadFirmwareUpdateConfig(env),
+    bootModeConfigTimeoutSeconds: integer(env, ENV.redfishBootModeConfigTimeout, DEFAULT_BOOT_MODE_CONFIG_TIMEOUT_SECONDS),
+    bootModeConfigIntervalMs: integer(env, ENV.redfishBootModeConfigInterval, DEFAULT_BOOT_MODE_CONFIG_INTERVAL_MS, 1),
   };
 }
 

@@ -23,7 +23,11 @@ import { createRedfishVirtualMedia } from './vmedia';
 /** The Redfish implementations, built with one configuration (tests pass short timeouts). */
 export function createRedfishInterfaces(config: RedfishConfig) {
   const power = createRedfishPower(config);
-  const management = { ...createRedfishManagement(config), ...createRedfishIndicators(config), ...createRedfishVirtualMedia(config) };
+  const management = {
+    ...createRedfishManagement(config, power),
+    ...createRedfishIndicators(config),
+    ...createRedfishVirtualMedia(config),
+  };
   const boot = createRedfishVirtualMediaBoot(config, power, management);
   return {
     power,

@@ -3,10 +3,12 @@
  * once/continuous, UEFI/Legacy), secure boot and NMI, with Ironic's messages.
  */
 import { InvalidParameterValue, RedfishError, UnsupportedDriverExtension } from '#common/errors';
-import { BOOT_DEVICES, BOOT_MODES, type ManagementInterface, type Task } from '../base';
+import { BOOT_DEVICES, BOOT_MODES, type ManagementInterface, type PowerInterface, type Task } from '../base';
+import { syncBootMode } from '../boot-mode-sync';
 import type { Resource } from './client';
 import type { RedfishConfig } from './config';
 import { parseDriverInfo } from './driver-info';
+import { requiresFullBootRequest, setRedfishBootMode } from './set-boot-mode';
 import { type RedfishSystem, getSystem, isRedfishFailure, redfishFailure } from './system';
 
 /** BootSourceOverrideTarget ↔ Ironic boot device. */
@@ -41,18 +43,27 @@ function setInternal(task: Task, key: string, value: unknown): void {
   task.node.driver_internal_info = info;
 }
 
+function isSupermicro(task: Task): boolean {
+  const vendor = task.node.properties.vendor;
+  return typeof vendor === 'string' && vendor.toLowerCase() === 'supermicro';
+}
+
 /**
  * Set the override target. BMCs differ on BootSourceOverrideEnabled: most want it left out when it
- * does not change, Supermicro wants it always. A BMC that refuses Continuous gets a one-time boot
- * instead, remembered in `redfish_boot_device` and set again before every power on (as Ironic does).
+ * does not change, Supermicro wants it always, and the vendors of `requiresFullBootRequest` want
+ * the whole override (the current mode, else UEFI, with it). A BMC that refuses Continuous gets a
+ * one-time boot instead, remembered in `redfish_boot_device` and set again before every power on
+ * (as Ironic does).
  */
 async function setBootDeviceOn(task: Task, system: RedfishSystem, device: string, persistent = false): Promise<void> {
   const desired = persistent ? CONTINUOUS : ONCE;
-  const vendor = task.node.properties.vendor;
-  const enabled =
-    typeof vendor === 'string' && vendor.toLowerCase() === 'supermicro' ? desired : desired !== system.boot.enabled ? desired : undefined;
+  const enabled = isSupermicro(task) ? desired : desired !== system.boot.enabled ? desired : undefined;
   try {
-    await system.setBootOptions({ target: device, enabled });
+    if (requiresFullBootRequest(task)) {
+      await system.setBootOptions({ target: device, enabled: desired, mode: system.boot.mode ?? 'UEFI' });
+    } else {
+      await system.setBootOptions({ target: device, enabled });
+    }
   } catch (err) {
     if (enabled !== CONTINUOUS || !isRedfishFailure(err)) throw err;
     task.log.warn('Could not set a persistent boot device, using a one-time boot device instead', {
@@ -87,8 +98,19 @@ export async function restoreBootDevice(task: Task, system: RedfishSystem): Prom
   }
 }
 
-/** Set the boot device on a system already read (the boot interface uses this too). */
-export async function setBootDevice(task: Task, system: RedfishSystem, device: string, persistent = false): Promise<void> {
+/**
+ * Set the boot device on a system already read (the boot interface uses this too, as Ironic's goes
+ * through the management interface). Some Supermicro BMCs put the boot mode back to their default
+ * when the device changes, so there the boot mode is synced again after it (as Ironic does; other
+ * vendors' BMCs fail that, so only there).
+ */
+export async function setBootDevice(
+  task: Task,
+  system: RedfishSystem,
+  device: string,
+  persistent: boolean,
+  management: ManagementInterface,
+): Promise<void> {
   const redfishDevice = BOOT_DEVICE_MAP_REV[device];
   if (redfishDevice === undefined) throw new InvalidParameterValue(`Invalid boot device ${device} specified.`);
   setInternal(task, 'redfish_boot_device', undefined);
@@ -97,14 +119,16 @@ export async function setBootDevice(task: Task, system: RedfishSystem, device: s
   } catch (err) {
     redfishFailure(err, `Redfish set boot device failed for node ${task.node.uuid}.`);
   }
+  if (isSupermicro(task)) await syncBootMode(task, management);
 }
 
 function pyBool(value: boolean): string {
   return value ? 'True' : 'False';
 }
 
-export function createRedfishManagement(config: RedfishConfig): ManagementInterface {
-  return {
+/** The management interface; `power` reboots a node whose BMC applies a new boot mode at its next boot. */
+export function createRedfishManagement(config: RedfishConfig, power: PowerInterface): ManagementInterface {
+  const management: ManagementInterface = {
     name: 'redfish',
     async validate(task) {
       parseDriverInfo(task.node, config.policy);
@@ -116,7 +140,7 @@ export function createRedfishManagement(config: RedfishConfig): ManagementInterf
 
     async setBootDevice(task, device, persistent = false) {
       if (BOOT_DEVICE_MAP_REV[device] === undefined) throw new InvalidParameterValue(`Invalid boot device ${device} specified.`);
-      await setBootDevice(task, await getSystem(task, config), device, persistent);
+      await setBootDevice(task, await getSystem(task, config), device, persistent, management);
     },
 
     async getBootDevice(task) {
@@ -131,16 +155,7 @@ export function createRedfishManagement(config: RedfishConfig): ManagementInterf
     async setBootMode(task, mode) {
       const redfishMode = BOOT_MODE_MAP_REV[mode];
       if (redfishMode === undefined) throw new InvalidParameterValue(`Invalid boot mode ${mode} specified.`);
-      const system = await getSystem(task, config);
-      try {
-        await system.setBootOptions({ mode: redfishMode });
-      } catch (err) {
-        if (!isRedfishFailure(err)) throw err;
-        task.log.error('Setting the boot mode failed', { node: task.node.uuid, mode, error: err.message });
-        // A BMC that does not report a mode cannot set one either (e.g. HPE Gen9): not an error of the node.
-        if (system.boot.mode === undefined) throw new UnsupportedDriverExtension(task.node.driver, 'set_boot_mode');
-        throw new RedfishError(`Setting boot mode to ${mode} failed for node ${task.node.uuid}. Error: ${err.message}`);
-      }
+      await setRedfishBootMode(task, await getSystem(task, config), mode, redfishMode, { power, config });
     },
 
     async getBootMode(task) {
@@ -222,6 +237,7 @@ export function createRedfishManagement(config: RedfishConfig): ManagementInterf
       return macs;
     },
   };
+  return management;
 }
 
 /** Health values a node shows (Ironic's `health_states`), as Redfish words them. */

@@ -163,3 +163,41 @@ describe('parseFaults', () => {
     expect(parseFaults({ brokenResources: 'Storage' })).toBe('brokenResources must be a list of: SimpleStorage, Storage, PCIeDevices');
   });
 });
+
+describe('boot mode faults', () => {
+  it('are checked: bootModeApply reboot|never, bootModeDelayMs a whole number', () => {
+    expect(parseFaults({ bootModeApply: 'reboot', bootModeDelayMs: 10 })).toEqual({ bootModeApply: 'reboot', bootModeDelayMs: 10 });
+    expect(parseFaults({ bootModeApply: 'later' })).toBe('bootModeApply must be "reboot" or "never"');
+    expect(parseFaults({ bootModeDelayMs: -1 })).toBe('slowMs, errorCount, bmcRestartMs and bootModeDelayMs must be whole numbers');
+  });
+});
+
+describe('boot mode faults on a machine', () => {
+  it('bootModeApply reboot: the new mode is reported from the next boot on, and that boot uses it', () => {
+    const m = machine();
+    m.setFaults({ bootModeApply: 'reboot' });
+    m.setBoot({ mode: 'Legacy' });
+    expect(m.boot.mode).toBe('UEFI');
+    m.reset('On');
+    expect(m.boot.mode).toBe('Legacy');
+    expect(m.boots.at(-1)?.mode).toBe('Legacy');
+  });
+
+  it('bootModeApply never: accepted, never reported, not even after a boot', () => {
+    const m = machine();
+    m.setFaults({ bootModeApply: 'never' });
+    m.setBoot({ mode: 'Legacy' });
+    m.reset('On');
+    expect(m.boot.mode).toBe('UEFI');
+  });
+
+  it('bootModeDelayMs: reported that much later', async () => {
+    const m = machine();
+    m.setFaults({ bootModeDelayMs: 50 });
+    m.setBoot({ mode: 'Legacy' });
+    expect(m.boot.mode).toBe('UEFI');
+    await new Promise((r) => setTimeout(r, 120));
+    expect(m.boot.mode).toBe('Legacy');
+    await m.dispose();
+  });
+});
