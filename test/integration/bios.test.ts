@@ -6,21 +6,23 @@
  * firmware at the reboot, then a wait in `clean wait` until the periodic `poll_waiting_steps`
  * checks them) and `factory_reset`; a firmware that ignores the pending values fails the clean
  * with Ironic's last_error. The settings go with their node. An abort in `clean wait` flags the
- * step (clean steps are not abortable) and ends the clean once the step has; the BIOS apply runs
- * as a deploy's user deploy step, waiting in `wait call-back`.
+ * step (clean steps are not abortable) and ends the clean once the step has. The BIOS apply runs
+ * as a deploy's user deploy step: its reboot boots the ramdisk, whose heartbeat (nothing polls)
+ * makes the step's second call and the deploy goes on from `wait call-back`, or fails at once
+ * when the firmware did not take a value.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type FleetStack, startFleetStack } from './helpers/fleet';
 import { ApiClient, faultOf } from './helpers/stack';
-import { cleanPolling, provisionPolling, runPeriodic } from './helpers/polled-steps';
+import { cleanPolling, runPeriodic } from './helpers/polled-steps';
 
 let fleet: FleetStack;
 let api: ApiClient;
 let db: DynamoDBDocumentClient;
 
 beforeAll(async () => {
-  fleet = await startFleetStack({ count: 2, prefix: 'bios', image: Buffer.from('a whole-disk image\n') });
+  fleet = await startFleetStack({ count: 3, prefix: 'bios', image: Buffer.from('a whole-disk image\n') });
   api = new ApiClient(fleet.stack.url, '1.74');
   db = DynamoDBDocumentClient.from(
     new DynamoDBClient({
@@ -48,6 +50,35 @@ async function clean(uuid: string, steps: Record<string, unknown>[]) {
   return node;
 }
 const waited: (Record<string, unknown> | undefined)[] = [];
+
+/**
+ * A deploy with the BIOS apply as a user deploy step before deploy.deploy, with nothing running
+ * `poll_waiting_steps`: the node as first seen waiting in `wait call-back` at that step, when it
+ * was seen there (ms since the epoch), and the node where the deploy ends.
+ */
+async function deployUnpolled(uuid: string, settings: Record<string, unknown>[]) {
+  await api.provision(uuid, 'active', {
+    deploy_steps: [{ interface: 'bios', step: 'apply_configuration', args: { settings }, priority: 150 }],
+  });
+  const deadline = Date.now() + 150_000;
+  let seen: Record<string, unknown> | undefined;
+  let seenAt = 0;
+  for (;;) {
+    const node = (await api.get(`/v1/nodes/${uuid}`)).body as Record<string, unknown>;
+    if (node.provision_state === 'active' || node.provision_state === 'deploy failed') return { node, seen, seenAt };
+    if (
+      seen === undefined &&
+      node.provision_state === 'wait call-back' &&
+      (node.deploy_step as { interface?: string })?.interface === 'bios'
+    ) {
+      seen = node;
+      seenAt = Date.now();
+    }
+    if (Date.now() > deadline)
+      throw new Error(`node ${uuid} still ${String(node.provision_state)} (last_error: ${String(node.last_error)})`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
 
 /** After a failed clean: out of maintenance (a clean failure puts the node there), manageable again. */
 async function recover(uuid: string) {
@@ -226,31 +257,47 @@ it('aborts a clean after its BIOS step, and runs the BIOS apply as a user deploy
   expect((await settingsOf(uuid)).ProcTurboMode).toBe('Disabled');
   await recover(uuid);
 
-  // A user deploy step (API 1.69) before deploy.deploy: it reboots and waits in wait call-back until polled through.
+  // A user deploy step (API 1.69) before deploy.deploy: its reboot boots the ramdisk (Ironic's
+  // reboot_to_finish_step), whose heartbeat makes the step's second call; nothing polls here.
   const set = await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: fleet.image }]);
   expect(set.status).toBe(200);
   await api.provision(uuid, 'provide');
   await api.settle(uuid, ['available'], 120_000);
-  const { node, seen, waitedAt, runs } = await provisionPolling(fleet.stack, api, uuid, {
-    target: 'active',
-    body: {
-      deploy_steps: [
-        { interface: 'bios', step: 'apply_configuration', args: { settings: [{ name: 'NumLock', value: false }] }, priority: 150 },
-      ],
-    },
-    wait: 'wait call-back',
-    stepField: 'deploy_step',
-    ends: ['active', 'deploy failed'],
-  });
+  const { node, seen } = await deployUnpolled(uuid, [{ name: 'NumLock', value: false }]);
   expect(node).toMatchObject({ provision_state: 'active', last_error: null });
-  expect(waitedAt[0]).toBe('bios.apply_configuration');
   expect(seen).toMatchObject({
     target_provision_state: 'active',
+    deploy_step: { interface: 'bios', step: 'apply_configuration' },
     driver_internal_info: expect.objectContaining({
       redfish_bios_state: { reboot_requested: true, requested_bios_attrs: { NumLock: false } },
     }),
   });
-  expect(runs.filter((r) => r.resumed === 1)).toHaveLength(1);
   expect((await settingsOf(uuid)).NumLock).toBe('False');
   expect(Object.keys(node.driver_internal_info as object)).not.toContain('redfish_bios_state');
+}, 600_000);
+
+it("fails a deploy step whose BIOS value the firmware never takes at the ramdisk's heartbeat, not at the callback timeout", async () => {
+  const uuid = (await api.get('/v1/nodes/bios-2')).body.uuid as string;
+  await api.provision(uuid, 'manage');
+  await api.settle(uuid, ['manageable'], 60_000);
+  expect((await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: fleet.image }])).status).toBe(200);
+  await api.provision(uuid, 'provide');
+  await api.settle(uuid, ['available'], 120_000);
+
+  const machine = fleet.stack.fleet!.machine('bios-2');
+  const resets = machine.resets.length;
+  machine.setFaults({ biosIgnoresSettings: true });
+  const { node, seen, seenAt } = await deployUnpolled(uuid, [{ name: 'NumLock', value: false }]);
+  machine.clearFaults();
+  expect(seen).toMatchObject({ provision_state: 'wait call-back', deploy_step: { interface: 'bios', step: 'apply_configuration' } });
+  expect(node).toMatchObject({
+    provision_state: 'deploy failed',
+    last_error: "Redfish BIOS apply_configuration step failed. Attributes {'NumLock': False} are not updated.",
+  });
+  // The step's reboot booted the ramdisk, whose heartbeat failed the step: well inside the
+  // callback timeout (300 s here), with nothing polling.
+  expect(Date.now() - seenAt).toBeLessThan(120_000);
+  expect(machine.resets.length).toBeGreaterThan(resets);
+  expect(Object.keys(node.driver_internal_info as object)).not.toContain('redfish_bios_state');
+  expect((await settingsOf(uuid)).NumLock).toBe('True');
 }, 600_000);

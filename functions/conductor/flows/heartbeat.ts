@@ -24,6 +24,7 @@ import { bootRamdisk } from '#drivers/agent/deploy';
 import { agentClient } from '#drivers/agent/inband';
 import type { Driver, Step, Task } from '#drivers/base';
 import { loadDriver } from '#drivers/registry';
+import { stepRebootBootsRamdisk } from '#drivers/agent/step-ramdisk';
 import type { Node } from '#objects/node';
 import type { ConductorContext, FlowName } from '../context';
 import { lockOwner } from '../lock';
@@ -195,9 +196,10 @@ async function process(
   const polled = polledStep(driver, flow, step);
   if (step !== null && polled !== undefined) {
     // A step waiting on the BMC is followed by `poll_waiting_steps` (Ironic's polling flag). One
-    // whose reboot booted the ramdisk again is also settled by that ramdisk's first heartbeat,
-    // which makes the step's second call (Ironic's polling flag off, skip_current_step false).
-    const resume = node.driver_internal_info.steps_boot_agent === true ? polled.resume : undefined;
+    // whose reboot booted the ramdisk (any deploy's; a clean's or service's that booted it) is
+    // also settled by that ramdisk's first heartbeat, which makes the step's second call
+    // (Ironic's polling flag off, skip_current_step false).
+    const resume = stepRebootBootsRamdisk(node) ? polled.resume : undefined;
     if (resume === undefined || !freshlyBooted(await agentClient().commandsStatus(node), flow)) {
       await keepWaiting(ctx, node, token);
       return;

@@ -51,7 +51,7 @@ export function fastTrackEnabled(node: Task['node'], config: AgentConfig): boole
  * Ironic's `is_fast_track`: fast track is on, the node has no error, the BMC says it is on and its
  * agent heartbeated within the fast-track timeout — so the running agent is used, not rebooted.
  */
-export async function isFastTrack(task: Task, driver: Driver, config: AgentConfig): Promise<boolean> {
+export async function isFastTrack(task: Task, driver: Pick<Driver, 'power'>, config: AgentConfig): Promise<boolean> {
   const node = task.node;
   if (!fastTrackEnabled(node, config) || node.last_error !== null) return false;
   const info = node.driver_internal_info;
@@ -91,14 +91,16 @@ export function setAgentConfig(replacement: AgentConfig | undefined): void {
   config = replacement;
 }
 
+/** The deployment's agent settings, read once (or what `setAgentConfig` put in their place). */
+export function currentAgentConfig(): AgentConfig {
+  return (config ??= loadAgentConfig());
+}
+
 /** The one `direct` implementation the hardware types offer. */
-export const directDeploy: DeployInterface = createDirectDeploy(
-  (task) => {
-    if (resolver === undefined) throw new Error('direct deploy: no driver resolver registered');
-    return resolver(task);
-  },
-  () => (config ??= loadAgentConfig()),
-);
+export const directDeploy: DeployInterface = createDirectDeploy((task) => {
+  if (resolver === undefined) throw new Error('direct deploy: no driver resolver registered');
+  return resolver(task);
+}, currentAgentConfig);
 
 export function createDirectDeploy(driverOf: DriverOf, agentConfig: () => AgentConfig, sleep = defaultSleep): DeployInterface {
   const deployStep: StepDefinition = {

@@ -10,8 +10,9 @@
  *   otherwise, is done at once (no PATCH, no reboot). Else the pending values are PATCHed to the
  *   settings object (apply time OnReset when the BMC offers it), or the ResetBios action is
  *   posted; Ironic's `redfish_bios_state` (`reboot_requested`, `requested_bios_attrs`) is
- *   recorded, the node is rebooted (into the ramdisk again when the flow booted it, with a new
- *   agent token) and the step waits in `clean wait` (`service wait`, `deploy wait`).
+ *   recorded, the node is rebooted (into the ramdisk, with a new agent token, in a deploy and in a
+ *   clean or service that booted it; under fast track powered off first) and the step waits in
+ *   `clean wait` (`service wait`, `wait call-back`).
  * - Two ways out of that wait, as in Ironic master:
  *   - `poll` (the periodic task `poll_waiting_steps`, Ironic's `_query_bios_apply_status`): while
  *     the BMC's BootProgress shows the host short of its OS, or a requested value is not there
@@ -172,7 +173,7 @@ export function createRedfishBios(
     await biosSettingsOf(task).replace(settings);
   }
 
-  /** Ironic's reboot_to_finish_step: back into the ramdisk when the flow booted it, else a plain reboot. */
+  /** Ironic's reboot_to_finish_step: into the ramdisk (a deploy's, or a clean's or service's that booted it), else a plain reboot. */
   const rebootToFinish = (task: Task) => rebootToFinishStep(task, power, boot);
 
   async function biosOrFail(task: Task, system: RedfishSystem): Promise<{ path: string; doc: Resource }> {
@@ -244,8 +245,9 @@ export function createRedfishBios(
   /**
    * The periodic look (Ironic's `_check_node_redfish_bios_apply`): wait while BootProgress shows
    * the host short of its OS or a requested value is not in effect yet; then the second call.
-   * NOTE: as in Ironic master, a value the firmware never takes is not failed here: the wait
-   * state's timeout ends it, or the ramdisk's heartbeat (`resume`) when the reboot booted one.
+   * NOTE: as in Ironic master, a value the firmware never takes is not failed here: the ramdisk's
+   * heartbeat (`resume`) fails it when the reboot booted one (always in a deploy), else the wait
+   * state's timeout ends it (a clean or service with `disable_ramdisk`).
    */
   async function pollAfterReboot(task: Task): Promise<StepProgress> {
     const state = task.node.driver_internal_info[BIOS_STATE_KEY] as BiosState | undefined;

@@ -22,7 +22,7 @@ import { NIC_COMPONENT_PREFIX, UPDATE_ARGSINFO, firmwareComponentsOf, parseFirmw
 import type { Resource } from './client';
 import { DEFAULT_FIRMWARE_UPDATE_CONFIG, type RedfishConfig } from './config';
 import { parseDriverInfo } from './driver-info';
-import { rebootToFinishStep } from './finish-step';
+import { rebootForFirmware } from './finish-step';
 import {
   FW_UPDATE_START_KEY,
   type PendingUpdate,
@@ -122,7 +122,7 @@ export function createRedfishFirmware(
   const updateConfig = config.firmwareUpdate ?? DEFAULT_FIRMWARE_UPDATE_CONFIG;
   const ports: UpdatePorts = {
     system: (task) => deps.getSystem(task, config),
-    reboot: (task) => rebootToFinishStep(task, power, boot),
+    reboot: (task) => rebootForFirmware(task, power, boot),
     cache: (task, system) => cache(task, system),
   };
 

@@ -3,8 +3,10 @@
  * clean or service with the ramdisk): as in Ironic master, the freshly booted ramdisk's heartbeat
  * makes the step's second call (`resume`) and settles it, while the periodic `poll_waiting_steps`
  * still may; whichever takes the node's lock first wins and the other finds nothing left to do
- * (one SendTaskSuccess). An old agent (commands run) or a wait without the ramdisk leaves the step
- * to the poll. An abort asked for during the wait (the step not abortable) ends the flow once
+ * (one SendTaskSuccess). In a deploy the step's reboot always booted the ramdisk (master's
+ * `reboot_to_finish_step`), so its heartbeat settles the step there too, and a value not taken
+ * fails the deploy at once. An old agent (commands run) or a clean or service wait without the
+ * ramdisk leaves the step to the poll. An abort asked for during the wait (the step not abortable) ends the flow once
  * either settles the step; an abortable deploy step's wait is aborted at once, and neither the
  * poll nor a heartbeat touches the node after. Used as a deploy step, such a step parks the node
  * in `wait call-back` (deploy wait) with the task token and the poll resumes the deploy; one done
@@ -150,6 +152,31 @@ describe('the ramdisk resumes a polled step after its reboot', () => {
     expect(ctx.steps.tokenCalls).toEqual([{ call: 'fail', token: 'token-clean', error: AGENT_STEP_FAILED, cause: message }]);
     await failSteps(ctx, { flow: 'clean', node: node.uuid, owner: 'run:m1', error: { Error: AGENT_STEP_FAILED, Cause: message } });
     expect(await ctx.nodes.get(node.uuid)).toMatchObject({ provision_state: 'clean failed', last_error: message });
+  });
+
+  it("in wait call-back (a deploy step's reboot always boots the ramdisk): the heartbeat makes the second call at once", async () => {
+    const ctx = makeConductorContext();
+    const { poll, resume } = biosLike({ state: 'done' });
+    const node = await waiting(ctx, DEPLOYWAIT, { ramdisk: false });
+    await agentHeartbeat(ctx, node.uuid, ipa.url);
+    expect(resume).toHaveBeenCalledTimes(1);
+    expect(ctx.steps.tokenCalls).toEqual([
+      { call: 'succeed', token: 'token-deploy', decision: { mode: 'sync', step: expect.objectContaining({ step: 'power_off' }) } },
+    ]);
+    expect(await ctx.nodes.get(node.uuid)).toMatchObject({ provision_state: 'deploying', deploy_step: { interface: 'power' } });
+    expect(await pollWaitingSteps(ctx)).toEqual({ checked: 0, resumed: 0, failed: 0 });
+    expect(poll).not.toHaveBeenCalled();
+  });
+
+  it('in wait call-back a value the firmware never took fails the deploy at the heartbeat, not at the timeout', async () => {
+    const ctx = makeConductorContext();
+    const message = "Redfish BIOS apply_configuration step failed. Attributes {'NumLock': False} are not updated.";
+    biosLike({ state: 'failed', message });
+    const node = await waiting(ctx, DEPLOYWAIT, { ramdisk: false });
+    await agentHeartbeat(ctx, node.uuid, ipa.url);
+    expect(ctx.steps.tokenCalls).toEqual([{ call: 'fail', token: 'token-deploy', error: AGENT_STEP_FAILED, cause: message }]);
+    await failSteps(ctx, { flow: 'deploy', node: node.uuid, owner: 'run:m1', error: { Error: AGENT_STEP_FAILED, Cause: message } });
+    expect(await ctx.nodes.get(node.uuid)).toMatchObject({ provision_state: 'deploy failed', last_error: message });
   });
 
   it('an agent that has run commands since (not freshly booted), or a wait without the ramdisk, keeps the step waiting', async () => {
