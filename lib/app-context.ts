@@ -31,6 +31,7 @@ export const CONTEXT_KEYS = [
   'agentApiCaFile',
   'isolinuxBin',
   'ldlinuxC32',
+  'isolinuxConfigTemplate',
   'syncPowerStateInterval',
   'checkProvisionStateInterval',
   'nodeHistoryCleanupInterval',
@@ -122,8 +123,8 @@ export function propsFromContext(
   // Ironic's [agent]api_ca_file, a PEM read at synth: `-c agentApiCaFile=ca.pem`.
   const caFile = get('agentApiCaFile');
   if (caFile !== undefined) settings.agentApiCaFile = String(caFile);
-  // Ironic's [DEFAULT]isolinux_bin and ldlinux_c32, read at synth: `-c isolinuxBin=/path/isolinux.bin`.
-  for (const key of ['isolinuxBin', 'ldlinuxC32'] as const) {
+  // Ironic's [DEFAULT]isolinux_bin, ldlinux_c32 and isolinux_config_template, read at synth: `-c isolinuxBin=/path/isolinux.bin`.
+  for (const key of ['isolinuxBin', 'ldlinuxC32', 'isolinuxConfigTemplate'] as const) {
     const path = get(key);
     if (path !== undefined) settings[key] = String(path);
   }

@@ -210,6 +210,8 @@ export interface IronlessSettings extends RamdiskLogsSettings, InspectorSettings
    */
   readonly isolinuxBin?: string;
   readonly ldlinuxC32?: string;
+  /** Ironic's `[DEFAULT]isolinux_config_template`, read and checked likewise. @default Ironic's template */
+  readonly isolinuxConfigTemplate?: string;
 }
 
 /**

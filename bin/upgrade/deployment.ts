@@ -65,15 +65,16 @@ export function checkConductorBundle(liveEnv: Readonly<Record<string, string>>, 
       `The running conductor puts the agent API CA (settings.agentApiCaFile) on the agent ISOs it builds, from ${name} in its code, which ${bundleDir} lacks: copy the same PEM file to ${join(bundleDir, name)} and run the upgrade again`,
     );
   }
-  // The same for isolinux (settings.isolinuxBin, ldlinuxC32), with which it builds BIOS agent ISOs.
-  for (const [variable, setting, debian] of [
-    [ENV.isolinuxBin, 'isolinuxBin', '/usr/lib/ISOLINUX/isolinux.bin'],
-    [ENV.ldlinuxC32, 'ldlinuxC32', '/usr/lib/syslinux/modules/bios/ldlinux.c32'],
+  // The same for isolinux (settings.isolinuxBin, ldlinuxC32, isolinuxConfigTemplate), with which it builds BIOS agent ISOs.
+  for (const [variable, setting, source] of [
+    [ENV.isolinuxBin, 'isolinuxBin', "Debian's is /usr/lib/ISOLINUX/isolinux.bin"],
+    [ENV.ldlinuxC32, 'ldlinuxC32', "Debian's is /usr/lib/syslinux/modules/bios/ldlinux.c32"],
+    [ENV.isolinuxConfigTemplate, 'isolinuxConfigTemplate', 'the template the stack was synthesized with'],
   ] as const) {
     const file = liveEnv[variable];
     if (file === undefined || file === '' || existsSync(join(bundleDir, file))) continue;
     throw new UpgradeRefused(
-      `The running conductor builds BIOS agent ISOs with ${file} in its code (settings.${setting}), which ${bundleDir} lacks: copy the same file (Debian's is ${debian}) to ${join(bundleDir, file)} and run the upgrade again`,
+      `The running conductor builds BIOS agent ISOs with ${file} in its code (settings.${setting}), which ${bundleDir} lacks: copy the same file (${source}) to ${join(bundleDir, file)} and run the upgrade again`,
     );
   }
 }

@@ -81,6 +81,7 @@ export const ENV = {
   redfishKernelAppendParams: 'REDFISH_KERNEL_APPEND_PARAMS',
   agentApiCaFile: 'AGENT_API_CA_FILE',
   isolinuxBin: 'ISOLINUX_BIN',
+  isolinuxConfigTemplate: 'ISOLINUX_CONFIG_TEMPLATE',
   ldlinuxC32: 'LDLINUX_C32',
   tbnRules: 'TRAIT_BASED_NETWORKING_RULES',
   tbnRaiseWhenNoMatch: 'TRAIT_BASED_NETWORKING_RAISE_WHEN_NO_MATCH',
@@ -96,11 +97,16 @@ export const ENV = {
 export const AGENT_API_CA_BUNDLE_PATH = 'agent-api-ca.crt';
 
 /**
- * Where the stacks put Ironic's `[DEFAULT]isolinux_bin` and `ldlinux_c32` (settings.isolinuxBin,
- * settings.ldlinuxC32) in the conductor's code, relative to its root; `ISOLINUX_BIN` and
- * `LDLINUX_C32` name them when they are there. Without them the conductor builds UEFI ISOs only.
+ * Where the stacks put Ironic's `[DEFAULT]isolinux_bin`, `ldlinux_c32` and `isolinux_config_template`
+ * (settings.isolinuxBin, ldlinuxC32, isolinuxConfigTemplate) in the conductor's code, relative to
+ * its root; `ISOLINUX_BIN`, `LDLINUX_C32` and `ISOLINUX_CONFIG_TEMPLATE` name them when they are
+ * there. Without isolinux.bin the conductor builds UEFI ISOs only.
  */
-export const ISOLINUX_BUNDLE_PATHS = { isolinuxBin: 'isolinux/isolinux.bin', ldlinuxC32: 'isolinux/ldlinux.c32' } as const;
+export const ISOLINUX_BUNDLE_PATHS = {
+  isolinuxBin: 'isolinux/isolinux.bin',
+  ldlinuxC32: 'isolinux/ldlinux.c32',
+  configTemplate: 'isolinux/isolinux_config.template',
+} as const;
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';

@@ -3,7 +3,9 @@
  * default (installed on this machine, as .ci/run installs them), or those the settings or `-c
  * isolinuxBin=`/`-c ldlinuxC32=` name, are checked at synth and land in the conductor's code
  * asset, named by ISOLINUX_BIN and LDLINUX_C32 in the conductor's environment only; a bad file
- * stops the synth; without isolinux.bin nothing is bundled (BIOS ISOs are then refused).
+ * stops the synth; without isolinux.bin nothing is bundled (BIOS ISOs are then refused). An
+ * operator's `isolinux_config_template` (`-c isolinuxConfigTemplate=`) is bundled the same way,
+ * named by ISOLINUX_CONFIG_TEMPLATE, and one the conductor could not render stops the synth.
  */
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -86,5 +88,30 @@ it('bundles nothing without isolinux.bin, and wants ldlinux.c32 for a syslinux 5
   );
   expect(() => readIsolinux({ isolinuxBin: DEBIAN_ISOLINUX_BIN })).toThrow(
     /is ISOLINUX 6\.\d+, which loads ldlinux\.c32, and none was found: install Debian's syslinux-common/,
+  );
+});
+
+it('bundles the isolinux_config_template named in context, naming it to the conductor only, and refuses one it cannot render', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'isolinux-tpl-'));
+  const template = 'default agent\ntimeout 30\nlabel agent\nkernel {{ kernel }}\nappend initrd={{ ramdisk }} {{ kernel_params }}\n';
+  writeFileSync(join(dir, 'isolinux.cfg.template'), template);
+  const app = new App({ context: { isolinuxConfigTemplate: join(dir, 'isolinux.cfg.template') } });
+  const props = propsFromContext(app.node);
+  expect(props.settings?.isolinuxConfigTemplate).toBe(join(dir, 'isolinux.cfg.template'));
+  const functions = functionsOf(app, new IronlessStack(app, 'IsolinuxTemplate', props));
+  const conductor = functions.get('conductor');
+  expect(conductor?.fn.Properties.Environment.Variables.ISOLINUX_CONFIG_TEMPLATE).toBe('isolinux/isolinux_config.template');
+  expect(readFileSync(join(conductor?.code ?? '', 'isolinux/isolinux_config.template'), 'utf8')).toBe(template);
+  expect(functions.get('api')?.fn.Properties.Environment.Variables.ISOLINUX_CONFIG_TEMPLATE).toBeUndefined();
+
+  writeFileSync(join(dir, 'jinja.template'), '{% for k in kernels %}kernel {{ k }}{% endfor %}');
+  expect(() => new IronlessStack(new App(), 'BadTemplate', { settings: { isolinuxConfigTemplate: join(dir, 'jinja.template') } })).toThrow(
+    `isolinuxConfigTemplate (Ironic's [DEFAULT]isolinux_config_template) "${join(dir, 'jinja.template')}" cannot be rendered: it uses Jinja2 statements ({% %}) or comments ({# #}), which Ironless does not render. Ironic's default is: default boot | label boot | kernel {{ kernel }} | append initrd={{ ramdisk }} text {{ kernel_params }} --`,
+  );
+  expect(() => new IronlessStack(new App(), 'NoTemplate', { settings: { isolinuxConfigTemplate: join(dir, 'missing') } })).toThrow(
+    `isolinuxConfigTemplate (Ironic's [DEFAULT]isolinux_config_template) "${join(dir, 'missing')}" cannot be read (ENOENT)`,
+  );
+  expect(() => resolveIsolinux({ isolinuxConfigTemplate: join(dir, 'isolinux.cfg.template') }, () => false)).toThrow(
+    'isolinuxConfigTemplate is set but there is no isolinux.bin to use it with',
   );
 });

@@ -293,7 +293,7 @@ function bootFiles(
     files: [
       { path: ISOLINUX_ISO_PATHS.bin, data: isolinux.isolinuxBin },
       ...(isolinux.ldlinuxC32 === undefined ? [] : [{ path: ISOLINUX_ISO_PATHS.ldlinux, data: isolinux.ldlinuxC32 }]),
-      { path: ISOLINUX_ISO_PATHS.cfg, data: isolinuxConfig(params, ISO_PATHS.kernel, ISO_PATHS.ramdisk) },
+      { path: ISOLINUX_ISO_PATHS.cfg, data: isolinuxConfig(params, ISO_PATHS.kernel, ISO_PATHS.ramdisk, isolinux.configTemplate) },
     ],
     options: { biosBootImage: ISOLINUX_ISO_PATHS.bin },
   };

@@ -10,12 +10,15 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { ConfigError, type Env, ENV, ISOLINUX_BUNDLE_PATHS } from '#common/config';
+import { isolinuxTemplateProblem, renderIsolinuxTemplate } from './isolinux-template';
 
 /** The binaries, read once at cold start (some 160 KiB together). */
 export interface IsolinuxFiles {
   readonly isolinuxBin: Buffer;
   /** Absent with syslinux before 5, whose isolinux.bin needs no ldlinux.c32 (Ironic's is optional too). */
   readonly ldlinuxC32?: Buffer;
+  /** The operator's isolinux.cfg template (Ironic's `[DEFAULT]isolinux_config_template`). @default Ironic's */
+  readonly configTemplate?: string;
 }
 
 /** Where they go on the ISO: Ironic's layout (`ISOLINUX_BIN`, `ISOLINUX_CFG`, `LDLINUX_BIN`). */
@@ -30,10 +33,13 @@ export const NO_ISOLINUX_HINT =
   "build the stack on a machine with Debian's isolinux and syslinux-common packages (or set the settings isolinuxBin and ldlinuxC32, Ironic's [DEFAULT]isolinux_bin and ldlinux_c32)";
 
 /**
- * The isolinux.cfg Ironic's `isolinux_config_template` yields: one entry, the kernel and ramdisk
- * at the root, `text`, the kernel parameters, and the `--` that ends them.
+ * The isolinux.cfg: the operator's template rendered (`isolinux-template.ts`), else what Ironic's
+ * default `isolinux_config_template` yields: one entry, the kernel and ramdisk at the root, `text`,
+ * the kernel parameters, and the `--` that ends them.
  */
-export function isolinuxConfig(params: string, kernel: string, ramdisk: string): string {
+export function isolinuxConfig(params: string, kernel: string, ramdisk: string, template?: string): string {
+  if (template !== undefined)
+    return renderIsolinuxTemplate(template, { kernel: `/${kernel}`, ramdisk: `/${ramdisk}`, kernel_params: params });
   return ['default boot', '', 'label boot', `kernel /${kernel}`, `append initrd=/${ramdisk} text ${params} --`, ''].join('\n');
 }
 
@@ -46,7 +52,15 @@ export function loadIsolinux(env: Env): IsolinuxFiles | undefined {
   const bin = readBundled(env, ENV.isolinuxBin, ISOLINUX_BUNDLE_PATHS.isolinuxBin);
   if (bin === undefined) return undefined;
   const ldlinux = readBundled(env, ENV.ldlinuxC32, ISOLINUX_BUNDLE_PATHS.ldlinuxC32);
-  return { isolinuxBin: bin, ...(ldlinux === undefined ? {} : { ldlinuxC32: ldlinux }) };
+  const template = readBundled(env, ENV.isolinuxConfigTemplate, ISOLINUX_BUNDLE_PATHS.configTemplate)?.toString('utf8');
+  const problem = template === undefined ? undefined : isolinuxTemplateProblem(template);
+  if (problem !== undefined)
+    throw new ConfigError(`Environment variable ${ENV.isolinuxConfigTemplate} names a template Ironless cannot render: ${problem}`);
+  return {
+    isolinuxBin: bin,
+    ...(ldlinux === undefined ? {} : { ldlinuxC32: ldlinux }),
+    ...(template === undefined ? {} : { configTemplate: template }),
+  };
 }
 
 function readBundled(env: Env, variable: string, bundlePath: string): Buffer | undefined {

@@ -57,6 +57,27 @@ describe('planBootIso in BIOS mode', () => {
 describe('publishBootIso in BIOS mode', () => {
   const files = useBootFiles();
 
+  it('renders the operator’s isolinux_config_template into the ISO’s isolinux.cfg', async () => {
+    const node = makeNode(BIOS);
+    const { client, sent } = stubS3();
+    const base = files.base();
+    const configTemplate = 'default agent\ntimeout 30\nlabel agent\nkernel {{ kernel }}\nappend initrd={{ ramdisk }} {{ kernel_params }}\n';
+    await publishBootIso(
+      node,
+      'deploy',
+      { kind: 'build', bootMode: 'bios', kernel: `${base}/k`, ramdisk: `${base}/r`, agentToken: 'tok' },
+      { ...CONFIG, isolinux: { ...CONFIG.isolinux!, configTemplate } },
+      ANY,
+      client,
+    );
+    const body = sent.find((s) => s.name === 'PutObjectCommand')?.body as Buffer;
+    const cfg = readIso(body).files.get('isolinux/isolinux.cfg')?.toString() ?? '';
+    const publisherId = /ir_pub_id=([0-9a-f-]{36})/.exec(cfg)?.[1];
+    expect(cfg).toBe(
+      `default agent\ntimeout 30\nlabel agent\nkernel /vmlinuz\nappend initrd=/initrd nofb vga=normal ir_pub_id=${publisherId} ipa-api-url=https://api.example ipa-agent-token=tok boot_method=vmedia`,
+    );
+  });
+
   it('puts isolinux, ldlinux.c32 and Ironic’s isolinux.cfg on an ISO the legacy firmware boots the agent from', async () => {
     const node = makeNode(BIOS);
     const { client, sent } = stubS3();

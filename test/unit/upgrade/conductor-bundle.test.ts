@@ -1,7 +1,7 @@
 /**
  * `ironless upgrade` and Ironic's `[agent]api_ca_file`: a conductor deployed with the CA in its
  * code (AGENT_API_CA_FILE) is not upgraded to bundles without it, which could not start; nor one
- * with isolinux in its code (ISOLINUX_BIN, LDLINUX_C32, issue 21).
+ * with isolinux in its code (ISOLINUX_BIN, LDLINUX_C32, ISOLINUX_CONFIG_TEMPLATE, issue 21).
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +32,15 @@ it('refuses bundles without the isolinux files the running conductor builds BIOS
   writeFileSync(join(bundle, 'isolinux/isolinux.bin'), 'ISOLINUX 6.04');
   expect(() => checkConductorBundle(env, bundle)).toThrow('with isolinux/ldlinux.c32 in its code (settings.ldlinuxC32)');
   writeFileSync(join(bundle, 'isolinux/ldlinux.c32'), 'ELF');
+  expect(() => checkConductorBundle(env, bundle)).not.toThrow();
+});
+
+it('refuses bundles without the isolinux_config_template the running conductor renders', () => {
+  const env = { ISOLINUX_CONFIG_TEMPLATE: 'isolinux/isolinux_config.template', CONDUCTOR_QUEUES: '{}' };
+  expect(() => checkConductorBundle(env, bundle)).toThrow(
+    `The running conductor builds BIOS agent ISOs with isolinux/isolinux_config.template in its code (settings.isolinuxConfigTemplate), which ${bundle} lacks: copy the same file (the template the stack was synthesized with) to ${join(bundle, 'isolinux/isolinux_config.template')} and run the upgrade again`,
+  );
+  writeFileSync(join(bundle, 'isolinux/isolinux_config.template'), 'kernel {{ kernel }}');
   expect(() => checkConductorBundle(env, bundle)).not.toThrow();
 });
 
