@@ -8,7 +8,7 @@
  * the BMC's Task as Ironic master does (the BIOS rebooted for as its Task starts, the BMC's version
  * watched through its restart, a NIC Task left in Starting rebooted for, the BMC's resources checked
  * before going on), then ends in `manageable` with the new versions shown; a failing Task fails the clean from `clean wait` with Ironic's message as
- * last_error and changes nothing; bad requests are refused before anything changes. The
+ * last_error and changes nothing (but a BMC Task found failed once its wait is over only has its version read, as master's); bad requests are refused before anything changes. The
  * components go with their node. A deployed node's firmware is updated by servicing, which waits
  * in `service wait` (no ramdisk: the instance is rebooted for the BIOS) and ends `active`.
  */
@@ -220,21 +220,30 @@ it('caches the versions at cleaning, flashes BIOS, BMC and NICs through the Upda
   const detail = (await api.get(`/v1/nodes/fw-0/firmware?detail=True`)).body.firmware as Component[];
   expect(Object.keys(detail[0] ?? {}).sort()).toEqual(['created_at', 'updated_at']);
 
-  // A BMC whose update Task fails: the clean fails from `clean wait` with Ironic's message as last_error, the versions stay.
+  // A BIOS image whose update Task fails: the clean fails from `clean wait` with Ironic's message as last_error, the versions stay.
   machine.setFaults({ firmwareUpdateFails: true });
   const failing = await cleanWithUpdate(uuid, [
-    { interface: 'firmware', step: 'update', args: { settings: [{ component: 'bmc', url: imageUrl('bmc-9.0.0.bin') }] } },
+    { interface: 'firmware', step: 'update', args: { settings: [{ component: 'bios', url: imageUrl('bios-9.0.0.bin') }] } },
   ]);
-  machine.clearFaults();
   const failed = (await api.get(`/v1/nodes/${uuid}`)).body as Record<string, unknown>;
   expect(failing.seen?.provision_state).toBe('clean wait');
   expect(failed.provision_state).toBe('clean failed');
   expect(failed.last_error).toBe(
-    `Firmware update failed for node ${uuid}, firmware ${imageUrl('bmc-9.0.0.bin')}. Error: The BMC firmware image ${imageUrl('bmc-9.0.0.bin')} failed verification and was not applied (injected fault).`,
+    `Firmware update failed for node ${uuid}, firmware ${imageUrl('bios-9.0.0.bin')}. Error: The BIOS firmware image ${imageUrl('bios-9.0.0.bin')} failed verification and was not applied (injected fault).`,
   );
   expect(Object.keys(failed.driver_internal_info as object)).not.toContain('redfish_fw_updates');
-  expect((await versionsOf(uuid)).bmc).toEqual(['1.0.0', '1.5.0', '1.5.0']);
+  expect((await versionsOf(uuid)).bios).toEqual(['1.0.0', '2.1.0', '2.1.0']);
   await recover(uuid);
+
+  // A BMC image whose Task has failed by the end of its wait: as master, only the BMC's version is
+  // read then; unchanged after firmware_update_reboot_delay, the updates go on without a reboot.
+  const bmcFailing = await cleanWithUpdate(uuid, [
+    { interface: 'firmware', step: 'update', args: { settings: [{ component: 'bmc', url: imageUrl('bmc-9.0.0.bin') }] } },
+  ]);
+  machine.clearFaults();
+  expect(bmcFailing.seen?.provision_state).toBe('clean wait');
+  expect(bmcFailing.node).toMatchObject({ provision_state: 'manageable', last_error: null });
+  expect((await versionsOf(uuid)).bmc).toEqual(['1.0.0', '1.5.0', '1.5.0']);
 
   // The components go with their node.
   const stored = () =>

@@ -13,8 +13,8 @@
  * - NIC: a Task still in Starting after `[redfish]firmware_update_nic_starting_wait` is rebooted
  *   for, once (`nic_reboot_triggered`); a Task seen Running, or one that completed before any
  *   look, owes a reboot once the last update is done (`firmware_reboot_requested`).
- * - BMC: nothing is looked at during its wait; then, the Task finished (or gone, or the BMC away),
- *   its version is read every `firmware_update_bmc_version_check_interval`: changed, the updates
+ * - BMC: nothing is looked at during its wait; then, the Task ended (even in failure), gone, or the
+ *   BMC away, its version is read every `firmware_update_bmc_version_check_interval`: changed, the updates
  *   go on (a reboot first when more follow); unchanged at `firmware_update_reboot_delay` after the
  *   post, they go on without a reboot; unreadable then, a reboot is owed. A BMC that does not
  *   answer while it restarts is asked again at the next poll.
@@ -159,8 +159,8 @@ async function waitEnded(f: Follow, current: PendingUpdate): Promise<StepProgres
     storeUpdates(f.task, f.updates);
     return WAITING;
   }
-  // NOTE: master does not look at how the Task ended here; a failed one fails the step as any other.
-  if (reading.is === 'failed') return failed(f, current, reading.messages);
+  // Ended (however: a failed Task too, as master, which asks here only whether it still runs), gone,
+  // or the BMC away: its version tells whether the image took.
   return checkBmcVersion(f, current);
 }
 

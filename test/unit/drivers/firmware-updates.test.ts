@@ -215,6 +215,34 @@ describe('a BMC image', () => {
     expect(b.posts).toEqual(['http://i/bmc-2.bin', 'http://i/nic-2.bin']);
   });
 
+  it.each([
+    ['changed', '2.0'],
+    ['unchanged', '1.0'],
+  ])('whose Task is found failed once its wait is over only has its version read, as master (%s: it goes on)', async (_what, version) => {
+    const b = bmc();
+    await b.start({ component: 'bmc', url: 'http://i/bmc-2.bin' });
+    b.state.task = { TaskState: 'Exception', TaskStatus: 'Critical', Messages: [{ MessageId: 'U.1.Failed', Message: 'Bad image.' }] };
+    b.state.bmcVersion = version;
+    pass(300);
+    expect(await b.poll()).toEqual(DONE);
+    expect(b.ports.reboot).not.toHaveBeenCalled();
+    expect(b.task.node.driver_internal_info).not.toHaveProperty('redfish_fw_updates');
+  });
+
+  it("whose Task still runs when its wait is over, then fails, fails the step with Ironic's message", async () => {
+    const b = bmc();
+    await b.start({ component: 'bmc', url: 'http://i/bmc-2.bin' });
+    pass(300);
+    expect(await b.poll()).toEqual(WAITING); // still Running: followed from now on
+    expect(b.current()).not.toHaveProperty('wait_start_time');
+    b.state.task = { TaskState: 'Exception', TaskStatus: 'Critical', Messages: [{ MessageId: 'U.1.Failed', Message: 'Bad image.' }] };
+    expect(await b.poll()).toEqual({
+      state: 'failed',
+      message: `Firmware update failed for node ${b.task.node.uuid}, firmware http://i/bmc-2.bin. Error: Bad image.`,
+    });
+    expect(b.task.node.driver_internal_info).not.toHaveProperty('redfish_fw_updates');
+  });
+
   it('reads the version every firmware_update_bmc_version_check_interval and goes on unrebooted when it never changed', async () => {
     const b = bmc({ ...QUICK, rebootDelay: 100 });
     await b.start({ component: 'bmc', url: 'http://i/bmc-2.bin', wait: 20 });
