@@ -67,7 +67,8 @@ async function clean(uuid: string, steps: Record<string, unknown>[]) {
 }
 
 /** A manual clean whose firmware update waits in `clean wait`, `poll_waiting_steps` run until it ends. */
-const cleanWithUpdate = (uuid: string, steps: Record<string, unknown>[]) => cleanPolling(fleet.stack, api, uuid, steps);
+const cleanWithUpdate = (uuid: string, steps: Record<string, unknown>[], observe?: (node: Record<string, unknown>) => void) =>
+  cleanPolling(fleet.stack, api, uuid, steps, observe);
 
 async function recover(uuid: string) {
   expect((await api.request('DELETE', `/v1/nodes/${uuid}/maintenance`)).status).toBe(202);
@@ -244,6 +245,44 @@ it('caches the versions at cleaning, flashes BIOS, BMC and NICs through the Upda
   expect(bmcFailing.seen?.provision_state).toBe('clean wait');
   expect(bmcFailing.node).toMatchObject({ provision_state: 'manageable', last_error: null });
   expect((await versionsOf(uuid)).bmc).toEqual(['1.0.0', '1.5.0', '1.5.0']);
+
+  // A NIC image then a BIOS image, as master: the reboot the NIC's Task owes is forgotten when the
+  // BIOS image is posted, and the BIOS image is rebooted for right after its post, then again as
+  // its Task starts (the node as seen before each run of the periodic task, and the power-ons).
+  let powerOns = 0;
+  const countPowerOn = () => void (powerOns += 1);
+  machine.on('powerOn', countPowerOn);
+  const trace: { component: unknown; owed: unknown; powerOns: number }[] = [];
+  const nicThenBios = await cleanWithUpdate(
+    uuid,
+    [
+      {
+        interface: 'firmware',
+        step: 'update',
+        args: {
+          settings: [
+            { component: nics[0], url: imageUrl('nic-4.0.bin') },
+            { component: 'bios', url: imageUrl('bios-4.0.0.bin') },
+          ],
+        },
+      },
+    ],
+    (node) => {
+      const info = node.driver_internal_info as Record<string, unknown>;
+      const [current] = (info.redfish_fw_updates ?? []) as Record<string, unknown>[];
+      trace.push({ component: current?.component, owed: info.firmware_reboot_requested, powerOns });
+    },
+  );
+  const poweredOnAtEnd = powerOns;
+  machine.off('powerOn', countPowerOn);
+  expect(nicThenBios.node).toMatchObject({ provision_state: 'manageable', last_error: null });
+  const lastNic = trace.filter((t) => t.component === nics[0]).at(-1);
+  const firstBios = trace.find((t) => t.component === 'bios');
+  expect(lastNic).toBeDefined();
+  expect(firstBios).toEqual({ component: 'bios', owed: undefined, powerOns: (lastNic?.powerOns ?? NaN) + 1 });
+  // One more boot, for the BIOS Task's start; none for the NIC's (cleaning ends powered off).
+  expect(poweredOnAtEnd).toBe((firstBios?.powerOns ?? NaN) + 1);
+  expect(await versionsOf(uuid)).toMatchObject({ bios: ['1.0.0', '4.0.0', '4.0.0'], [nics[0] as string]: ['1.0.0', '4.0', '4.0'] });
 
   // The components go with their node.
   const stored = () =>

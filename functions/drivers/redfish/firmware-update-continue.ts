@@ -5,7 +5,8 @@
  * Posting an update sets it up as master does by component: a BMC image is waited for
  * (`wait`, else `[redfish]firmware_update_reboot_delay`) and its version noted, so that its
  * update can later be told apart by the version the BMC reports; BIOS and NIC images are
- * followed through their Task (`firmware-updates.ts`).
+ * followed through their Task (`firmware-updates.ts`), a BIOS image posted after another update
+ * rebooted for at once. A reboot an earlier update owed is forgotten (master's _clean_temp_fields).
  *
  * After an update (and its `wait`), the BMC's System, Manager and NetworkAdapters must answer
  * `firmware_update_required_successes` times in a row before the next update is posted or, after
@@ -107,7 +108,9 @@ export async function submitFirst(
   // Without a Task to follow, the next poll finds none and assumes the update worked (as Ironic when the Task is gone).
   if (monitor !== undefined) update.task_monitor = monitor;
   else task.log.warn('Firmware update accepted without a task', { node: task.node.uuid, url: update.url });
+  // As master's set-up of each posted update: what an earlier update noted goes, a reboot it owed too.
   setInfo(task, BMC_VERSION_BEFORE_KEY, undefined);
+  setInfo(task, FW_REBOOT_REQUESTED_KEY, undefined);
   if (update.component === 'bmc') await setUpBmcUpdate(task, system, update, config);
   storeUpdates(task, updates);
 }
@@ -181,13 +184,24 @@ export async function continueUpdates(f: Follow): Promise<StepProgress> {
   return f.updates.length > 1 ? postNext(f) : finish(f);
 }
 
+/**
+ * Post the next update. A BIOS image is rebooted for right after its post (the node written
+ * first), and again as its Task starts, as master's _continue_updates does for a component whose
+ * set-up asks for a reboot; BMC and NIC images are not.
+ */
 async function postNext(f: Follow): Promise<StepProgress> {
+  const rest = f.updates.slice(1);
   try {
-    await submitFirst(f.task, await f.ports.system(f.task), f.updates.slice(1), f.config);
+    await submitFirst(f.task, await f.ports.system(f.task), rest, f.config);
   } catch (err) {
     if (!(err instanceof RedfishError)) throw err;
     clearUpdates(f.task);
     return { state: 'failed', message: err.message };
+  }
+  if (rest[0]?.component === 'bios') {
+    f.task.log.info('Rebooting to start the next firmware update', { node: f.task.node.uuid, url: rest[0].url });
+    await f.task.persist?.();
+    await f.ports.reboot(f.task);
   }
   return WAITING;
 }

@@ -13,13 +13,20 @@ export async function runPeriodic(stack: LocalStack, task: string): Promise<Reco
  * A provision action whose step waits on the BMC: the node is seen in `wait` at that step (`seen`:
  * the node as first seen there; `waitedAt`: the steps it was seen waiting at), and
  * `poll_waiting_steps` is run every quarter second while it waits there (`runs`: its answers)
- * until the flow ends in one of `ends`.
+ * until the flow ends in one of `ends`; `observe` sees the node each time, before the run.
  */
 export async function provisionPolling(
   stack: LocalStack,
   api: ApiClient,
   uuid: string,
-  action: { target: string; body: Record<string, unknown>; wait: string; stepField: string; ends: readonly string[] },
+  action: {
+    target: string;
+    body: Record<string, unknown>;
+    wait: string;
+    stepField: string;
+    ends: readonly string[];
+    observe?: (node: Record<string, unknown>) => void;
+  },
 ) {
   await api.provision(uuid, action.target, action.body);
   const deadline = Date.now() + 150_000;
@@ -35,6 +42,7 @@ export async function provisionPolling(
       seen ??= node;
       const name = `${step.interface}.${String(step.step)}`;
       if (waitedAt.at(-1) !== name) waitedAt.push(name);
+      action.observe?.(node);
       runs.push(await runPeriodic(stack, 'poll_waiting_steps'));
     }
     if (Date.now() > deadline)
@@ -44,8 +52,15 @@ export async function provisionPolling(
 }
 
 /** A manual clean whose step waits on the BMC in `clean wait`, polled until it ends (`provisionPolling`). */
-export function cleanPolling(stack: LocalStack, api: ApiClient, uuid: string, steps: Record<string, unknown>[]) {
+export function cleanPolling(
+  stack: LocalStack,
+  api: ApiClient,
+  uuid: string,
+  steps: Record<string, unknown>[],
+  observe?: (node: Record<string, unknown>) => void,
+) {
   return provisionPolling(stack, api, uuid, {
+    observe,
     target: 'clean',
     body: { clean_steps: steps },
     wait: 'clean wait',

@@ -163,22 +163,53 @@ describe('a NIC image', () => {
     expect(b.ports.reboot).toHaveBeenCalledTimes(1);
   });
 
-  it('whose Task runs owes a reboot once the last update is done, not before', async () => {
+  it('whose Task runs owes a reboot once it is the last update done', async () => {
+    const b = bmc();
+    await b.start({ component: 'nic:NIC.1', url: 'http://i/nic-2.bin' });
+    b.setTask('Running');
+    expect(await b.poll()).toEqual(WAITING);
+    expect(b.current()?.nic_needs_post_completion_reboot).toBe(true);
+    expect(b.ports.reboot).not.toHaveBeenCalled();
+    b.setTask('Completed');
+    expect(await b.poll()).toEqual(DONE); // the owed reboot, then done
+    expect(b.ports.reboot).toHaveBeenCalledTimes(1);
+    expect(b.task.node.driver_internal_info).not.toHaveProperty('firmware_reboot_requested');
+  });
+
+  it('whose owed reboot is forgotten when the next update is posted, as master; a BIOS image posted next is rebooted for at once', async () => {
     const b = bmc();
     await b.start({ component: 'nic:NIC.1', url: 'http://i/nic-2.bin' }, { component: 'bios', url: 'http://i/bios-2.bin' });
     b.setTask('Running');
     expect(await b.poll()).toEqual(WAITING);
-    expect(b.current()?.nic_needs_post_completion_reboot).toBe(true);
     b.setTask('Completed');
-    expect(await b.poll()).toEqual(WAITING); // the BIOS image posted
-    expect(b.task.node.driver_internal_info.firmware_reboot_requested).toBe(true);
-    expect(b.ports.reboot).not.toHaveBeenCalled();
-    b.setTask('Running');
-    expect(await b.poll()).toEqual(WAITING); // the BIOS Task started: its reboot
-    b.setTask('Completed');
-    expect(await b.poll()).toEqual(DONE); // the owed reboot
-    expect(b.ports.reboot).toHaveBeenCalledTimes(2);
+    const persist = jest.fn(async () => undefined);
+    (b.task as { persist?: () => Promise<void> }).persist = persist;
+    expect(await b.poll()).toEqual(WAITING); // the BIOS image posted, and rebooted for
+    expect(b.posts).toEqual(['http://i/nic-2.bin', 'http://i/bios-2.bin']);
     expect(b.task.node.driver_internal_info).not.toHaveProperty('firmware_reboot_requested');
+    expect(b.ports.reboot).toHaveBeenCalledTimes(1);
+    // The node (with the BIOS image's Task) was written before the reboot.
+    expect(persist.mock.invocationCallOrder[0]).toBeLessThan(b.ports.reboot.mock.invocationCallOrder[0] as number);
+    expect(b.current()).toMatchObject({ component: 'bios', task_monitor: TASK });
+    expect(b.current()).not.toHaveProperty('bios_reboot_triggered');
+    b.setTask('Running');
+    expect(await b.poll()).toEqual(WAITING); // the BIOS Task started: rebooted for again
+    expect(b.ports.reboot).toHaveBeenCalledTimes(2);
+    b.setTask('Completed');
+    expect(await b.poll()).toEqual(DONE); // no reboot owed any more
+    expect(b.ports.reboot).toHaveBeenCalledTimes(2);
+  });
+
+  it.each([
+    ['a NIC', 'nic:NIC.2'],
+    ['a BMC', 'bmc'],
+  ])('after which %s image is posted without a reboot', async (_what, component) => {
+    const b = bmc();
+    await b.start({ component: 'nic:NIC.1', url: 'http://i/nic-2.bin' }, { component, url: 'http://i/next-2.bin' });
+    b.setTask('Completed');
+    expect(await b.poll()).toEqual(WAITING);
+    expect(b.posts).toEqual(['http://i/nic-2.bin', 'http://i/next-2.bin']);
+    expect(b.ports.reboot).not.toHaveBeenCalled();
   });
 });
 
