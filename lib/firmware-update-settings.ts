@@ -11,7 +11,9 @@ import { DEFAULT_BOOT_MODE_CONFIG_TIMEOUT_SECONDS, DEFAULT_FIRMWARE_UPDATE_CONFI
 export interface FirmwareUpdateSettings {
   /**
    * Ironic `[redfish]firmware_update_reboot_delay`: a BMC image's wait when its setting has none,
-   * and how long after its post the BMC's version may stay the same. @default 300
+   * how long after its post the BMC's version may stay the same, and how long each power state
+   * change of the reboots that start or apply a BIOS or NIC image may take (0: the power state
+   * timeout). @default 300
    */
   readonly firmwareUpdateRebootDelaySeconds: number;
   /** Ironic `[redfish]firmware_update_bmc_version_check_interval`: between reads of the BMC's version. @default 30 */

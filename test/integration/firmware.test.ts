@@ -28,8 +28,10 @@ beforeAll(async () => {
     prefix: 'fw',
     image: Buffer.from('a whole-disk image\n'),
     // Ironic's [redfish]firmware_update_* waits, in seconds rather than minutes (the resources are checked in rapid succession).
+    // The reboot delay also bounds each power state change of the reboots for BIOS and NIC images
+    // (master's power_timeout): 3 s, for virtual machines that change power in 200 ms.
     settings: {
-      firmwareUpdateRebootDelaySeconds: 1,
+      firmwareUpdateRebootDelaySeconds: 3,
       firmwareUpdateBmcVersionCheckIntervalSeconds: 0,
       firmwareUpdateNicStartingWaitSeconds: 1,
       firmwareUpdateValidationIntervalSeconds: 0,
@@ -185,7 +187,12 @@ it('caches the versions at cleaning, flashes BIOS, BMC and NICs through the Upda
   expect(seen).toMatchObject({ provision_state: 'clean wait', target_provision_state: 'manageable' });
   const info = seen?.driver_internal_info as Record<string, unknown>;
   expect(info.redfish_fw_updates).toEqual([
-    { component: 'bios', url: imageUrl('bios-2.1.0.bin'), task_monitor: expect.stringMatching(/^\/redfish\/v1\/TaskService\/Tasks\/\d+$/) },
+    {
+      component: 'bios',
+      url: imageUrl('bios-2.1.0.bin'),
+      task_monitor: expect.stringMatching(/^\/redfish\/v1\/TaskService\/Tasks\/\d+$/),
+      power_timeout: 3,
+    },
     { component: 'bmc', url: imageUrl('bmc-1.5.0.bin') },
     { component: nics[0], url: imageUrl('nic-3.0.bin') },
   ]);
@@ -329,7 +336,12 @@ it('updates the firmware of a deployed node by servicing: it waits in service wa
   });
   expect(seen).toMatchObject({ provision_state: 'service wait', target_provision_state: 'active' });
   expect((seen?.driver_internal_info as Record<string, unknown>).redfish_fw_updates).toEqual([
-    { component: 'bios', url: imageUrl('bios-3.0.0.bin'), task_monitor: expect.stringMatching(/^\/redfish\/v1\/TaskService\/Tasks\/\d+$/) },
+    {
+      component: 'bios',
+      url: imageUrl('bios-3.0.0.bin'),
+      task_monitor: expect.stringMatching(/^\/redfish\/v1\/TaskService\/Tasks\/\d+$/),
+      power_timeout: 3,
+    },
   ]);
   expect(runs.at(-1)).toEqual({ checked: 1, resumed: 1, failed: 0 });
   expect(node).toMatchObject({ provision_state: 'active', last_error: null, power_state: 'power on' });

@@ -58,7 +58,11 @@ export interface RedfishConfig {
 
 /** Ironic master's `[redfish]firmware_update_*` options, in seconds (`firmware-updates.ts`). */
 export interface FirmwareUpdateConfig {
-  /** `firmware_update_reboot_delay`: a BMC image's wait and version-check deadline when it has no `wait`. */
+  /**
+   * `firmware_update_reboot_delay`: a BMC image's wait and version-check deadline when it has no
+   * `wait`, and (as master's `power_timeout`) how long each power state change of the reboots that
+   * start or apply a BIOS or NIC image may take.
+   */
   readonly rebootDelay: number;
   /** `firmware_update_bmc_version_check_interval`: how often the BMC's version is read after its update. */
   readonly bmcVersionCheckInterval: number;

@@ -34,18 +34,19 @@ export async function rebootToFinishStep(
 /**
  * The reboot a firmware update owes: a plain reboot, as Ironic master's firmware interface does,
  * except that a clean or service that booted the ramdisk has it prepared again, so the node comes
- * back to it (master relies on the boot device the flow set).
+ * back to it (master relies on the boot device the flow set). `timeoutSeconds` bounds each power
+ * state change (master's `power_timeout`; none or 0: the power state timeout).
  */
-export async function rebootForFirmware(task: Task, power: PowerInterface, boot: BootInterface): Promise<void> {
-  await reboot(task, power, boot, task.node.driver_internal_info.steps_boot_agent === true);
+export async function rebootForFirmware(task: Task, power: PowerInterface, boot: BootInterface, timeoutSeconds?: number): Promise<void> {
+  await reboot(task, power, boot, task.node.driver_internal_info.steps_boot_agent === true, timeoutSeconds);
 }
 
 /** Reboot, into the ramdisk (the old agent's token wiped and stored first) when `ramdisk`. */
-async function reboot(task: Task, power: PowerInterface, boot: BootInterface, ramdisk: boolean): Promise<void> {
+async function reboot(task: Task, power: PowerInterface, boot: BootInterface, ramdisk: boolean, timeoutSeconds?: number): Promise<void> {
   if (ramdisk) {
     if (wipeAgentToken(task.node)) await task.persist?.();
     await boot.prepareRamdisk(task, {});
   }
-  await power.reboot(task);
+  await power.reboot(task, timeoutSeconds);
   task.node.power_state = POWER_ON;
 }

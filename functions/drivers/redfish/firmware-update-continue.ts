@@ -96,6 +96,8 @@ export async function submitFirst(
   if (update === undefined) return;
   const target = await simpleUpdateTarget(task, system);
   const targets = await targetsFor(system);
+  // Master's _submit_simple_update: the reboots for this image wait this long for each power state.
+  update.power_timeout = config.rebootDelay;
   task.log.debug('Applying new firmware', { node: task.node.uuid, component: update.component, url: update.url });
   let accepted: Resource;
   try {
@@ -201,7 +203,7 @@ async function postNext(f: Follow): Promise<StepProgress> {
   if (rest[0]?.component === 'bios') {
     f.task.log.info('Rebooting to start the next firmware update', { node: f.task.node.uuid, url: rest[0].url });
     await f.task.persist?.();
-    await f.ports.reboot(f.task);
+    await f.ports.reboot(f.task, rest[0].power_timeout);
   }
   return WAITING;
 }

@@ -31,6 +31,12 @@ export interface PendingUpdate extends Omit<FirmwareUpdate, 'wait'> {
   /** The setting's wait, then master's waits: a BMC's before its check, between version reads. */
   wait?: number;
   task_monitor?: string;
+  /**
+   * Master's key: how long each power state change of the reboots that start or apply this
+   * image may take (`firmware_update_reboot_delay` when it was posted; 0 or none: the power
+   * state timeout).
+   */
+  power_timeout?: number;
   wait_start_time?: string;
   bios_reboot_triggered?: boolean;
   nic_starting_timestamp?: string;
@@ -45,7 +51,7 @@ export interface PendingUpdate extends Omit<FirmwareUpdate, 'wait'> {
 /** What following the updates needs from the interface: the BMC, a reboot, and a refresh of the cache. */
 export interface UpdatePorts {
   readonly system: (task: Task) => Promise<RedfishSystem>;
-  readonly reboot: (task: Task) => Promise<void>;
+  readonly reboot: (task: Task, timeoutSeconds?: number) => Promise<void>;
   readonly cache: (task: Task, system: RedfishSystem) => Promise<void>;
 }
 
@@ -119,8 +125,8 @@ export async function readBmcVersion(f: Follow): Promise<string | null> {
 }
 
 /** Keep the updates on the node and write it before a reboot (which takes a while, and may fail). */
-export async function storeAndReboot(f: Follow): Promise<void> {
+export async function storeAndReboot(f: Follow, timeoutSeconds?: number): Promise<void> {
   storeUpdates(f.task, f.updates);
   await f.task.persist?.();
-  await f.ports.reboot(f.task);
+  await f.ports.reboot(f.task, timeoutSeconds);
 }

@@ -210,7 +210,7 @@ async function followTask(f: Follow, current: PendingUpdate): Promise<StepProgre
 
 async function biosReboot(f: Follow, current: PendingUpdate): Promise<StepProgress> {
   current.bios_reboot_triggered = true;
-  await storeAndReboot(f);
+  await storeAndReboot(f, current.power_timeout);
   return WAITING;
 }
 
@@ -231,7 +231,7 @@ async function nicWorking(f: Follow, current: PendingUpdate, state: string): Pro
       });
       current.nic_reboot_triggered = true;
       delete current.nic_starting_timestamp;
-      await storeAndReboot(f);
+      await storeAndReboot(f, current.power_timeout);
       return WAITING;
     }
   }

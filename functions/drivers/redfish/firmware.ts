@@ -122,7 +122,7 @@ export function createRedfishFirmware(
   const updateConfig = config.firmwareUpdate ?? DEFAULT_FIRMWARE_UPDATE_CONFIG;
   const ports: UpdatePorts = {
     system: (task) => deps.getSystem(task, config),
-    reboot: (task) => rebootForFirmware(task, power, boot),
+    reboot: (task, timeoutSeconds) => rebootForFirmware(task, power, boot, timeoutSeconds),
     cache: (task, system) => cache(task, system),
   };
 

@@ -77,7 +77,11 @@ function bmc(config: FirmwareUpdateConfig = QUICK) {
     if (state.away) throw new RedfishError('Unable to connect to the BMC (injected).');
     return new RedfishSystem(client as unknown as RedfishClient, SYSTEM, await client.get(SYSTEM));
   };
-  const ports = { system: jest.fn(system), reboot: jest.fn(async (_task: Task) => undefined), cache: jest.fn(async () => undefined) };
+  const ports = {
+    system: jest.fn(system),
+    reboot: jest.fn(async (_task: Task, _timeoutSeconds?: number) => undefined),
+    cache: jest.fn(async () => undefined),
+  };
   const task: Task = { node: makeNode({ driver: 'redfish' }), log };
   const start = async (...settings: { component: string; url: string; wait?: number }[]) => {
     const updates: PendingUpdate[] = settings.map((s) => ({ ...s }));
@@ -103,6 +107,7 @@ describe('a BIOS image', () => {
     b.setTask('Starting');
     expect(await b.poll()).toEqual(WAITING);
     expect(b.ports.reboot).toHaveBeenCalledTimes(1);
+    expect(b.ports.reboot).toHaveBeenCalledWith(b.task, 300); // master's power_timeout
     expect(b.current()?.bios_reboot_triggered).toBe(true);
     b.setTask('Running');
     expect(await b.poll()).toEqual(WAITING);
@@ -142,6 +147,26 @@ describe('a BIOS image', () => {
   });
 });
 
+it('gives the reboots that start or apply an image firmware_update_reboot_delay for each power state, as it was when posted', async () => {
+  const b = bmc({ ...QUICK, rebootDelay: 45 });
+  await b.start({ component: 'nic:NIC.1', url: 'http://i/nic-2.bin' }, { component: 'bios', url: 'http://i/bios-2.bin' });
+  expect(b.current()).toMatchObject({ component: 'nic:NIC.1', power_timeout: 45 });
+  b.setTask('Completed');
+  expect(await b.poll()).toEqual(WAITING); // the BIOS image posted, and rebooted for
+  expect(b.current()).toMatchObject({ component: 'bios', power_timeout: 45 });
+  expect(b.ports.reboot.mock.calls).toEqual([[b.task, 45]]);
+  // An update recorded without one (posted by an older release) reboots with the power state timeout.
+  const current = b.current() as PendingUpdate;
+  delete current.power_timeout;
+  b.task.node.driver_internal_info = { ...b.task.node.driver_internal_info, redfish_fw_updates: [current] };
+  b.setTask('Running');
+  expect(await b.poll()).toEqual(WAITING);
+  expect(b.ports.reboot.mock.calls).toEqual([
+    [b.task, 45],
+    [b.task, undefined],
+  ]);
+});
+
 describe('a NIC image', () => {
   it('whose Task stays in Starting is rebooted for after firmware_update_nic_starting_wait, once, owing no reboot at the end', async () => {
     const b = bmc();
@@ -155,6 +180,7 @@ describe('a NIC image', () => {
     pass(1);
     expect(await b.poll()).toEqual(WAITING);
     expect(b.ports.reboot).toHaveBeenCalledTimes(1);
+    expect(b.ports.reboot).toHaveBeenCalledWith(b.task, 300);
     pass(60);
     expect(await b.poll()).toEqual(WAITING);
     expect(b.ports.reboot).toHaveBeenCalledTimes(1);
@@ -173,6 +199,7 @@ describe('a NIC image', () => {
     b.setTask('Completed');
     expect(await b.poll()).toEqual(DONE); // the owed reboot, then done
     expect(b.ports.reboot).toHaveBeenCalledTimes(1);
+    expect(b.ports.reboot.mock.calls[0]?.[1]).toBeUndefined(); // as master's: the power state timeout
     expect(b.task.node.driver_internal_info).not.toHaveProperty('firmware_reboot_requested');
   });
 
@@ -188,6 +215,7 @@ describe('a NIC image', () => {
     expect(b.posts).toEqual(['http://i/nic-2.bin', 'http://i/bios-2.bin']);
     expect(b.task.node.driver_internal_info).not.toHaveProperty('firmware_reboot_requested');
     expect(b.ports.reboot).toHaveBeenCalledTimes(1);
+    expect(b.ports.reboot).toHaveBeenCalledWith(b.task, 300);
     // The node (with the BIOS image's Task) was written before the reboot.
     expect(persist.mock.invocationCallOrder[0]).toBeLessThan(b.ports.reboot.mock.invocationCallOrder[0] as number);
     expect(b.current()).toMatchObject({ component: 'bios', task_monitor: TASK });
@@ -240,6 +268,7 @@ describe('a BMC image', () => {
     b.state.bmcVersion = '2.0';
     expect(await b.poll()).toEqual(WAITING);
     expect(b.ports.reboot).toHaveBeenCalledTimes(1);
+    expect(b.ports.reboot.mock.calls[0]?.[1]).toBeUndefined(); // as master's: the power state timeout
     expect(b.current()?.bmc_update_completed).toBe(true);
     expect(b.posts).toEqual(['http://i/bmc-2.bin']);
     expect(await b.poll()).toEqual(WAITING);

@@ -159,7 +159,7 @@ describe('redfish firmware', () => {
     // Two systems on the BMC: the update names the node's; only the first is posted.
     expect(posts).toEqual([{ path: TARGET, body: { ImageURI: 'http://images/bios-2.0.bin', Targets: [SYSTEM] } }]);
     expect(task.node.driver_internal_info.redfish_fw_updates).toEqual([
-      { component: 'bios', url: 'http://images/bios-2.0.bin', task_monitor: TASK },
+      { component: 'bios', url: 'http://images/bios-2.0.bin', task_monitor: TASK, power_timeout: 300 },
       { component: 'bmc', url: 'http://images/bmc-3.0.bin', wait: 30 },
     ]);
     expect(Date.parse(String(task.node.driver_internal_info.redfish_fw_update_start_time))).not.toBeNaN();
@@ -177,6 +177,8 @@ describe('redfish firmware', () => {
     const check = () => update.poll!(task);
     expect(await check()).toEqual({ state: 'waiting' }); // the BIOS Task runs: reboot at once
     expect(power.reboot).toHaveBeenCalledTimes(1);
+    // Each power state change of it may take firmware_update_reboot_delay (master's power_timeout).
+    expect(power.reboot).toHaveBeenCalledWith(task, 300);
     expect(await check()).toEqual({ state: 'waiting' }); // completed: the BMC image posted
     expect(power.reboot).toHaveBeenCalledTimes(1);
     expect(posts.map((p) => p.body.ImageURI)).toEqual(['http://images/bios-2.0.bin', 'http://images/bmc-3.0.bin']);
@@ -185,6 +187,7 @@ describe('redfish firmware', () => {
         component: 'bmc',
         url: 'http://images/bmc-3.0.bin',
         task_monitor: TASK,
+        power_timeout: 300,
         wait: 300,
         wait_start_time: expect.any(String),
         bmc_check_start_time: expect.any(String),
