@@ -9,10 +9,13 @@
  * Ironic's message. As master, by component:
  *
  * - BIOS: the node is rebooted as soon as the Task has started (Starting, Running, Pending), else
- *   when it completes or disappears (`bios_reboot_triggered`), once.
+ *   when it completes or disappears (`bios_reboot_triggered`), once (and, for an image posted after
+ *   another, right after its post: `firmware-update-continue.ts`). These reboots, and the NIC's,
+ *   give each power state change the update's `power_timeout` (`firmware_update_reboot_delay`).
  * - NIC: a Task still in Starting after `[redfish]firmware_update_nic_starting_wait` is rebooted
  *   for, once (`nic_reboot_triggered`); a Task seen Running, or one that completed before any
- *   look, owes a reboot once the last update is done (`firmware_reboot_requested`).
+ *   look, owes a reboot once the last update is done (`firmware_reboot_requested`), forgotten
+ *   when a next image is posted first.
  * - BMC: nothing is looked at during its wait; then, the Task ended (even in failure), gone, or the
  *   BMC away, its version is read every `firmware_update_bmc_version_check_interval`: changed, the updates
  *   go on (a reboot first when more follow); unchanged at `firmware_update_reboot_delay` after the

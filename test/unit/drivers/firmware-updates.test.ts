@@ -1,10 +1,12 @@
 /**
  * Following a redfish firmware update across polls, as Ironic master's `redfish/firmware.py`,
  * against a mocked BMC and a clock the tests move: a BIOS image is rebooted for as soon as its
- * Task starts (or completes, or disappears), once; a NIC Task left in Starting is rebooted for
- * after `firmware_update_nic_starting_wait`, once, and one seen Running owes a reboot at the end;
- * a BMC image is waited for, then its version read until it changes or `firmware_update_reboot_delay`
- * has passed (a BMC away owes a reboot); the BMC's resources must answer in a row before the
+ * Task starts (or completes, or disappears), once, and right after its post when it follows
+ * another image; a NIC Task left in Starting is rebooted for after
+ * `firmware_update_nic_starting_wait`, once, and one seen Running owes a reboot at the end, which
+ * the next post forgets; these reboots wait `firmware_update_reboot_delay` per power state; a BMC
+ * image is waited for, then its version read (however its Task ended) until it changes or
+ * `firmware_update_reboot_delay` has passed (a BMC away owes a reboot); the BMC's resources must answer in a row before the
  * updates go on; the overall timeout fails the step with master's message.
  */
 import { jest } from '@jest/globals';
