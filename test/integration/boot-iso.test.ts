@@ -15,53 +15,32 @@
  * and cleaning and deploying complete; the token is gone from the node afterwards.
  */
 import { readFileSync } from 'node:fs';
-import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { VirtualAgent } from '../../local/fleet/agent/agent';
 import { readBootIso } from '../../local/fleet/agent/boot-media';
 import { kernelArg } from '../../local/fleet/agent/factory';
 import { readIso } from '../../local/fleet/agent/iso9660';
 import type { LocalStack } from '../../local/stack';
+import { BootIsoBucket } from './helpers/boot-iso-bucket';
 import { type FleetStack, startFleetStack } from './helpers/fleet';
 import { ApiClient } from './helpers/stack';
 
 let fleet: FleetStack;
 let stack: LocalStack;
 let api: ApiClient;
-let s3: S3Client;
+let isos: BootIsoBucket;
 const IMAGE = Buffer.from('a whole-disk image\n'.repeat(200));
 
 beforeAll(async () => {
   fleet = await startFleetStack({ count: 3, prefix: 'biso', image: IMAGE });
   stack = fleet.stack;
   api = new ApiClient(stack.url, '1.82');
-  s3 = new S3Client({ endpoint: stack.endpoints.s3, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  isos = new BootIsoBucket(stack);
 }, 120_000);
 
 afterAll(async () => {
-  s3?.destroy();
+  isos?.destroy();
   await fleet?.stop();
 });
-
-/** The ISO's bytes while it is in the bucket, else undefined. */
-async function isoBytes(key: string): Promise<Buffer | undefined> {
-  try {
-    const got = await s3.send(new GetObjectCommand({ Bucket: stack.bootIsoBucket, Key: key }));
-    return Buffer.from((await got.Body?.transformToByteArray()) ?? []);
-  } catch (err) {
-    if ((err as { name?: string }).name === 'NoSuchKey') return undefined;
-    throw err;
-  }
-}
-
-async function isoExists(key: string): Promise<boolean> {
-  try {
-    await s3.send(new HeadObjectCommand({ Bucket: stack.bootIsoBucket, Key: key }));
-    return true;
-  } catch (err) {
-    if ((err as { name?: string }).name === 'NotFound') return false;
-    throw err;
-  }
-}
 
 /** Switch a node from the fleet's ready ISO to a kernel, ramdisk and ESP image for the conductor to build from. */
 /** Manage the node, then provide it: it must come out of cleaning available, without an error. */
@@ -94,39 +73,22 @@ it('cleans and deploys through an ISO built from deploy_kernel/deploy_ramdisk, k
   const withData = await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/network_data', value: networkData }]);
   expect(withData.status).toBe(200);
   const key = `${uuid}/deploy.iso`;
-  let seen = false;
-  let built: Buffer | undefined;
-  let watching = true;
-  const watcher = (async () => {
-    while (watching) {
-      const bytes = await isoBytes(key);
-      if (bytes !== undefined) {
-        seen = true;
-        built ??= bytes;
-      }
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  })();
-  try {
-    await manageAndClean(uuid);
-    expect(seen).toBe(true);
-    expect(await isoExists(key)).toBe(false);
-    const iso = readIso(built as Buffer);
-    expect(iso.volumeId).toBe('config-2');
-    expect(JSON.parse(iso.files.get('openstack/latest/network_data.json')?.toString() ?? 'null')).toEqual(networkData);
+  const cleaned = await isos.watch(key, () => manageAndClean(uuid));
+  expect(cleaned.length).toBeGreaterThan(0);
+  expect(await isos.exists(key)).toBe(false);
+  const iso = readIso(cleaned[0]!);
+  expect(iso.volumeId).toBe('config-2');
+  expect(JSON.parse(iso.files.get('openstack/latest/network_data.json')?.toString() ?? 'null')).toEqual(networkData);
 
-    seen = false;
-    // The instance asks for secure boot (Ironic's configure_secure_boot_if_needed).
-    const instance = { ...fleet.image, capabilities: { secure_boot: 'true' } };
+  // The instance asks for secure boot (Ironic's configure_secure_boot_if_needed).
+  const instance = { ...fleet.image, capabilities: { secure_boot: 'true' } };
+  const deployIsos = await isos.watch(key, async () => {
     await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: instance }]);
     await api.provision(uuid, 'active');
     expect(await api.settle(uuid, ['active', 'deploy failed'], 300_000)).toMatchObject({ provision_state: 'active', last_error: null });
-    expect(seen).toBe(true);
-    expect(await isoExists(key)).toBe(false);
-  } finally {
-    watching = false;
-    await watcher;
-  }
+  });
+  expect(deployIsos.length).toBeGreaterThan(0);
+  expect(await isos.exists(key)).toBe(false);
   const machine = stack.fleet?.machine('biso-0');
   // The agent ran from the built ISO: the CD boots used the bucket's presigned URL, then the disk.
   const cdBoots = machine?.boots.filter((b) => b.device === 'Cd') ?? [];
@@ -156,25 +118,13 @@ it('cleans and deploys a BIOS-mode node through an isolinux ISO its legacy firmw
   await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/properties/capabilities', value: 'boot_mode:bios' }]);
   expect((await api.get(`/v1/nodes/${uuid}/validate`)).body.boot).toEqual({ result: true });
   const key = `${uuid}/deploy.iso`;
-  const built: Buffer[] = [];
-  let watching = true;
-  const watcher = (async () => {
-    while (watching) {
-      const bytes = await isoBytes(key);
-      if (bytes !== undefined && !built.some((b) => b.equals(bytes))) built.push(bytes);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  })();
-  try {
+  const built = await isos.watch(key, async () => {
     await manageAndClean(uuid);
     await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: fleet.image }]);
     await api.provision(uuid, 'active');
     expect(await api.settle(uuid, ['active', 'deploy failed'], 300_000)).toMatchObject({ provision_state: 'active', last_error: null });
-    expect(await isoExists(key)).toBe(false);
-  } finally {
-    watching = false;
-    await watcher;
-  }
+  });
+  expect(await isos.exists(key)).toBe(false);
   // Ironic's BIOS ISO: isolinux with its config and ldlinux.c32 (Debian's, bundled), no ESP, and
   // the agent's parameters on the isolinux.cfg kernel line, a fresh token each boot.
   expect(built.length).toBeGreaterThan(0);
@@ -215,7 +165,7 @@ interface Seen {
 
 /** The kernel command line's token of the ISO while it is in the bucket, else undefined. */
 async function isoToken(key: string): Promise<string | undefined> {
-  const bytes = await isoBytes(key);
+  const bytes = await isos.bytes(key);
   if (bytes === undefined) return undefined;
   return kernelArg(readBootIso(bytes).cmdline, 'ipa-agent-token') ?? '(none)';
 }

@@ -8,9 +8,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { readBootIso } from '../../local/fleet/agent/boot-media';
 import type { LocalStack } from '../../local/stack';
+import { BootIsoBucket } from './helpers/boot-iso-bucket';
 import { type FleetStack, startFleetStack } from './helpers/fleet';
 import { ApiClient } from './helpers/stack';
 
@@ -29,7 +29,7 @@ let dir: string;
 let fleet: FleetStack;
 let stack: LocalStack;
 let api: ApiClient;
-let s3: S3Client;
+let isos: BootIsoBucket;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'isolinux-template-'));
@@ -42,24 +42,14 @@ beforeAll(async () => {
   });
   stack = fleet.stack;
   api = new ApiClient(stack.url, '1.82');
-  s3 = new S3Client({ endpoint: stack.endpoints.s3, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  isos = new BootIsoBucket(stack);
 }, 120_000);
 
 afterAll(async () => {
-  s3?.destroy();
+  isos?.destroy();
   await fleet?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function isoBytes(key: string): Promise<Buffer | undefined> {
-  try {
-    const got = await s3.send(new GetObjectCommand({ Bucket: stack.bootIsoBucket, Key: key }));
-    return Buffer.from((await got.Body?.transformToByteArray()) ?? []);
-  } catch (err) {
-    if ((err as { name?: string }).name === 'NoSuchKey') return undefined;
-    throw err;
-  }
-}
 
 it('cleans a BIOS-mode node through an ISO whose isolinux.cfg is the operator’s template, rendered', async () => {
   const machine = stack.fleet?.machine('itpl-0');
@@ -71,16 +61,7 @@ it('cleans a BIOS-mode node through an ISO whose isolinux.cfg is the operator’
   ]);
   expect(patched.status).toBe(200);
   const key = `${uuid}/deploy.iso`;
-  const built: Buffer[] = [];
-  let watching = true;
-  const watcher = (async () => {
-    while (watching) {
-      const bytes = await isoBytes(key);
-      if (bytes !== undefined && !built.some((b) => b.equals(bytes))) built.push(bytes);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  })();
-  try {
+  const built = await isos.watch(key, async () => {
     await api.provision(uuid, 'manage');
     await api.settle(uuid, ['manageable'], 60_000);
     await api.provision(uuid, 'provide');
@@ -88,10 +69,7 @@ it('cleans a BIOS-mode node through an ISO whose isolinux.cfg is the operator’
       provision_state: 'available',
       last_error: null,
     });
-  } finally {
-    watching = false;
-    await watcher;
-  }
+  });
   expect(built.length).toBeGreaterThan(0);
   for (const bytes of built) {
     const iso = readBootIso(bytes, 'Legacy');
