@@ -147,7 +147,7 @@ describe('direct deploy with an agent', () => {
     await api.provision(uuid, 'active');
     const failed = await api.waitFor(uuid, 'deploy failed', 40_000);
     expect(failed.last_error).toBe(`Deploy step deploy.write_image failed on node ${uuid}. write_image failed on purpose`);
-    expect(failed).toMatchObject({ power_state: 'power off', reservation: null });
+    expect(await api.unlocked(uuid)).toMatchObject({ provision_state: 'deploy failed', power_state: 'power off', reservation: null });
   }, 60_000);
 
   it('fails the deploy when the agent stops heartbeating, within the heartbeat timeout', async () => {
@@ -181,9 +181,7 @@ describe('direct deploy with an agent', () => {
     await new ApiClient(stack.url, '1.110').provision(uuid, 'abort');
     const aborted = await api.waitFor(uuid, 'deploy failed', 20_000);
     expect(aborted.last_error).toContain('By request, the deploy operation was aborted');
-    for (let i = 0; i < 100 && (await api.get(`/v1/nodes/${uuid}`)).body.reservation !== null; i++)
-      await new Promise((r) => setTimeout(r, 50));
-    expect((await api.get(`/v1/nodes/${uuid}`)).body.reservation).toBeNull();
+    expect((await api.unlocked(uuid)).reservation).toBeNull();
     expect(await executionsEnded()).toEqual([]);
   }, 60_000);
 
@@ -222,9 +220,7 @@ describe('direct deploy with an agent', () => {
     });
     // The finished step was the last one run.
     expect(ran(agent)).toEqual(['erase_devices_metadata']);
-    for (let i = 0; i < 100 && (await api.get(`/v1/nodes/${uuid}`)).body.reservation !== null; i++)
-      await new Promise((r) => setTimeout(r, 50));
-    expect((await api.get(`/v1/nodes/${uuid}`)).body.reservation).toBeNull();
+    expect((await api.unlocked(uuid)).reservation).toBeNull();
     expect(await executionsEnded()).toEqual([]);
   }, 60_000);
 });

@@ -67,16 +67,6 @@ async function settled(uuid: string): Promise<Json> {
   }
 }
 
-/** The node once no conductor holds it. */
-async function unlocked(uuid: string): Promise<Json> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const node = (await api.get(`/v1/nodes/${uuid}`)).body;
-    if (node.reservation === null || Date.now() > deadline) return node;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('the allocation process', () => {
   it('reserves an available node of the resource class with the traits, and associates it', async () => {
     const rc = 'rc-match';
@@ -87,7 +77,7 @@ describe('the allocation process', () => {
     const done = await settled(created.uuid);
     expect(done).toMatchObject({ state: 'active', node_uuid: good, last_error: null, name: 'alloc-1', traits: ['CUSTOM_B'] });
     // The allocation turns active under the node's lock, as in Ironic; the lock goes right after.
-    const node = await unlocked(good);
+    const node = await api.unlocked(good);
     expect(node).toMatchObject({ instance_uuid: created.uuid, allocation_uuid: created.uuid, reservation: null });
     expect(node.instance_info.traits).toEqual(['CUSTOM_B']);
     expect((await api.get(`/v1/nodes/${good}/allocation`)).body.uuid).toBe(created.uuid);
@@ -197,7 +187,7 @@ describe('the node side', () => {
     const a = await allocate({ resource_class: 'rc-undeploy' });
     expect(await settled(a.uuid)).toMatchObject({ state: 'active', node_uuid: node });
     // The allocation is saved active before the conductor lets the node go.
-    expect(await unlocked(node)).toMatchObject({ reservation: null });
+    expect(await api.unlocked(node)).toMatchObject({ reservation: null });
     await api.provision(node, 'active');
     await api.waitFor(node, 'active');
     await api.provision(node, 'deleted');

@@ -94,6 +94,19 @@ export class ApiClient {
     );
   }
 
+  /**
+   * The node once no conductor holds it (or as it is after `timeoutMs`): a flow shows its end
+   * state before the conductor has released the node, as Ironic's task does until it exits.
+   */
+  async unlocked(node: string, timeoutMs = 10_000): Promise<Record<string, Json>> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const last = (await this.get(`/v1/nodes/${node}`)).body as Record<string, Json>;
+      if (last.reservation === null || Date.now() > deadline) return last;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   /** Poll the node until it is in one of `states` (e.g. the success and the failure of a flow). */
   async settle(node: string, states: readonly string[], timeoutMs = 20_000): Promise<Record<string, Json>> {
     const deadline = Date.now() + timeoutMs;
