@@ -44,8 +44,9 @@ async function deployWith(id: string, faults: AgentFaults, traits: string[] = []
   expect(patched.status).toBe(200);
   const started = Date.now();
   await api.provision(uuid, 'active');
-  const node = await api.settle(uuid, ['active', 'deploy failed'], 120_000);
-  return { ...node, seconds: (Date.now() - started) / 1000 };
+  await api.settle(uuid, ['active', 'deploy failed'], 120_000);
+  const seconds = (Date.now() - started) / 1000;
+  return { ...(await api.unlocked(uuid)), seconds };
 }
 
 it('a checksum that does not match fails write_image with the agent error', async () => {

@@ -66,7 +66,8 @@ async function deploy(uuid: string): Promise<Record<string, unknown>> {
   const patched = await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: fleet.image }]);
   expect(patched.status).toBe(200);
   await api.provision(uuid, 'active');
-  return api.settle(uuid, ['active', 'deploy failed'], 120_000);
+  await api.settle(uuid, ['active', 'deploy failed'], 120_000);
+  return api.unlocked(uuid);
 }
 
 const STAMP = String.raw`\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d`;
@@ -95,7 +96,8 @@ it('keeps the logs of a failed clean step, labelled cleaning', async () => {
   const uuid = await manageable('rlg-2');
   stack.fleet?.setAgentFaults('rlg-2', { failStep: 'erase_devices_metadata' });
   await api.provision(uuid, 'clean', { clean_steps: [{ interface: 'deploy', step: 'erase_devices_metadata' }] });
-  const node = await api.settle(uuid, ['manageable', 'clean failed'], 120_000);
+  await api.settle(uuid, ['manageable', 'clean failed'], 120_000);
+  const node = await api.unlocked(uuid);
   expect(node).toMatchObject({ provision_state: 'clean failed', reservation: null });
   const keys = await logsOf(uuid);
   expect(keys).toHaveLength(1);

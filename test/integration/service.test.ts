@@ -118,7 +118,8 @@ it('services a fake-hardware node out-of-band, with reserved power steps, back t
 it('a service step the node does not have fails servicing; abort returns the node to active', async () => {
   const uuid = await fakeNode('active');
   await api.provision(uuid, 'service', { service_steps: [{ interface: 'deploy', step: 'no_such_step' }] });
-  const failed = await api.settle(uuid, ['active', 'service failed'], 30_000);
+  await api.settle(uuid, ['active', 'service failed'], 30_000);
+  const failed = await api.unlocked(uuid);
   expect(failed).toMatchObject({ provision_state: 'service failed', reservation: null });
   expect(failed.last_error).toBe(
     `Cannot service node ${uuid}: node does not support this service step: {'interface': 'deploy', 'step': 'no_such_step'}`,
