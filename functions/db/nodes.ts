@@ -3,7 +3,8 @@
  *
  * Costs per operation (DynamoDB round trips): get by uuid 1 read; get by name or instance 2 reads
  * (guard, item); create 1 write (a transaction when the node has a name, an instance or a
- * chassis); save 1 write; reserve 1 write (returns the item); list: 1 query per page of keys + 1
+ * chassis); save 1 write (a transaction when a guard moves, a chassis is checked or a history
+ * event goes with it); reserve 1 write (returns the item); list: 1 query per page of keys + 1
  * batch read per 100 items (see `query.ts`); a list filtered by instance reads 2 items at most;
  * sweep: 1 scan per page; destroy: 3 queries for dependents, then 1 write (a transaction with
  * them; one per 100 items beyond that), then the history.
