@@ -10,12 +10,22 @@
  * - `server-error`: 500 InternalServerError, the request not applied;
  * - `server-error-after`: the request forwarded and applied, then 500 instead of its answer (a
  *   write whose outcome the client cannot know);
+ * - `transaction-conflict`: 400, the request met a transaction under way on its item: a
+ *   TransactionConflictException, or for TransactWriteItems a TransactionCanceledException whose
+ *   first item's reason is TransactionConflict;
  * - `latency`: the request forwarded after `latencyMs`.
  */
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type DynamoDbFaultAction = 'throughput' | 'throttling' | 'request-limit' | 'server-error' | 'server-error-after' | 'latency';
+export type DynamoDbFaultAction =
+  | 'throughput'
+  | 'throttling'
+  | 'request-limit'
+  | 'server-error'
+  | 'server-error-after'
+  | 'transaction-conflict'
+  | 'latency';
 
 export interface DynamoDbFault {
   readonly action: DynamoDbFaultAction;
@@ -50,7 +60,29 @@ const ERRORS: Readonly<Record<Exclude<DynamoDbFaultAction, 'latency'>, { status:
   },
   'server-error': { status: 500, type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'Internal server error' },
   'server-error-after': { status: 500, type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'Internal server error' },
+  'transaction-conflict': {
+    status: 400,
+    type: 'com.amazonaws.dynamodb.v20120810#TransactionConflictException',
+    message: 'Transaction is ongoing for the item',
+  },
 };
+
+/** A TransactWriteItems met a transaction under way on its first item: DynamoDB's cancellation. */
+function transactionConflict(body: string): object | undefined {
+  let items: unknown;
+  try {
+    items = (JSON.parse(body) as { TransactItems?: unknown }).TransactItems;
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(items)) return undefined;
+  const reasons = items.map((_, i) => (i === 0 ? { Code: 'TransactionConflict', Message: ERRORS['transaction-conflict'].message } : { Code: 'None' }));
+  return {
+    __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+    CancellationReasons: reasons,
+    Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r) => r.Code).join(', ')}]`,
+  };
+}
 
 interface Rule extends DynamoDbFault {
   remaining: number;
@@ -151,7 +183,7 @@ export class DynamoDbProxy {
       return this.forward(req, res, body);
     }
     if (action === 'server-error-after') return this.forward(req, res, body, () => this.answer(res, action));
-    this.answer(res, action);
+    this.answer(res, action, action === 'transaction-conflict' ? transactionConflict(body.toString('utf8')) : undefined);
   }
 
   private askCapacity(req: IncomingMessage, target: string, body: Buffer): Buffer {
@@ -200,9 +232,9 @@ export class DynamoDbProxy {
     return undefined;
   }
 
-  private answer(res: ServerResponse, action: Exclude<DynamoDbFaultAction, 'latency'>): void {
+  private answer(res: ServerResponse, action: Exclude<DynamoDbFaultAction, 'latency'>, body?: object): void {
     const error = ERRORS[action];
-    const text = JSON.stringify({ __type: error.type, message: error.message });
+    const text = JSON.stringify(body ?? { __type: error.type, message: error.message });
     res.writeHead(error.status, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(text) });
     res.end(text);
   }

@@ -51,6 +51,7 @@ import type {
   UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import { marshallInput, unmarshallError, unmarshallOutput } from './marshalling';
+import { isTransactionConflict } from './items';
 
 type Dict = Record<string, unknown>;
 
@@ -250,7 +251,8 @@ export function markOutcomeUnknown<E extends object>(err: E): E {
 
 /**
  * Runs inside the SDK's retry loop, once per attempt, and remembers requests an attempt of which
- * may have been applied. Requests are told apart by their input object, one per `send`: the SDK
+ * may have been applied. A write refused for a transaction under way on its item is made
+ * retryable (`isTransactionConflict`), so the client's retry strategy sends it again. Requests are told apart by their input object, one per `send`: the SDK
  * caches the resolved middleware per command class, so the handler context is shared by requests.
  */
 const attemptOutcome =
@@ -261,6 +263,8 @@ const attemptOutcome =
     } catch (err) {
       if (attemptMayHaveApplied(err)) uncertainInputs.add(args.input);
       lastFailure.set(args.input, err);
+      // The SDK's retryable trait: the retry strategy sends the write again after its backoff.
+      if (isTransactionConflict(err)) (err as { $retryable?: object }).$retryable = {};
       throw err;
     }
   };

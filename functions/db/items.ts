@@ -34,6 +34,19 @@ export function isConditionFailure(err: unknown): boolean {
   return (err as { name?: string })?.name === 'ConditionalCheckFailedException';
 }
 
+/**
+ * Whether DynamoDB refused a write because a transaction was under way on one of its items: a
+ * TransactionConflictException (a single-item write), or a transaction cancelled for that alone
+ * (every reason None or TransactionConflict). Nothing was applied; the same write may pass when
+ * sent again, which AWS advises and the SDK does not do by itself (dynamo.ts marks it retryable).
+ */
+export function isTransactionConflict(err: unknown): boolean {
+  const name = (err as { name?: string })?.name;
+  if (name === 'TransactionConflictException') return true;
+  const codes = cancellationCodes(err);
+  return codes !== undefined && codes.includes('TransactionConflict') && codes.every((c) => c === undefined || c === 'TransactionConflict');
+}
+
 /** For a cancelled transaction, the cancellation code of each item, in order; undefined otherwise. */
 export function cancellationCodes(err: unknown): (string | undefined)[] | undefined {
   if ((err as { name?: string })?.name !== 'TransactionCanceledException') return undefined;

@@ -27,7 +27,7 @@ import type { StoreMeta } from '#objects/base';
 import type { Dict } from '#objects/fields';
 import { Node } from '#objects/node';
 import type { NodeHistory } from '#objects/node-history';
-import { type Bookkeeping, type ObjectCodec, cancellationCodes, isConditionFailure } from './items';
+import { type Bookkeeping, type ObjectCodec, cancellationCodes, isConditionFailure, isTransactionConflict } from './items';
 import { ALL_NODES, groupKey, guard, shardKey, sparseKey } from './keys';
 import { ASSOCIATED, IN_MAINTENANCE, type NodeFilter, planNodeQuery } from './node-filters';
 import type { Page } from './query';
@@ -279,7 +279,8 @@ export class DynamoNodeStore extends ObjectTable<Node> implements NodeStore {
       node.storeMeta = { ...this.metaOf(node), lockOwner: owner.token, lockHolder: owner.token };
       return node;
     } catch (err) {
-      if (!isConditionFailure(err)) throw err;
+      // Held by a transaction under way (past the SDK's retries) is busy too: the caller's lock retries apply.
+      if (!isConditionFailure(err) && !isTransactionConflict(err)) throw err;
       const current = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { uuid }, ConsistentRead: true }));
       if (!current.Item) throw new NodeNotFound(uuid);
       throw new NodeLocked(uuid, String(current.Item.reservation ?? 'unknown'));

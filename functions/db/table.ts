@@ -23,7 +23,7 @@ import { ConcurrentUpdate } from '#common/errors';
 import type { ReleaseSelection } from '#common/releases';
 import type { StoreMeta, VersionedObject } from '#objects/base';
 import type { Dict } from '#objects/fields';
-import { type Bookkeeping, type ObjectCodec, cancellationCodes, decodeItem, encodeItem, isConditionFailure } from './items';
+import { type Bookkeeping, type ObjectCodec, cancellationCodes, decodeItem, encodeItem, isConditionFailure, isTransactionConflict } from './items';
 import { newSortId } from './keys';
 import { type IndexSource, type Page, type PageOf, batchGet, listObjects } from './query';
 import type { TableName } from './schema';
@@ -163,6 +163,7 @@ export class ObjectTable<T extends VersionedObject> {
       else await this.transact([{ Put: put }, ...guards.map((key) => this.guardPut(key, obj)), ...checks.map(checkItem)]);
     } catch (err) {
       if (isConditionFailure(err)) throw this.errors.alreadyExists(obj);
+      if (isTransactionConflict(err)) throw new ConcurrentUpdate(`${this.codec.cls.objName} ${this.keyOf(obj)}`);
       const codes = cancellationCodes(err);
       if (codes === undefined) throw err;
       if (codes[0] === CONDITION_FAILED) throw this.errors.alreadyExists(obj);
@@ -200,7 +201,8 @@ export class ObjectTable<T extends VersionedObject> {
         ]);
       }
     } catch (err) {
-      if (isConditionFailure(err) || cancellationCodes(err)) throw await this.conflictCause(this.keyOf(obj), meta);
+      if (isConditionFailure(err) || isTransactionConflict(err) || cancellationCodes(err))
+        throw await this.conflictCause(this.keyOf(obj), meta);
       throw err;
     }
   }
@@ -257,7 +259,8 @@ export class ObjectTable<T extends VersionedObject> {
         ]);
       }
     } catch (err) {
-      if (isConditionFailure(err)) throw await this.conflictCause(this.keyOf(obj), meta);
+      // A transaction under way on the item (past the SDK's retries): lost like a race.
+      if (isConditionFailure(err) || isTransactionConflict(err)) throw await this.conflictCause(this.keyOf(obj), meta);
       const codes = cancellationCodes(err);
       if (codes === undefined) throw err;
       if (codes[0] === CONDITION_FAILED) throw await this.conflictCause(this.keyOf(obj), meta);

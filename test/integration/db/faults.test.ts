@@ -2,11 +2,21 @@
  * The stores on DynamoDB Local behind the fault-injecting proxy (`local/dynamodb-proxy.ts`), through
  * the AWS SDK as the functions use it: a name claim is never lost to a write whose answer was lost,
  * and a node with more dependents than one transaction holds is deleted dependents first, so a
- * delete that fails midway orphans nothing.
+ * delete that fails midway orphans nothing; a write that meets a transaction under way on its item
+ * (DynamoDB's TransactionConflict, which the SDK does not retry by itself) is sent again, and past
+ * the retries is a lost race, never a raw DynamoDB error.
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DatabaseUnavailable, DuplicateName, MACAlreadyExists, NodeNotFound, PortNotFound } from '../../../functions/common/errors';
+import {
+  ConcurrentUpdate,
+  DatabaseUnavailable,
+  DuplicateName,
+  MACAlreadyExists,
+  NodeLocked,
+  NodeNotFound,
+  PortNotFound,
+} from '../../../functions/common/errors';
 import { selectRelease } from '../../../functions/common/releases';
 import { createDocumentClient } from '../../../functions/db/client';
 import { type Command, type DocumentClient, GetCommand, TransactWriteCommand } from '../../../functions/db/dynamo';
@@ -77,6 +87,34 @@ describe('a create of a named node', () => {
     await expect(stores.nodes.create(makeNode({ name: 'f-claim-lost' }))).rejects.toBeInstanceOf(DatabaseUnavailable);
     proxy.clearFaults();
     expect(await guardOf(guard.nodeName('f-claim-lost'))).toBeUndefined();
+  });
+});
+
+describe('a write that meets a transaction under way on its item', () => {
+  it('is sent again: a node save and a port create (its transaction checks the node) each pass on a later attempt', async () => {
+    const node = await stores.nodes.create(makeNode({ name: 'f-conflict' }));
+    proxy.addFault({ action: 'transaction-conflict', operations: ['PutItem'], tables: ['nodes'], times: 2 });
+    node.extra = { met: 'a transaction' };
+    await stores.nodes.save(node);
+    expect(proxy.injected.get('transaction-conflict')).toBe(2);
+    expect((await stores.nodes.get(node.uuid)).extra).toEqual({ met: 'a transaction' });
+
+    proxy.addFault({ action: 'transaction-conflict', operations: ['TransactWriteItems'], tables: ['ports'], times: 1 });
+    const port = await stores.ports.create(new Port({ uuid: randomUUID(), node_uuid: node.uuid, address: '52:54:00:aa:00:01' }));
+    expect(proxy.injected.get('transaction-conflict')).toBe(3);
+    expect((await stores.ports.get(port.uuid)).node_uuid).toBe(node.uuid);
+  });
+
+  it('is a lost race past the retries: the save a ConcurrentUpdate, the lock a NodeLocked, the node unchanged', async () => {
+    const node = await stores.nodes.create(makeNode({ name: 'f-conflict-always' }));
+    proxy.addFault({ action: 'transaction-conflict', operations: ['PutItem', 'UpdateItem'], tables: ['nodes'] });
+    node.extra = { lost: true };
+    await expect(stores.nodes.save(node)).rejects.toBeInstanceOf(ConcurrentUpdate);
+    await expect(stores.nodes.reserve(node.uuid, { host: 'c1', token: randomUUID(), ttlSeconds: 60 })).rejects.toBeInstanceOf(NodeLocked);
+    proxy.clearFaults();
+    const stored = await stores.nodes.get(node.uuid);
+    expect(stored.extra).toEqual({});
+    expect(stored.reservation).toBeNull();
   });
 });
 
