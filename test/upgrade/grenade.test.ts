@@ -27,7 +27,7 @@ import { Cycles, Load, ironless } from './helpers';
 const FROM = '2026.3';
 const AGENT_NODES = 25;
 const FAKE_NODES = 30;
-const LOAD_NODES = 10;
+const LOAD_NODES = 20;
 const IMAGE = Buffer.from('a whole-disk image for the grenade\n'.repeat(200));
 const LOCAL = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
 /** Short steps: the shifts are watched for seconds, not the five minutes an operator would use. */
