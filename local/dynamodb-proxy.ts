@@ -19,13 +19,7 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
 import type { AddressInfo } from 'node:net';
 
 export type DynamoDbFaultAction =
-  | 'throughput'
-  | 'throttling'
-  | 'request-limit'
-  | 'server-error'
-  | 'server-error-after'
-  | 'transaction-conflict'
-  | 'latency';
+  'throughput' | 'throttling' | 'request-limit' | 'server-error' | 'server-error-after' | 'transaction-conflict' | 'latency';
 
 export interface DynamoDbFault {
   readonly action: DynamoDbFaultAction;
@@ -76,7 +70,9 @@ function transactionConflict(body: string): object | undefined {
     return undefined;
   }
   if (!Array.isArray(items)) return undefined;
-  const reasons = items.map((_, i) => (i === 0 ? { Code: 'TransactionConflict', Message: ERRORS['transaction-conflict'].message } : { Code: 'None' }));
+  const reasons = items.map((_, i) =>
+    i === 0 ? { Code: 'TransactionConflict', Message: ERRORS['transaction-conflict'].message } : { Code: 'None' },
+  );
   return {
     __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
     CancellationReasons: reasons,

@@ -23,7 +23,15 @@ import { ConcurrentUpdate } from '#common/errors';
 import type { ReleaseSelection } from '#common/releases';
 import type { StoreMeta, VersionedObject } from '#objects/base';
 import type { Dict } from '#objects/fields';
-import { type Bookkeeping, type ObjectCodec, cancellationCodes, decodeItem, encodeItem, isConditionFailure, isTransactionConflict } from './items';
+import {
+  type Bookkeeping,
+  type ObjectCodec,
+  cancellationCodes,
+  decodeItem,
+  encodeItem,
+  isConditionFailure,
+  isTransactionConflict,
+} from './items';
 import { newSortId } from './keys';
 import { type IndexSource, type Page, type PageOf, batchGet, listObjects } from './query';
 import type { TableName } from './schema';
