@@ -16,7 +16,7 @@ import { objectFromItem } from '#objects/base';
 import type { Dict } from '#objects/fields';
 import { type DocumentClient, PutCommand, ScanCommand, TransactWriteCommand } from './dynamo';
 import type { VersionedTable } from './codecs';
-import { cancellationCodes, isConditionFailure, splitItem } from './items';
+import { cancellationCodes, isConditionFailure, isTransactionConflict, splitItem } from './items';
 
 export interface MigrationResult {
   /** The object the table holds, e.g. "Node". */
@@ -191,7 +191,7 @@ function condition(expected: Dict) {
 /**
  * Write a batch in one transaction. If it is cancelled (an item changed meanwhile, or another
  * transaction touched one), each item is written on its own, so one busy item does not hold up
- * the others; an item whose condition fails is a conflict.
+ * the others; an item whose condition fails (or that a transaction still holds) is a conflict.
  */
 async function writeBatch(
   client: DocumentClient,
@@ -216,7 +216,9 @@ async function writeBatch(
       await client.send(new PutCommand({ TableName: table, Item: w.item, ...condition(w.expected) }));
       written++;
     } catch (err) {
-      if (!isConditionFailure(err)) throw new Error(`Migrating ${keyName} ${String(w.item[keyName])}: ${(err as Error).message}`);
+      // Changed meanwhile, or still held by a transaction past the retries: the next run looks again.
+      if (!isConditionFailure(err) && !isTransactionConflict(err))
+        throw new Error(`Migrating ${keyName} ${String(w.item[keyName])}: ${(err as Error).message}`);
       conflicts++;
     }
   });

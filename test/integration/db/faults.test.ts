@@ -19,6 +19,8 @@ import {
 } from '../../../functions/common/errors';
 import { selectRelease } from '../../../functions/common/releases';
 import { createDocumentClient } from '../../../functions/db/client';
+import { TABLE_CODECS } from '../../../functions/db/codecs';
+import { dbsyncOnlineDataMigrations } from '../../../functions/db/dbsync';
 import { type Command, type DocumentClient, GetCommand, TransactWriteCommand } from '../../../functions/db/dynamo';
 import { guard } from '../../../functions/db/keys';
 import { type Stores, createStores } from '../../../functions/db/stores';
@@ -26,6 +28,7 @@ import { Port } from '../../../functions/objects/port';
 import { DynamoDbProxy } from '../../../local/dynamodb-proxy';
 import { makeNode } from '../../unit/helpers/builders';
 import { LOCAL_CREDENTIALS, type TestDynamo, startDynamo } from '../helpers/dynamo';
+import { batchWrite, nodeItems } from '../helpers/seed';
 
 let db: TestDynamo;
 let proxy: DynamoDbProxy;
@@ -115,6 +118,22 @@ describe('a write that meets a transaction under way on its item', () => {
     const stored = await stores.nodes.get(node.uuid);
     expect(stored.extra).toEqual({});
     expect(stored.reservation).toBeNull();
+  });
+});
+
+describe('online data migrations meeting transactions under way', () => {
+  it('count the items still held as conflicts, not as a failure, and migrate them on the next run', async () => {
+    const table = (await db.freshTables()).nodes;
+    await batchWrite(db.client, table, nodeItems(30));
+    const ctx = { client, tables: [{ table, codec: TABLE_CODECS.nodes }], release: selectRelease('') };
+    proxy.addFault({ action: 'transaction-conflict', operations: ['TransactWriteItems', 'PutItem'], tables: [table] });
+    const held = await dbsyncOnlineDataMigrations(ctx, { maxCount: 30 });
+    proxy.clearFaults();
+    expect(held.exitCode).toBe(1);
+    expect(held.data?.migrations?.[0]).toMatchObject({ total: 30, migrated: 0, conflicts: 30 });
+    const next = await dbsyncOnlineDataMigrations(ctx);
+    expect(next.exitCode).toBe(0);
+    expect(next.data?.migrations?.[0]).toMatchObject({ total: 30, migrated: 30, conflicts: 0 });
   });
 });
 
