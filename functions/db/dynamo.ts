@@ -251,9 +251,10 @@ export function markOutcomeUnknown<E extends object>(err: E): E {
 
 /**
  * Runs inside the SDK's retry loop, once per attempt, and remembers requests an attempt of which
- * may have been applied. A write refused for a transaction under way on its item is made
- * retryable (`isTransactionConflict`), so the client's retry strategy sends it again. Requests are told apart by their input object, one per `send`: the SDK
+ * may have been applied. Requests are told apart by their input object, one per `send`: the SDK
  * caches the resolved middleware per command class, so the handler context is shared by requests.
+ * A write refused for a transaction under way on its item is made retryable
+ * (`isTransactionConflict`), so the client's retry strategy sends it again after its backoff.
  */
 const attemptOutcome =
   (next: (args: { input: object }) => Promise<unknown>) =>
@@ -263,7 +264,7 @@ const attemptOutcome =
     } catch (err) {
       if (attemptMayHaveApplied(err)) uncertainInputs.add(args.input);
       lastFailure.set(args.input, err);
-      // The SDK's retryable trait: the retry strategy sends the write again after its backoff.
+      // The SDK's retryable trait (a transient error to its retry strategy).
       if (isTransactionConflict(err)) (err as { $retryable?: object }).$retryable = {};
       throw err;
     }
