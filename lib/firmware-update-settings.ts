@@ -1,12 +1,19 @@
 /**
  * Ironic master's `[redfish]firmware_update_*` options: how the redfish `update` step follows a
  * firmware update (functions/drivers/redfish/firmware-updates.ts); and its
- * `[redfish]boot_mode_config_timeout`, how long a new boot mode is waited for (`set-boot-mode.ts`). Apart from `settings.ts` as the
+ * `[redfish]boot_mode_config_timeout`, how long a new boot mode or secure boot state is waited for
+ * (`wait-applied.ts`), and `post_boot_retry_*`, how a boot device refused during POST is tried
+ * again (`post-retry.ts`). Apart from `settings.ts` as the
  * inspector's are; the IronlessSettings include them, and their variables are among
  * `settingsVariables` (left out at their defaults).
  */
 import { ENV } from '../functions/common/config';
-import { DEFAULT_BOOT_MODE_CONFIG_TIMEOUT_SECONDS, DEFAULT_FIRMWARE_UPDATE_CONFIG } from '../functions/drivers/redfish/config';
+import {
+  DEFAULT_BOOT_MODE_CONFIG_TIMEOUT_SECONDS,
+  DEFAULT_FIRMWARE_UPDATE_CONFIG,
+  DEFAULT_POST_BOOT_RETRY_ATTEMPTS,
+  DEFAULT_POST_BOOT_RETRY_DELAY_SECONDS,
+} from '../functions/drivers/redfish/config';
 
 export interface FirmwareUpdateSettings {
   /**
@@ -37,6 +44,17 @@ export interface FirmwareUpdateSettings {
    * conductor invocation's deadline. @default 900
    */
   readonly redfishBootModeConfigTimeoutSeconds: number;
+  /**
+   * Ironic `[redfish]post_boot_retry_attempts`: tries, counting the first, of a boot device change
+   * the BMC refuses while the system is in POST (HPE iLO's `UnableToModifyDuringSystemPOST`); 1 or
+   * more. @default 6
+   */
+  readonly redfishPostBootRetryAttempts: number;
+  /**
+   * Ironic `[redfish]post_boot_retry_delay`: the least wait between those tries, which grow
+   * exponentially up to 6 times it; 1 or more. @default 5
+   */
+  readonly redfishPostBootRetryDelaySeconds: number;
 }
 
 const d = DEFAULT_FIRMWARE_UPDATE_CONFIG;
@@ -51,10 +69,12 @@ export const FIRMWARE_UPDATE_SETTINGS_DEFAULTS: FirmwareUpdateSettings = {
   firmwareUpdateValidationIntervalSeconds: d.validationInterval,
   firmwareUpdateResourceValidationTimeoutSeconds: d.resourceValidationTimeout,
   redfishBootModeConfigTimeoutSeconds: DEFAULT_BOOT_MODE_CONFIG_TIMEOUT_SECONDS,
+  redfishPostBootRetryAttempts: DEFAULT_POST_BOOT_RETRY_ATTEMPTS,
+  redfishPostBootRetryDelaySeconds: DEFAULT_POST_BOOT_RETRY_DELAY_SECONDS,
 };
 
-/** Each setting with the variable that carries it. */
-function pairs(s: FirmwareUpdateSettings): [keyof FirmwareUpdateSettings, string, number][] {
+/** Each setting with the variable that carries it, and the least value allowed (Ironic's `min`; 0 unless given). */
+function pairs(s: FirmwareUpdateSettings): [keyof FirmwareUpdateSettings, string, number, number?][] {
   return [
     ['firmwareUpdateRebootDelaySeconds', ENV.firmwareUpdateRebootDelay, s.firmwareUpdateRebootDelaySeconds],
     [
@@ -72,13 +92,15 @@ function pairs(s: FirmwareUpdateSettings): [keyof FirmwareUpdateSettings, string
       s.firmwareUpdateResourceValidationTimeoutSeconds,
     ],
     ['redfishBootModeConfigTimeoutSeconds', ENV.redfishBootModeConfigTimeout, s.redfishBootModeConfigTimeoutSeconds],
+    ['redfishPostBootRetryAttempts', ENV.redfishPostBootRetryAttempts, s.redfishPostBootRetryAttempts, 1],
+    ['redfishPostBootRetryDelaySeconds', ENV.redfishPostBootRetryDelay, s.redfishPostBootRetryDelaySeconds, 1],
   ];
 }
 
-/** Refuse what the conductor could not read (Ironic's `min=0`), naming the setting. */
+/** Refuse what the conductor could not read (Ironic's `min`), naming the setting. */
 export function validateFirmwareUpdateSettings(s: FirmwareUpdateSettings): void {
-  for (const [name, , value] of pairs(s)) {
-    if (!Number.isInteger(value) || value < 0) throw new Error(`${name} (${value}) must be a whole number, 0 or more`);
+  for (const [name, , value, min = 0] of pairs(s)) {
+    if (!Number.isInteger(value) || value < min) throw new Error(`${name} (${value}) must be a whole number, ${min} or more`);
   }
 }
 

@@ -35,6 +35,8 @@ export const ENV = {
   redfishPowerPollInterval: 'REDFISH_POWER_POLL_INTERVAL_MS',
   redfishBootModeConfigTimeout: 'REDFISH_BOOT_MODE_CONFIG_TIMEOUT',
   redfishBootModeConfigInterval: 'REDFISH_BOOT_MODE_CONFIG_INTERVAL_MS',
+  redfishPostBootRetryAttempts: 'REDFISH_POST_BOOT_RETRY_ATTEMPTS',
+  redfishPostBootRetryDelay: 'REDFISH_POST_BOOT_RETRY_DELAY',
   firmwareUpdateRebootDelay: 'FIRMWARE_UPDATE_REBOOT_DELAY',
   firmwareUpdateBmcVersionCheckInterval: 'FIRMWARE_UPDATE_BMC_VERSION_CHECK_INTERVAL',
   firmwareUpdateNicStartingWait: 'FIRMWARE_UPDATE_NIC_STARTING_WAIT',

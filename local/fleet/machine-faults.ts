@@ -21,6 +21,11 @@ import type { InventoryResource } from './redfish-inventory';
  * `bootModeApply`: a new BootSourceOverrideMode is accepted but reported only once the machine has
  * booted again (`reboot`: a BIOS configuration job, as Dell's) or never (`never`).
  * `bootModeDelayMs`: a new BootSourceOverrideMode is accepted but reported only this much later.
+ * `postRejectsBootOverride`: the next this many PATCHes of the boot override (its target or
+ * enabled) are refused with 400 `iLO.2.14.UnableToModifyDuringSystemPOST`, as an HPE iLO does
+ * while the system is in POST after a reboot or a firmware update.
+ * `secureBootApply`: a new SecureBootEnable is accepted but reported only once the machine has
+ * booted again (`reboot`: a BIOS configuration job, as Dell's) or never (`never`).
  */
 export interface Faults {
   readonly down?: 'reset' | 'hang';
@@ -44,6 +49,8 @@ export interface Faults {
   readonly brokenResources?: readonly InventoryResource[];
   readonly bootModeApply?: 'reboot' | 'never';
   readonly bootModeDelayMs?: number;
+  readonly postRejectsBootOverride?: number;
+  readonly secureBootApply?: 'reboot' | 'never';
 }
 
 /**

@@ -186,6 +186,8 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
   /** A boot mode the firmware applies at its next boot (`bootModeApply: 'reboot'`). */
   private pendingBootMode: BootMode | undefined;
   private bootModeTimer: NodeJS.Timeout | undefined;
+  /** A secure boot state the firmware applies at its next boot (`secureBootApply: 'reboot'`). */
+  private pendingSecureBoot: boolean | undefined;
   /** Agent boots left before `versionAfterReboot` takes effect. */
   private bootsBeforeVersionChange = 0;
 
@@ -258,6 +260,15 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
     if (patch.mode === 'Legacy' && this.secureBoot) {
       throw new MachineRequestError(400, 'Base.1.8.ActionNotSupported', 'Legacy boot is not possible while secure boot is enabled');
     }
+    const rejections = this.faults.postRejectsBootOverride ?? 0;
+    if (rejections > 0 && (patch.target !== undefined || patch.enabled !== undefined)) {
+      this.faults = { ...this.faults, postRejectsBootOverride: rejections - 1 };
+      throw new MachineRequestError(
+        400,
+        'iLO.2.14.UnableToModifyDuringSystemPOST',
+        'The value for the property cannot be changed while the server is in POST. Retry the operation once POST is complete.',
+      );
+    }
     // A target alone leaves BootSourceOverrideEnabled as it is: the client must say when it changes.
     if (patch.target !== undefined) this.boot.target = patch.target as BootTarget;
     if (patch.enabled !== undefined) this.boot.enabled = patch.enabled as BootEnabled;
@@ -285,7 +296,11 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
     if (typeof enabled !== 'boolean')
       throw new MachineRequestError(400, 'Base.1.8.PropertyValueTypeError', 'SecureBootEnable must be a boolean');
     if (enabled && this.boot.mode !== 'UEFI') throw new MachineRequestError(400, 'Base.1.8.ActionNotSupported', 'Secure boot needs UEFI');
-    this.secureBoot = enabled;
+    // As a new boot mode (`secureBootApply`): a state asked for again replaces one still pending.
+    this.pendingSecureBoot = undefined;
+    if (enabled === this.secureBoot || this.faults.secureBootApply === 'never') return;
+    if (this.faults.secureBootApply === 'reboot') this.pendingSecureBoot = enabled;
+    else this.secureBoot = enabled;
   }
 
   insertMedia(slot: MediaSlot, image: unknown, writeProtected: unknown = true): void {
@@ -368,7 +383,9 @@ export class VirtualMachine extends EventEmitter<MachineEvents> {
     }
     this.powerState = 'On';
     if (this.pendingBootMode !== undefined) this.boot.mode = this.pendingBootMode;
+    if (this.pendingSecureBoot !== undefined) this.secureBoot = this.pendingSecureBoot;
     this.pendingBootMode = undefined;
+    this.pendingSecureBoot = undefined;
     const event = this.bootEvent();
     this.boots.push(event);
     if (this.boots.length > HISTORY) this.boots.shift();

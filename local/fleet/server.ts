@@ -58,6 +58,8 @@ export function parseFaults(value: unknown): Faults | string {
     'brokenResources',
     'bootModeApply',
     'bootModeDelayMs',
+    'postRejectsBootOverride',
+    'secureBootApply',
   ];
   const unknown = Object.keys(f).filter((k) => !known.includes(k));
   if (unknown.length > 0) return `unknown fault(s): ${unknown.join(', ')}; known: ${known.join(', ')}`;
@@ -65,11 +67,11 @@ export function parseFaults(value: unknown): Faults | string {
   if (f.down !== undefined && f.down !== 'reset' && f.down !== 'hang') return 'down must be "reset" or "hang"';
   if (f.health !== undefined && !['OK', 'Warning', 'Critical'].includes(f.health as string))
     return 'health must be "OK", "Warning" or "Critical"';
-  if (!wholeNumber(f.slowMs) || !wholeNumber(f.errorCount) || !wholeNumber(f.bmcRestartMs) || !wholeNumber(f.bootModeDelayMs)) {
-    return 'slowMs, errorCount, bmcRestartMs and bootModeDelayMs must be whole numbers';
+  const counts = ['slowMs', 'errorCount', 'bmcRestartMs', 'bootModeDelayMs', 'postRejectsBootOverride'];
+  if (!counts.every((name) => wholeNumber(f[name]))) return `${counts.slice(0, -1).join(', ')} and ${counts.at(-1)} must be whole numbers`;
+  for (const name of ['bootModeApply', 'secureBootApply']) {
+    if (f[name] !== undefined && f[name] !== 'reboot' && f[name] !== 'never') return `${name} must be "reboot" or "never"`;
   }
-  if (f.bootModeApply !== undefined && f.bootModeApply !== 'reboot' && f.bootModeApply !== 'never')
-    return 'bootModeApply must be "reboot" or "never"';
   if (
     f.errorStatus !== undefined &&
     !(Number.isInteger(f.errorStatus) && (f.errorStatus as number) >= 400 && (f.errorStatus as number) <= 599)

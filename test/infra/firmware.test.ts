@@ -1,8 +1,8 @@
 /**
  * Firmware components in the CDK stack: their table, keyed by the node's UUID and the component's
  * name, no index, kept like every table, which the API reads and the conductor writes, named to both;
- * and the `[redfish]firmware_update_*` and `boot_mode_config_timeout` settings, carried to the
- * conductor when not at their default.
+ * and the `[redfish]firmware_update_*`, `boot_mode_config_timeout` and `post_boot_retry_*` settings,
+ * carried to the conductor when not at their default.
  */
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -11,7 +11,12 @@ import { tableActions } from './helpers';
 
 const template = Template.fromStack(
   new IronlessStack(new App(), 'Firmware', {
-    settings: { firmwareUpdateOverallTimeoutSeconds: 3600, firmwareUpdateRequiredSuccesses: 0, redfishBootModeConfigTimeoutSeconds: 60 },
+    settings: {
+      firmwareUpdateOverallTimeoutSeconds: 3600,
+      firmwareUpdateRequiredSuccesses: 0,
+      redfishBootModeConfigTimeoutSeconds: 60,
+      redfishPostBootRetryAttempts: 3,
+    },
   }),
 );
 const resources = (type: string) =>
@@ -81,5 +86,17 @@ it('gives the conductor boot_mode_config_timeout when it differs from Ironic’s
   expect(conductorVariables()).toMatchObject({ REDFISH_BOOT_MODE_CONFIG_TIMEOUT: '60' });
   expect(() => new IronlessStack(new App(), 'BadBootMode', { settings: { redfishBootModeConfigTimeoutSeconds: -1 } })).toThrow(
     'redfishBootModeConfigTimeoutSeconds (-1) must be a whole number, 0 or more',
+  );
+});
+
+it('gives the conductor post_boot_retry_attempts and _delay when they differ from Ironic’s 6 and 5 s, and refuses less than 1', () => {
+  const env = conductorVariables();
+  expect(env).toMatchObject({ REDFISH_POST_BOOT_RETRY_ATTEMPTS: '3' });
+  expect(env.REDFISH_POST_BOOT_RETRY_DELAY).toBeUndefined();
+  expect(() => new IronlessStack(new App(), 'BadPostDelay', { settings: { redfishPostBootRetryDelaySeconds: 0 } })).toThrow(
+    'redfishPostBootRetryDelaySeconds (0) must be a whole number, 1 or more',
+  );
+  expect(() => new IronlessStack(new App(), 'BadPostAttempts', { settings: { redfishPostBootRetryAttempts: 1.5 } })).toThrow(
+    'redfishPostBootRetryAttempts (1.5) must be a whole number, 1 or more',
   );
 });

@@ -166,7 +166,7 @@ export function createRedfishVirtualMediaBoot(
       // As Ironic's: the ISO is planned for the node's boot mode before the BMC is brought to it.
       await syncBootMode(task, management);
       await system.refresh();
-      await setBootDevice(task, system, BOOT_DEVICES.CDROM, bootDevicePersistence(node, false), management);
+      await setBootDevice(task, system, BOOT_DEVICES.CDROM, bootDevicePersistence(node, false), management, config);
       task.log.info('Node is set to boot the ramdisk once from virtual CD', {
         node: node.uuid,
         iso: planned.kind === 'ready' ? iso : 'built',
@@ -188,7 +188,7 @@ export function createRedfishVirtualMediaBoot(
         throw new InstanceDeployFailure(`boot option "${option}" is not supported by the redfish-virtual-media boot interface of Ironless`);
       }
       await system.refresh();
-      await setBootDevice(task, system, BOOT_DEVICES.DISK, bootDevicePersistence(task.node, true), management);
+      await setBootDevice(task, system, BOOT_DEVICES.DISK, bootDevicePersistence(task.node, true), management, config);
     },
 
     async cleanUpInstance(task) {

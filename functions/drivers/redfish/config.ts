@@ -54,6 +54,13 @@ export interface RedfishConfig {
   readonly bootModeConfigTimeoutSeconds?: number;
   /** How often the boot mode is read while waiting (Ironic's fixed 15 s; tests with virtual BMCs lower it). @default 15000 */
   readonly bootModeConfigIntervalMs?: number;
+  /**
+   * Ironic's `[redfish]post_boot_retry_attempts`: tries of a boot device PATCH a BMC refuses while
+   * the system is in POST (HPE's `UnableToModifyDuringSystemPOST`), counting the first (`post-retry.ts`). @default 6
+   */
+  readonly postBootRetryAttempts?: number;
+  /** Ironic's `[redfish]post_boot_retry_delay`: the least wait between those tries; the most is 6 times it. @default 5 */
+  readonly postBootRetryDelaySeconds?: number;
 }
 
 /** Ironic master's `[redfish]firmware_update_*` options, in seconds (`firmware-updates.ts`). */
@@ -82,6 +89,10 @@ export interface FirmwareUpdateConfig {
 export const DEFAULT_BOOT_MODE_CONFIG_TIMEOUT_SECONDS = 900;
 /** Ironic master's BOOT_MODE_CONFIG_INTERVAL (a constant there). */
 export const DEFAULT_BOOT_MODE_CONFIG_INTERVAL_MS = 15_000;
+
+/** Ironic master's `[redfish]post_boot_retry_attempts` and `post_boot_retry_delay` defaults. */
+export const DEFAULT_POST_BOOT_RETRY_ATTEMPTS = 6;
+export const DEFAULT_POST_BOOT_RETRY_DELAY_SECONDS = 5;
 
 /** Ironic master's defaults. */
 export const DEFAULT_FIRMWARE_UPDATE_CONFIG: FirmwareUpdateConfig = {
@@ -156,6 +167,8 @@ export function loadRedfishConfig(env: Env = process.env): RedfishConfig {
     firmwareUpdate: loadFirmwareUpdateConfig(env),
     bootModeConfigTimeoutSeconds: integer(env, ENV.redfishBootModeConfigTimeout, DEFAULT_BOOT_MODE_CONFIG_TIMEOUT_SECONDS),
     bootModeConfigIntervalMs: integer(env, ENV.redfishBootModeConfigInterval, DEFAULT_BOOT_MODE_CONFIG_INTERVAL_MS, 1),
+    postBootRetryAttempts: integer(env, ENV.redfishPostBootRetryAttempts, DEFAULT_POST_BOOT_RETRY_ATTEMPTS, 1),
+    postBootRetryDelaySeconds: integer(env, ENV.redfishPostBootRetryDelay, DEFAULT_POST_BOOT_RETRY_DELAY_SECONDS, 1),
   };
 }
 

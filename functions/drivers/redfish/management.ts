@@ -5,11 +5,13 @@
 import { InvalidParameterValue, RedfishError, UnsupportedDriverExtension } from '#common/errors';
 import { BOOT_DEVICES, BOOT_MODES, type ManagementInterface, type PowerInterface, type Task } from '../base';
 import { syncBootMode } from '../boot-mode-sync';
-import type { Resource } from './client';
+import { RedfishRequestError, type Resource } from './client';
 import type { RedfishConfig } from './config';
 import { parseDriverInfo } from './driver-info';
+import { retryDuringPost } from './post-retry';
 import { requiresFullBootRequest, setRedfishBootMode } from './set-boot-mode';
-import { type RedfishSystem, getSystem, isRedfishFailure, redfishFailure } from './system';
+import { type RedfishSystem, getSystem, isRedfishFailure, reachFailure, redfishFailure } from './system';
+import { type WaitDeps, waitForSettingApplied } from './wait-applied';
 
 /** BootSourceOverrideTarget ↔ Ironic boot device. */
 const BOOT_DEVICE_MAP: Readonly<Record<string, string>> = {
@@ -55,15 +57,24 @@ function isSupermicro(task: Task): boolean {
  * one-time boot instead, remembered in `redfish_boot_device` and set again before every power on
  * (as Ironic does).
  */
-async function setBootDeviceOn(task: Task, system: RedfishSystem, device: string, persistent = false): Promise<void> {
+async function setBootDeviceOn(
+  task: Task,
+  system: RedfishSystem,
+  config: RedfishConfig,
+  device: string,
+  persistent = false,
+): Promise<void> {
   const desired = persistent ? CONTINUOUS : ONCE;
   const enabled = isSupermicro(task) ? desired : desired !== system.boot.enabled ? desired : undefined;
   try {
-    if (requiresFullBootRequest(task)) {
-      await system.setBootOptions({ target: device, enabled: desired, mode: system.boot.mode ?? 'UEFI' });
-    } else {
-      await system.setBootOptions({ target: device, enabled });
-    }
+    // A BMC in POST (HPE's) refuses it for a while: tried again (`post-retry.ts`), then as any refusal.
+    await retryDuringPost(task, config, async () => {
+      if (requiresFullBootRequest(task)) {
+        await system.setBootOptions({ target: device, enabled: desired, mode: system.boot.mode ?? 'UEFI' });
+      } else {
+        await system.setBootOptions({ target: device, enabled });
+      }
+    });
   } catch (err) {
     if (enabled !== CONTINUOUS || !isRedfishFailure(err)) throw err;
     task.log.warn('Could not set a persistent boot device, using a one-time boot device instead', {
@@ -80,14 +91,14 @@ async function setBootDeviceOn(task: Task, system: RedfishSystem, device: string
  * Set again the boot device a BMC could not keep persistently (see above). Called by the Redfish
  * power interface before powering on; a failure only warns, the BMC's boot order then decides.
  */
-export async function restoreBootDevice(task: Task, system: RedfishSystem): Promise<void> {
+export async function restoreBootDevice(task: Task, system: RedfishSystem, config: RedfishConfig): Promise<void> {
   const device = task.node.driver_internal_info.redfish_boot_device;
   if (typeof device !== 'string' || device === '') return;
   const redfishDevice = BOOT_DEVICE_MAP_REV_COMPAT[device.toLowerCase()];
   if (redfishDevice === undefined)
     throw new InvalidParameterValue(`BUG: unexpected redfish_boot_device ${device} for node ${task.node.uuid}`);
   try {
-    await setBootDeviceOn(task, system, redfishDevice);
+    await setBootDeviceOn(task, system, config, redfishDevice);
   } catch (err) {
     if (!isRedfishFailure(err)) throw err;
     task.log.warn('Unable to recover the boot device, relying on the pre-configured boot order', {
@@ -110,12 +121,13 @@ export async function setBootDevice(
   device: string,
   persistent: boolean,
   management: ManagementInterface,
+  config: RedfishConfig,
 ): Promise<void> {
   const redfishDevice = BOOT_DEVICE_MAP_REV[device];
   if (redfishDevice === undefined) throw new InvalidParameterValue(`Invalid boot device ${device} specified.`);
   setInternal(task, 'redfish_boot_device', undefined);
   try {
-    await setBootDeviceOn(task, system, redfishDevice, persistent);
+    await setBootDeviceOn(task, system, config, redfishDevice, persistent);
   } catch (err) {
     redfishFailure(err, `Redfish set boot device failed for node ${task.node.uuid}.`);
   }
@@ -126,7 +138,58 @@ function pyBool(value: boolean): string {
   return value ? 'True' : 'False';
 }
 
-/** The management interface; `power` reboots a node whose BMC applies a new boot mode at its next boot. */
+/**
+ * Master's `_wait_for_secure_boot`: a BMC that applies the new state through a BIOS job (Dell's)
+ * reports it only after a reboot (`wait-applied.ts`). A read answered with a 5xx counts as not
+ * read: the state last known (the one before the PATCH) stands.
+ */
+async function waitForSecureBoot(task: Task, system: RedfishSystem, state: boolean, deps: WaitDeps): Promise<void> {
+  const uuid = task.node.uuid;
+  let known = !state;
+  const read = async () => {
+    try {
+      const secureBoot = await system.secureBoot();
+      if (secureBoot !== undefined) known = secureBoot.SecureBootEnable === true;
+    } catch (err) {
+      if (!(err instanceof RedfishRequestError && (err.status ?? 0) >= 500)) reachFailure(uuid, err);
+      task.log.warn('Could not read the secure boot state', { node: uuid, error: err.message });
+    }
+    return pyBool(known);
+  };
+  await waitForSettingApplied(task, { what: 'secure boot state', wanted: pyBool(state), read }, deps);
+}
+
+/**
+ * Master's `set_secure_boot_state` on a system already read: PATCH the SecureBoot resource, then
+ * make sure the BMC reports the new state, rebooting for it when needed (`waitForSecureBoot`).
+ */
+export async function setSecureBootState(task: Task, system: RedfishSystem, state: boolean, deps: WaitDeps): Promise<void> {
+  let secureBoot;
+  try {
+    secureBoot = await system.secureBoot();
+  } catch (err) {
+    redfishFailure(err, `Reading the secure boot state of node ${task.node.uuid} failed.`);
+  }
+  if (secureBoot === undefined) {
+    task.log.error('Secure boot was requested but the BMC has no SecureBoot resource', { node: task.node.uuid });
+    throw new UnsupportedDriverExtension(task.node.driver, 'set_secure_boot_state');
+  }
+  if (secureBoot.SecureBootEnable === state) {
+    task.log.info(`Secure boot state for node ${task.node.uuid} is already ${pyBool(state)}`, { node: task.node.uuid });
+    return;
+  }
+  if (system.boot.mode === 'Legacy') throw new RedfishError(`Configuring secure boot requires UEFI for node ${task.node.uuid}`);
+  try {
+    await system.setSecureBoot(state);
+  } catch (err) {
+    if (!isRedfishFailure(err)) throw err;
+    throw new RedfishError(`Failed to set secure boot state on node ${task.node.uuid} to ${pyBool(state)}: ${err.message}`);
+  }
+  await waitForSecureBoot(task, system, state, deps);
+  task.log.info(`Secure boot state for node ${task.node.uuid} has been set to ${pyBool(state)}`, { node: task.node.uuid });
+}
+
+/** The management interface; `power` reboots a node whose BMC applies a new boot mode or secure boot state at its next boot. */
 export function createRedfishManagement(config: RedfishConfig, power: PowerInterface): ManagementInterface {
   const management: ManagementInterface = {
     name: 'redfish',
@@ -140,7 +203,7 @@ export function createRedfishManagement(config: RedfishConfig, power: PowerInter
 
     async setBootDevice(task, device, persistent = false) {
       if (BOOT_DEVICE_MAP_REV[device] === undefined) throw new InvalidParameterValue(`Invalid boot device ${device} specified.`);
-      await setBootDevice(task, await getSystem(task, config), device, persistent, management);
+      await setBootDevice(task, await getSystem(task, config), device, persistent, management, config);
     },
 
     async getBootDevice(task) {
@@ -175,25 +238,7 @@ export function createRedfishManagement(config: RedfishConfig, power: PowerInter
     },
 
     async setSecureBootState(task, state) {
-      const system = await getSystem(task, config);
-      let secureBoot;
-      try {
-        secureBoot = await system.secureBoot();
-      } catch (err) {
-        redfishFailure(err, `Reading the secure boot state of node ${task.node.uuid} failed.`);
-      }
-      if (secureBoot === undefined) {
-        task.log.error('Secure boot was requested but the BMC has no SecureBoot resource', { node: task.node.uuid });
-        throw new UnsupportedDriverExtension(task.node.driver, 'set_secure_boot_state');
-      }
-      if (secureBoot.SecureBootEnable === state) return;
-      if (system.boot.mode === 'Legacy') throw new RedfishError(`Configuring secure boot requires UEFI for node ${task.node.uuid}`);
-      try {
-        await system.setSecureBoot(state);
-      } catch (err) {
-        if (!isRedfishFailure(err)) throw err;
-        throw new RedfishError(`Failed to set secure boot state on node ${task.node.uuid} to ${pyBool(state)}: ${err.message}`);
-      }
+      await setSecureBootState(task, await getSystem(task, config), state, { power, config });
     },
 
     async detectVendor(task) {

@@ -95,7 +95,7 @@ export function createRedfishPower(config: RedfishConfig): PowerInterface {
       }
       refusePowerOff(task.node, state);
       const system = await getSystem(task, config);
-      if ([POWER_ON, SOFT_REBOOT, REBOOT].includes(state) && managedByRedfish(task)) await restoreBootDevice(task, system);
+      if ([POWER_ON, SOFT_REBOOT, REBOOT].includes(state) && managedByRedfish(task)) await restoreBootDevice(task, system, config);
       try {
         await resetAndWait(task, system, state, timeoutSeconds, config);
       } catch (err) {
@@ -110,7 +110,7 @@ export function createRedfishPower(config: RedfishConfig): PowerInterface {
         // A node that may not be off (1.95) is reset in place after its boot device is restored.
         const resetInPlace = powerStateOf(system) === POWER_ON && task.node.disable_power_off;
         if (powerStateOf(system) === POWER_ON && !resetInPlace) await resetAndWait(task, system, POWER_OFF, timeoutSeconds, config);
-        if (managedByRedfish(task)) await restoreBootDevice(task, system);
+        if (managedByRedfish(task)) await restoreBootDevice(task, system, config);
         next = resetInPlace ? REBOOT : POWER_ON;
         await resetAndWait(task, system, next, timeoutSeconds, config);
       } catch (err) {

@@ -151,7 +151,9 @@ describe('the firmware of a virtual BMC', () => {
   it('restarts the BMC for bmcRestartMs after its own update: its Tasks answer 503, then it is back', async () => {
     const { list, send, body } = setup();
     const machine = list[0] as VirtualMachine;
-    expect(parseFaults({ bmcRestartMs: -1 })).toBe('slowMs, errorCount, bmcRestartMs and bootModeDelayMs must be whole numbers');
+    expect(parseFaults({ bmcRestartMs: -1 })).toBe(
+      'slowMs, errorCount, bmcRestartMs, bootModeDelayMs and postRejectsBootOverride must be whole numbers',
+    );
     machine.setFaults({ bmcRestartMs: 200 });
     const task = send('POST', SIMPLE_UPDATE, { ImageURI: 'http://images/bmc-2.0.bin' }).body as { '@odata.id': string };
     expect(bmcRestarting(machine)).toBe(false);

@@ -168,7 +168,9 @@ describe('boot mode faults', () => {
   it('are checked: bootModeApply reboot|never, bootModeDelayMs a whole number', () => {
     expect(parseFaults({ bootModeApply: 'reboot', bootModeDelayMs: 10 })).toEqual({ bootModeApply: 'reboot', bootModeDelayMs: 10 });
     expect(parseFaults({ bootModeApply: 'later' })).toBe('bootModeApply must be "reboot" or "never"');
-    expect(parseFaults({ bootModeDelayMs: -1 })).toBe('slowMs, errorCount, bmcRestartMs and bootModeDelayMs must be whole numbers');
+    expect(parseFaults({ bootModeDelayMs: -1 })).toBe(
+      'slowMs, errorCount, bmcRestartMs, bootModeDelayMs and postRejectsBootOverride must be whole numbers',
+    );
   });
 });
 
@@ -199,5 +201,47 @@ describe('boot mode faults on a machine', () => {
     await new Promise((r) => setTimeout(r, 120));
     expect(m.boot.mode).toBe('Legacy');
     await m.dispose();
+  });
+});
+
+describe('POST and secure boot faults', () => {
+  it('are checked: postRejectsBootOverride a whole number, secureBootApply reboot|never', () => {
+    expect(parseFaults({ postRejectsBootOverride: 2, secureBootApply: 'reboot' })).toEqual({
+      postRejectsBootOverride: 2,
+      secureBootApply: 'reboot',
+    });
+    expect(parseFaults({ postRejectsBootOverride: 1.5 })).toBe(
+      'slowMs, errorCount, bmcRestartMs, bootModeDelayMs and postRejectsBootOverride must be whole numbers',
+    );
+    expect(parseFaults({ secureBootApply: 'later' })).toBe('secureBootApply must be "reboot" or "never"');
+  });
+
+  it('postRejectsBootOverride: the next N override PATCHes are refused as iLO in POST, then accepted', () => {
+    const m = machine();
+    m.setFaults({ postRejectsBootOverride: 2 });
+    // A mode alone is no override change: not refused, not counted.
+    m.setBoot({ mode: 'UEFI' });
+    for (let i = 0; i < 2; i++) {
+      expect(() => m.setBoot({ target: 'Pxe' })).toThrow(
+        expect.objectContaining({ status: 400, messageId: 'iLO.2.14.UnableToModifyDuringSystemPOST' }),
+      );
+    }
+    expect(m.boot.target).toBe('None');
+    m.setBoot({ target: 'Pxe', enabled: 'Once' });
+    expect(m.boot).toMatchObject({ target: 'Pxe', enabled: 'Once' });
+  });
+
+  it('secureBootApply reboot: the new state is reported from the next boot on; never: not at all', () => {
+    const m = machine();
+    m.setFaults({ secureBootApply: 'reboot' });
+    m.setSecureBoot(true);
+    expect(m.secureBoot).toBe(false);
+    m.reset('On');
+    expect(m.secureBoot).toBe(true);
+    const n = machine();
+    n.setFaults({ secureBootApply: 'never' });
+    n.setSecureBoot(true);
+    n.reset('On');
+    expect(n.secureBoot).toBe(false);
   });
 });
