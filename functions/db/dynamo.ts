@@ -51,7 +51,6 @@ import type {
   UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import { marshallInput, unmarshallError, unmarshallOutput } from './marshalling';
-import { isTransactionConflict } from './items';
 
 type Dict = Record<string, unknown>;
 
@@ -253,8 +252,8 @@ export function markOutcomeUnknown<E extends object>(err: E): E {
  * Runs inside the SDK's retry loop, once per attempt, and remembers requests an attempt of which
  * may have been applied. Requests are told apart by their input object, one per `send`: the SDK
  * caches the resolved middleware per command class, so the handler context is shared by requests.
- * A write refused for a transaction under way on its item is made retryable
- * (`isTransactionConflict`), so the client's retry strategy sends it again after its backoff.
+ * A single-item write refused for a transaction under way on its item (TransactionConflictException)
+ * is made retryable, so the client's retry strategy sends it again after its backoff.
  */
 const attemptOutcome =
   (next: (args: { input: object }) => Promise<unknown>) =>
@@ -264,8 +263,10 @@ const attemptOutcome =
     } catch (err) {
       if (attemptMayHaveApplied(err)) uncertainInputs.add(args.input);
       lastFailure.set(args.input, err);
-      // The SDK's retryable trait (a transient error to its retry strategy).
-      if (isTransactionConflict(err)) (err as { $retryable?: object }).$retryable = {};
+      // The SDK's retryable trait (a transient error to its retry strategy). Only for a single-item
+      // write: a cancelled transaction goes back to its caller, which knows a cheaper way on
+      // (migrations write its items one by one, stores answer a lost race).
+      if ((err as { name?: string })?.name === 'TransactionConflictException') (err as { $retryable?: object }).$retryable = {};
       throw err;
     }
   };

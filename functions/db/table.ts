@@ -75,6 +75,9 @@ const CONDITION_FAILED = 'ConditionalCheckFailed';
 
 export { ABANDONED_CLAIM_MS } from './claims';
 
+/** How many times a transaction cancelled for a conflict alone is sent (`transact`): about 0.3 s of pauses at most. */
+const TRANSACTION_CONFLICT_ATTEMPTS = 4;
+
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export class ObjectTable<T extends VersionedObject> {
@@ -326,8 +329,22 @@ export class ObjectTable<T extends VersionedObject> {
     return typeof Item?.owner === 'string' ? Item.owner : undefined;
   }
 
+  /**
+   * One TransactWriteItems. Cancelled only because another transaction or write was under way on
+   * one of its items (TransactionConflict: nothing applied, AWS advises sending it again; the SDK
+   * does not), it is sent again after a short jittered pause, up to TRANSACTION_CONFLICT_ATTEMPTS
+   * times in all; then the cancellation goes to the caller, as a lost race.
+   */
   protected async transact(items: TransactItem[]): Promise<void> {
-    await this.client.send(new TransactWriteCommand({ TransactItems: items }));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.client.send(new TransactWriteCommand({ TransactItems: items }));
+        return;
+      } catch (err) {
+        if (!isTransactionConflict(err) || attempt >= TRANSACTION_CONFLICT_ATTEMPTS) throw err;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 20 * 2 ** attempt)));
+    }
   }
 
   private stamp(obj: T, field: 'created_at' | 'updated_at', now: number): void {
