@@ -36,8 +36,24 @@ export class RedfishRequestError extends Error {
     /** Whether trying again may help: not for a certificate the client rejects, nor a 4xx. */
     readonly retryable: boolean,
     readonly status?: number,
+    /** The MessageIds of an error answer's `@Message.ExtendedInfo`, whole (the message holds excerpts). */
+    readonly messageIds: readonly string[] = [],
   ) {
     super(message);
+  }
+}
+
+/** The MessageIds of a Redfish error body's `@Message.ExtendedInfo` (none when it is not one). */
+export function extendedMessageIds(body: string): string[] {
+  try {
+    const info = (JSON.parse(body) as { error?: Record<string, unknown> }).error?.['@Message.ExtendedInfo'];
+    if (!Array.isArray(info)) return [];
+    return info.flatMap((m: unknown) => {
+      const id = (m as { MessageId?: unknown } | null)?.MessageId;
+      return typeof id === 'string' ? [id] : [];
+    });
+  } catch {
+    return [];
   }
 }
 
@@ -274,7 +290,17 @@ export class RedfishClient {
           const status = res.statusCode ?? 0;
           if (status >= 400) {
             // A busy or briefly broken BMC answers 5xx: worth another try (sushy retries these too).
-            finish(new RedfishRequestError(httpErrorMessage(method, url, status, text), 'http', method, url, status >= 500, status));
+            finish(
+              new RedfishRequestError(
+                httpErrorMessage(method, url, status, text),
+                'http',
+                method,
+                url,
+                status >= 500,
+                status,
+                extendedMessageIds(text),
+              ),
+            );
             return;
           }
           if (text.trim() === '') {

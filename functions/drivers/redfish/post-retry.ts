@@ -17,9 +17,13 @@ import { msBeforeDeadline, sleep } from './wait-applied';
 /** The Redfish MessageId (after its registry prefix, e.g. `iLO.2.14.`) of the BMC's refusal during POST. */
 export const DURING_POST_MESSAGE_ID = 'UnableToModifyDuringSystemPOST';
 
-/** Whether a failure is the BMC's refusal during POST: a 400 whose message names it (sushy's BadRequestError). */
+/**
+ * Whether a failure is the BMC's refusal during POST: a 400 that names it (sushy's BadRequestError),
+ * in its message or among its extended info's MessageIds (which the message may hold only in part).
+ */
 export function isDuringPostError(err: unknown): boolean {
-  return err instanceof RedfishRequestError && err.status === 400 && err.message.includes(DURING_POST_MESSAGE_ID);
+  if (!(err instanceof RedfishRequestError) || err.status !== 400) return false;
+  return err.message.includes(DURING_POST_MESSAGE_ID) || err.messageIds.some((id) => id.includes(DURING_POST_MESSAGE_ID));
 }
 
 /** The wait after failed attempt `attempt` (1 for the first): 2^(attempt-1) s, kept between delay and 6 × delay. */

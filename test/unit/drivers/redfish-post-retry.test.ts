@@ -9,7 +9,7 @@ import { jest } from '@jest/globals';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { ManagementInterface, Task } from '../../../functions/drivers/base';
 import { guardActions } from '../../../functions/drivers/guard';
-import { RedfishRequestError, type RedfishClient, type Resource } from '../../../functions/drivers/redfish/client';
+import { RedfishRequestError, type RedfishClient, type Resource, extendedMessageIds } from '../../../functions/drivers/redfish/client';
 import { type RedfishConfig, loadRedfishConfig } from '../../../functions/drivers/redfish/config';
 import { setBootDevice } from '../../../functions/drivers/redfish/management';
 import { isDuringPostError, postRetryWaitMs } from '../../../functions/drivers/redfish/post-retry';
@@ -108,6 +108,24 @@ describe('isDuringPostError', () => {
       ),
     ).toBe(false);
     expect(isDuringPostError(new Error(POST_REFUSAL))).toBe(false);
+  });
+
+  it('finds the MessageId in the extended info when the message holds only an excerpt of it', () => {
+    const body = JSON.stringify({
+      error: {
+        code: 'iLO.0.10.ExtendedInfo',
+        message: 'See @Message.ExtendedInfo for more information.',
+        '@Message.ExtendedInfo': [
+          { MessageId: 'iLO.2.14.SystemResetRequired', Message: 'x'.repeat(400) },
+          { MessageId: 'iLO.2.14.UnableToModifyDuringSystemPOST' },
+        ],
+      },
+    });
+    const ids = extendedMessageIds(body);
+    expect(ids).toEqual(['iLO.2.14.SystemResetRequired', 'iLO.2.14.UnableToModifyDuringSystemPOST']);
+    const cut = new RedfishRequestError('HTTP PATCH returned code 400. iLO.0.10.ExtendedInfo: xxx…', 'http', 'PATCH', S, false, 400, ids);
+    expect(isDuringPostError(cut)).toBe(true);
+    expect(extendedMessageIds('not json')).toEqual([]);
   });
 });
 
