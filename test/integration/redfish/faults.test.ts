@@ -9,28 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../../../lib/bundling';
 import { Fleet } from '../../../local/fleet/fleet';
-import { failure, redfish, redfishNode, taskFor } from './helpers';
+import { failure, fleetForFile, redfish, redfishNode, taskFor } from './helpers';
 
 const BOUND_MS = 8_000;
 
-let fleet: Fleet;
-
-beforeAll(async () => {
-  fleet = await new Fleet({ prefix: 'f' }).start();
-});
-
-afterAll(async () => {
-  await fleet?.stop();
-});
-
-function setup() {
-  const machine = fleet.add();
-  const node = redfishNode(fleet, machine);
-  return { machine, node, task: taskFor(node) };
-}
+const files = fleetForFile('f');
+const setup = files.setup;
 
 function connectionFailure(uuid: string, machineId: string, detail: string): RegExp {
-  const url = `${fleet.url}/redfish/v1/Systems/${machineId}`.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const url = `${files.fleet().url}/redfish/v1/Systems/${machineId}`.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   return new RegExp(`^Redfish connection failed for node ${uuid}: Unable to connect to ${url}\\. Error: ${detail}`);
 }
 
@@ -97,7 +84,7 @@ describe('a BMC answering 500', () => {
     const { error, ms } = await failure(() => redfish.power.getPowerState(task));
     expect(error.name).toBe('RedfishError');
     expect(error.message).toBe(
-      `Redfish exception occurred. Error: HTTP GET ${fleet.url}/redfish/v1/Systems/${machine.id} returned code 500. ` +
+      `Redfish exception occurred. Error: HTTP GET ${files.fleet().url}/redfish/v1/Systems/${machine.id} returned code 500. ` +
         'Base.1.8.GeneralError: The request failed due to an internal service error (injected). ' +
         "Extended information: [{'MessageId': 'Base.1.8.InternalError', 'Message': 'The request failed due to an internal service error (injected).', 'Severity': 'Critical', 'Resolution': 'None.'}]",
     );
@@ -132,7 +119,7 @@ describe('credentials', () => {
     machine.setFaults({ unauthorized: true });
     const { error, ms } = await failure(() => redfish.power.getPowerState(task));
     expect(error.message).toBe(
-      `Redfish exception occurred. Error: HTTP GET ${fleet.url}/redfish/v1/Systems/${machine.id} returned code 401. ` +
+      `Redfish exception occurred. Error: HTTP GET ${files.fleet().url}/redfish/v1/Systems/${machine.id} returned code 401. ` +
         `Base.1.8.GeneralError: The credentials given for /redfish/v1/Systems/${machine.id} are not valid. ` +
         `Extended information: [{'MessageId': 'Base.1.8.NoValidSession', 'Message': 'The credentials given for /redfish/v1/Systems/${machine.id} are not valid.', 'Severity': 'Critical', 'Resolution': 'None.'}]`,
     );
@@ -145,7 +132,7 @@ describe('credentials', () => {
     const { error } = await failure(() => redfish.power.getPowerState(task));
     expect(error.message).toContain(`/redfish/v1/Systems/${machine.id} returned code 401.`);
     // Another machine's credentials do not open this one.
-    node.driver_info = { ...node.driver_info, redfish_password: fleet.add().spec.password };
+    node.driver_info = { ...node.driver_info, redfish_password: files.fleet().add().spec.password };
     await expect(redfish.power.getPowerState(task)).rejects.toThrow('returned code 401');
   });
 
@@ -153,14 +140,14 @@ describe('credentials', () => {
     const { node, task } = setup();
     node.driver_info = { ...node.driver_info, redfish_system_id: '/redfish/v1/Systems/nope' };
     const { error } = await failure(() => redfish.power.getPowerState(task));
-    expect(error.message).toBe(`Redfish exception occurred. Error: Resource ${fleet.url}/redfish/v1/Systems/nope not found`);
+    expect(error.message).toBe(`Redfish exception occurred. Error: Resource ${files.fleet().url}/redfish/v1/Systems/nope not found`);
   });
 });
 
 describe('the control API', () => {
   it('sets, shows and clears faults over HTTP', async () => {
     const { machine, task } = setup();
-    const control = `${fleet.url}/fleet/v1/machines/${machine.id}`;
+    const control = `${files.fleet().url}/fleet/v1/machines/${machine.id}`;
     const put = await fetch(`${control}/faults`, { method: 'PUT', body: JSON.stringify({ errorStatus: 500, errorCount: 5 }) });
     expect([put.status, await put.json()]).toEqual([200, { errorStatus: 500, errorCount: 5 }]);
     await expect(redfish.power.getPowerState(task)).rejects.toThrow('returned code 500');
@@ -168,7 +155,7 @@ describe('the control API', () => {
     const shown = (await (await fetch(control)).json()) as { faults: unknown; redfish_system_id: string; nics: unknown[] };
     expect(shown).toMatchObject({ faults: { errorStatus: 500, errorCount: 3 }, redfish_system_id: `/redfish/v1/Systems/${machine.id}` });
     expect(shown.nics).toHaveLength(2);
-    const listed = (await (await fetch(`${fleet.url}/fleet/v1/machines`)).json()) as { machines: { id: string }[] };
+    const listed = (await (await fetch(`${files.fleet().url}/fleet/v1/machines`)).json()) as { machines: { id: string }[] };
     expect(listed.machines.map((m) => m.id)).toContain(machine.id);
 
     const bad = await fetch(`${control}/faults`, { method: 'PUT', body: JSON.stringify({ down: 'maybe' }) });

@@ -9,7 +9,7 @@ import { PROJECT_ROOT } from '../../../lib/bundling';
 import { createRedfishInterfaces } from '../../../functions/drivers/redfish/index';
 import { Node, type NodeData } from '../../../functions/objects/node';
 import { Port } from '../../../functions/objects/port';
-import type { Fleet } from '../../../local/fleet/fleet';
+import { Fleet } from '../../../local/fleet/fleet';
 import type { VirtualMachine } from '../../../local/fleet/machine';
 
 /** Short deadlines so a fault ends a test in seconds; the retry/backoff logic is the same as production's. */
@@ -68,4 +68,30 @@ export async function failure(fn: () => Promise<unknown>): Promise<{ error: Erro
     return { error: error as Error, ms: Date.now() - started };
   }
   throw new Error('expected a failure, but it succeeded');
+}
+
+/**
+ * A virtual fleet for the test file, started before its tests and stopped after them, and
+ * `setup()`, which adds a machine with a redfish node and a task pointing at it.
+ */
+export function fleetForFile(prefix: string) {
+  let started: Fleet | undefined;
+  beforeAll(async () => {
+    started = await new Fleet({ prefix }).start();
+  });
+  afterAll(async () => {
+    await started?.stop();
+  });
+  const fleet = (): Fleet => {
+    if (started === undefined) throw new Error('the fleet starts in beforeAll: use it inside a test');
+    return started;
+  };
+  return {
+    fleet,
+    setup() {
+      const machine = fleet().add();
+      const node = redfishNode(fleet(), machine);
+      return { machine, node, task: taskFor(node) };
+    },
+  };
 }

@@ -5,9 +5,8 @@
  * and a secure boot state the BMC applies only at the next boot (`secureBootApply`) has the node
  * rebooted and waited for, then put back in its power state, or fails with master's timeout error.
  */
-import { Fleet } from '../../../local/fleet/fleet';
 import { createRedfishInterfaces } from '../../../functions/drivers/redfish/index';
-import { TEST_CONFIG, failure, redfishNode, taskFor } from './helpers';
+import { TEST_CONFIG, failure, fleetForFile } from './helpers';
 
 // 3 tries, 1 s apart and more (Ironic: 6, from 5 s); secure boot waits of 3 s at most, polled every 100 ms.
 const redfish = createRedfishInterfaces({
@@ -18,21 +17,8 @@ const redfish = createRedfishInterfaces({
   bootModeConfigIntervalMs: 100,
 });
 
-let fleet: Fleet;
-
-beforeAll(async () => {
-  fleet = await new Fleet({ prefix: 'post' }).start();
-});
-
-afterAll(async () => {
-  await fleet?.stop();
-});
-
-function setup() {
-  const machine = fleet.add();
-  const node = redfishNode(fleet, machine);
-  return { machine, node, task: taskFor(node) };
-}
+const files = fleetForFile('post');
+const setup = files.setup;
 
 const bootPatches = (machine: ReturnType<typeof setup>['machine']) =>
   machine.requests.filter((r) => r.method === 'PATCH' && r.path.endsWith(`/Systems/${machine.id}`)).length;
