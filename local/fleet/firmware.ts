@@ -18,7 +18,10 @@
  * each component needs: `nicUpdateStartsOnReset` (a NIC Task stays in Starting until the machine
  * is reset, then runs), `bmcVersionUnchanged` (a BMC Task completes, the version stays) and
  * `bmcRestartMs` (the BMC, having applied its image, refuses every connection for that long).
+ * With `idracJobQueue` a BIOS image is staged as a Dell iDRAC does, through its job queue
+ * (`idrac-jobs.ts`).
  */
+import { addJob, jobsOf, runScheduledJobs } from './idrac-jobs';
 import type { VirtualMachine } from './machine';
 import { ROOT, type RedfishReply, type RedfishRequest, redfishError } from './redfish-common';
 
@@ -48,6 +51,7 @@ export class MachineFirmware {
       if (this.stagedNic !== undefined) this.nic = this.stagedNic;
       this.stagedBios = undefined;
       this.stagedNic = undefined;
+      runScheduledJobs(machine);
       for (const task of this.unfinished) {
         if (task.state === 'Starting') {
           task.state = 'Running';
@@ -84,11 +88,15 @@ interface UpdateTask {
   readonly version: string;
   readonly image: string;
   startedAt: number;
-  state: 'Starting' | 'Running' | 'Completed' | 'Exception';
+  state: 'New' | 'Starting' | 'Running' | 'Completed' | 'Exception';
   message: string;
   endedAt?: number;
   /** The machine was reset while the Task was at work: a BIOS or NIC image applies as it completes. */
   resetWhileRunning?: boolean;
+  /** Staged through a Dell job queue (`idracJobQueue`): the Task is purged once the image is downloaded. */
+  idrac?: 'staged' | 'downloadFails';
+  /** The BMC purged the Task: it answers 404. */
+  purged?: boolean;
 }
 
 /** The Tasks of one fleet (keyed by its machines), so fleets in one process keep theirs apart. */
@@ -107,6 +115,7 @@ function tasksOf(machines: ReadonlyMap<string, VirtualMachine>): Map<string, Upd
 
 /** Finish a Task whose time has come: flash (or stage) the image, unless the machine's fault fails it. */
 function settle(task: UpdateTask, now = Date.now()): void {
+  if (task.idrac !== undefined) return settleIdrac(task, now);
   if (task.state !== 'Running' || now - task.startedAt < UPDATE_DURATION_MS) return;
   task.endedAt = now;
   const firmware = firmwareOf(task.machine);
@@ -136,9 +145,36 @@ function settle(task: UpdateTask, now = Date.now()): void {
   task.state = 'Completed';
 }
 
+/** An iDRAC's BIOS Task, its image downloaded: purged, its job Scheduled (the image staged) or Failed. */
+function settleIdrac(task: UpdateTask, now: number): void {
+  if (task.state !== 'New' || now - task.startedAt < UPDATE_DURATION_MS) return;
+  const job = jobsOf(task.machine).find((j) => j.id === task.id);
+  firmwareOf(task.machine).unfinished.delete(task);
+  task.endedAt = now;
+  task.purged = true;
+  if (task.idrac === 'downloadFails') {
+    task.state = 'Exception';
+    if (job !== undefined)
+      Object.assign(job, {
+        state: 'Failed',
+        completedAt: now,
+        message: `Unable to transfer the image file ${task.image} (injected fault).`,
+      });
+    return;
+  }
+  task.state = 'Completed';
+  firmwareOf(task.machine).stagedBios = task.version;
+  if (job !== undefined) Object.assign(job, { state: 'Scheduled', message: 'Task successfully scheduled.' });
+}
+
 /** Settle the fleet's Tasks for a machine, before anything shows its versions. */
 export function settleFirmware(machines: ReadonlyMap<string, VirtualMachine>, machine?: VirtualMachine): void {
-  for (const task of tasksOf(machines).values()) if (machine === undefined || task.machine === machine) settle(task);
+  const tasks = tasksOf(machines);
+  for (const task of tasks.values()) {
+    if (machine !== undefined && task.machine !== machine) continue;
+    settle(task);
+    if (task.purged === true) tasks.delete(task.id);
+  }
 }
 
 const ref = (path: string) => ({ '@odata.id': path });
@@ -177,7 +213,7 @@ function taskDoc(task: UpdateTask): Doc {
     TaskState: task.state,
     TaskStatus: task.state === 'Exception' ? 'Critical' : 'OK',
     PercentComplete:
-      task.state === 'Starting'
+      task.state === 'Starting' || task.state === 'New'
         ? 0
         : task.state === 'Running'
           ? Math.min(99, Math.floor(((Date.now() - task.startedAt) / UPDATE_DURATION_MS) * 100))
@@ -249,17 +285,31 @@ function simpleUpdate(machines: ReadonlyMap<string, VirtualMachine>, req: Redfis
   const machine = targetMachine(machines, body.Targets);
   if (!('id' in machine)) return machine;
   const waitsForReset = image.component === 'nic' && machine.faults.nicUpdateStartsOnReset === true;
+  const idrac = image.component === 'bios' ? machine.faults.idracJobQueue : undefined;
   const task: UpdateTask = {
-    id: String(nextTaskId++),
+    id: idrac === undefined ? String(nextTaskId++) : `JID_${String(nextTaskId++).padStart(12, '0')}`,
     machine,
     ...image,
     image: body.ImageURI,
     startedAt: Date.now(),
-    state: waitsForReset ? 'Starting' : 'Running',
-    message: waitsForReset
-      ? `The NIC firmware ${image.version} starts at the next system reset.`
-      : `Flashing ${image.component.toUpperCase()} firmware ${image.version}.`,
+    state: idrac !== undefined ? 'New' : waitsForReset ? 'Starting' : 'Running',
+    message:
+      idrac !== undefined
+        ? `Downloading the BIOS firmware ${image.version}.`
+        : waitsForReset
+          ? `The NIC firmware ${image.version} starts at the next system reset.`
+          : `Flashing ${image.component.toUpperCase()} firmware ${image.version}.`,
+    ...(idrac === undefined ? {} : { idrac }),
   };
+  if (idrac !== undefined) {
+    addJob(machine, {
+      id: task.id,
+      name: 'Firmware Update: BIOS',
+      state: 'Downloading',
+      message: 'Downloading the image.',
+      startedAt: task.startedAt,
+    });
+  }
   firmwareOf(machine).unfinished.add(task);
   const tasks = tasksOf(machines);
   tasks.set(task.id, task);
@@ -333,6 +383,7 @@ export function taskServiceResource(
   }
   if (sub !== 'Tasks' || more.length > 0) return notFound(req);
   if (id === undefined) {
+    settleFirmware(machines);
     return {
       status: 200,
       body: {
@@ -349,5 +400,9 @@ export function taskServiceResource(
   // The Tasks live on the restarting BMC: away with it.
   if (bmcRestarting(task.machine)) return redfishError(503, 'Base.1.8.ServiceTemporarilyUnavailable', 'The BMC is restarting.');
   settle(task);
+  if (task.purged === true) {
+    tasks.delete(id);
+    return notFound(req);
+  }
   return { status: 200, body: taskDoc(task) };
 }

@@ -26,6 +26,10 @@ import type { InventoryResource } from './redfish-inventory';
  * while the system is in POST after a reboot or a firmware update.
  * `secureBootApply`: a new SecureBootEnable is accepted but reported only once the machine has
  * booted again (`reboot`: a BIOS configuration job, as Dell's) or never (`never`).
+ * `idracJobQueue`: BIOS images are staged as a Dell iDRAC stages them, through a Lifecycle
+ * Controller job queue the manager links; the update's Task is purged once the image is
+ * downloaded, leaving its job Scheduled until the next power on (`staged`) or Failed with nothing
+ * staged (`downloadFails`) (see `idrac-jobs.ts`).
  */
 export interface Faults {
   readonly down?: 'reset' | 'hang';
@@ -51,6 +55,7 @@ export interface Faults {
   readonly bootModeDelayMs?: number;
   readonly postRejectsBootOverride?: number;
   readonly secureBootApply?: 'reboot' | 'never';
+  readonly idracJobQueue?: 'staged' | 'downloadFails';
 }
 
 /**

@@ -7,6 +7,8 @@ export interface RedfishRequest {
   /** Without query and trailing slash. */
   readonly path: string;
   readonly body: unknown;
+  /** The query string, without its `?` (`$expand=.($levels=1)`), when there is one. */
+  readonly query?: string;
 }
 
 export interface RedfishReply {

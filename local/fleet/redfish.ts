@@ -13,6 +13,7 @@ import { ROOT, type RedfishReply, type RedfishRequest, collection, notFound, red
 import { biosResource, registriesResource } from './bios';
 import { inventoryLinks, inventoryResource, networkAdapterResource } from './redfish-inventory';
 import { firmwareOf, settleFirmware, taskServiceResource, updateServiceResource } from './firmware';
+import { jobQueueLink, jobQueueResource } from './idrac-jobs';
 
 type Doc = Record<string, unknown>;
 
@@ -222,10 +223,11 @@ function managerResource(m: VirtualMachine, req: RedfishRequest, rest: string[])
         Status: { State: 'Enabled', Health: 'OK' },
         VirtualMedia: ref(`${path}/VirtualMedia`),
         ...managerConsoleFields(ROOT, m),
-        Links: { ManagerForServers: [ref(`${ROOT}/Systems/${m.id}`)] },
+        Links: { ManagerForServers: [ref(`${ROOT}/Systems/${m.id}`)], ...jobQueueLink(m) },
       },
     };
   }
+  if (sub === 'Oem' && slot === 'Dell' && actions === 'Jobs') return jobQueueResource(m, req, rest.slice(3));
   if (sub === 'Oem' && slot === 'Ironless' && actions === 'GraphicalConsole' && rest.length === 3) {
     return req.method === 'GET' ? consolePage(ROOT, m) : notAllowed(req.method, req.path);
   }

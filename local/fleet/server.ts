@@ -60,6 +60,7 @@ export function parseFaults(value: unknown): Faults | string {
     'bootModeDelayMs',
     'postRejectsBootOverride',
     'secureBootApply',
+    'idracJobQueue',
   ];
   const unknown = Object.keys(f).filter((k) => !known.includes(k));
   if (unknown.length > 0) return `unknown fault(s): ${unknown.join(', ')}; known: ${known.join(', ')}`;
@@ -71,6 +72,9 @@ export function parseFaults(value: unknown): Faults | string {
   if (!counts.every((name) => wholeNumber(f[name]))) return `${counts.slice(0, -1).join(', ')} and ${counts.at(-1)} must be whole numbers`;
   for (const name of ['bootModeApply', 'secureBootApply']) {
     if (f[name] !== undefined && f[name] !== 'reboot' && f[name] !== 'never') return `${name} must be "reboot" or "never"`;
+  }
+  if (f.idracJobQueue !== undefined && f.idracJobQueue !== 'staged' && f.idracJobQueue !== 'downloadFails') {
+    return 'idracJobQueue must be "staged" or "downloadFails"';
   }
   if (
     f.errorStatus !== undefined &&
@@ -248,7 +252,7 @@ export class FleetServer {
         return this.reply(res, redfishError(400, 'Base.1.8.MalformedJSON', 'The request body submitted was malformed JSON.'));
       }
     }
-    this.reply(res, routeRedfish(this.machines, { method, path, body }));
+    this.reply(res, routeRedfish(this.machines, { method, path, body, query: url.search.slice(1) }));
   }
 
   /** The machine's own credentials for its resources; any machine's for the shared collections. */

@@ -347,3 +347,49 @@ it('updates the firmware of a deployed node by servicing: it waits in service wa
   expect(node).toMatchObject({ provision_state: 'active', last_error: null, power_state: 'power on' });
   expect((await versionsOf(uuid)).bios).toEqual(['1.0.0', '3.0.0', '3.0.0']);
 }, 600_000);
+
+it("stages a Dell iDRAC's BIOS image through its job queue: a purged Task with no scheduled job fails the update, one with a job is rebooted for", async () => {
+  const uuid = (await api.get('/v1/nodes/fw-1')).body.uuid as string;
+  expect((await api.get(`/v1/nodes/${uuid}`)).body.provision_state).toBe('active');
+  const machine = fleet.stack.fleet!.machine('fw-1');
+  // Master asks the job queue of nodes whose vendor is Dell (as inspection records it).
+  const vendor = await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/properties/vendor', value: 'Dell Inc.' }]);
+  expect(vendor.status).toBe(200);
+  const api87 = new ApiClient(fleet.stack.url, '1.87');
+  const service = (image: string) =>
+    provisionPolling(fleet.stack, api87, uuid, {
+      target: 'service',
+      body: {
+        service_steps: [{ interface: 'firmware', step: 'update', args: { settings: [{ component: 'bios', url: imageUrl(image) }] } }],
+      },
+      wait: 'service wait',
+      stepField: 'service_step',
+      ends: ['active', 'service failed'],
+    });
+  const resets = machine.resets.length;
+
+  // The download fails: the iDRAC purges the Task and its job ends Failed, so no job waits for a reboot.
+  machine.setFaults({ idracJobQueue: 'downloadFails' });
+  const failing = await service('bios-5.0.0.bin');
+  expect((failing.seen?.driver_internal_info as Record<string, unknown>).redfish_fw_updates).toEqual([
+    expect.objectContaining({ component: 'bios', task_monitor: expect.stringMatching(/\/TaskService\/Tasks\/JID_\d{12}$/) }),
+  ]);
+  expect(failing.node).toMatchObject({
+    provision_state: 'service failed',
+    last_error: `Firmware update failed for node ${uuid}, firmware ${imageUrl('bios-5.0.0.bin')}. The BMC task disappeared and no scheduled job was found, indicating the firmware download or staging failed.`,
+  });
+  expect(Object.keys(failing.node.driver_internal_info as object)).not.toContain('redfish_fw_updates');
+  expect(machine.resets.length).toBe(resets);
+  expect((await versionsOf(uuid)).bios).toEqual(['1.0.0', '3.0.0', '3.0.0']);
+  expect((await api.request('DELETE', `/v1/nodes/${uuid}/maintenance`)).status).toBe(202);
+  await api87.provision(uuid, 'abort');
+  expect(await api.settle(uuid, ['active'], 60_000)).toMatchObject({ provision_state: 'active' });
+
+  // Staged: the job is Scheduled, so the node is rebooted to apply the image, and the service ends.
+  machine.setFaults({ idracJobQueue: 'staged' });
+  const staged = await service('bios-5.0.0.bin');
+  machine.clearFaults();
+  expect(staged.node).toMatchObject({ provision_state: 'active', last_error: null, power_state: 'power on' });
+  expect(machine.resets.length).toBeGreaterThan(resets);
+  expect((await versionsOf(uuid)).bios).toEqual(['1.0.0', '5.0.0', '5.0.0']);
+}, 600_000);

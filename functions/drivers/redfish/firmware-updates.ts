@@ -10,7 +10,8 @@
  *
  * - BIOS: the node is rebooted as soon as the Task has started (Starting, Running, Pending), else
  *   when it completes or disappears (`bios_reboot_triggered`), once (and, for an image posted after
- *   another, right after its post: `firmware-update-continue.ts`). These reboots, and the NIC's,
+ *   another, right after its post: `firmware-update-continue.ts`). A Task gone before that reboot
+ *   fails the update when a Dell iDRAC's job queue has no job waiting for it (`idrac-jobs.ts`). These reboots, and the NIC's,
  *   give each power state change the update's `power_timeout` (`firmware_update_reboot_delay`).
  * - NIC: a Task still in Starting after `[redfish]firmware_update_nic_starting_wait` is rebooted
  *   for, once (`nic_reboot_triggered`); a Task seen Running, or one that completed before any
@@ -31,6 +32,7 @@ import { NIC_COMPONENT_PREFIX } from '../firmware';
 import { DEFAULT_FIRMWARE_UPDATE_CONFIG, type FirmwareUpdateConfig } from './config';
 import { type Resource, RedfishRequestError } from './client';
 import { continueUpdates } from './firmware-update-continue';
+import { scheduledBiosJob } from './idrac-jobs';
 import {
   BMC_VERSION_BEFORE_KEY,
   FW_REBOOT_REQUESTED_KEY,
@@ -188,12 +190,7 @@ async function followTask(f: Follow, current: PendingUpdate): Promise<StepProgre
         node,
         url: current.url,
       });
-      if (kind === 'bios' && current.bios_reboot_triggered !== true) {
-        // NOTE: master asks a Dell iDRAC's job queue whether the image was staged; with no such
-        // queue to ask it assumes so, as here, and reboots to apply it.
-        task.log.info('BIOS firmware update task disappeared; rebooting to apply the staged firmware', { node });
-        return biosReboot(f, current);
-      }
+      if (kind === 'bios' && current.bios_reboot_triggered !== true) return biosTaskGone(f, current);
       return continueUpdates(f);
     case 'working':
       if (kind === 'bios') {
@@ -209,6 +206,29 @@ async function followTask(f: Follow, current: PendingUpdate): Promise<StepProgre
     case 'ok':
       return taskCompleted(f, current, kind);
   }
+}
+
+/**
+ * A BIOS Task gone before its reboot (master's _handle_bios_task_monitor_disappeared): staged, and
+ * rebooted for, unless the BMC's job queue (a Dell iDRAC's) says no job waits for it.
+ */
+async function biosTaskGone(f: Follow, current: PendingUpdate): Promise<StepProgress> {
+  const { task } = f;
+  const node = task.node.uuid;
+  const scheduled = await scheduledBiosJob(task, current.task_monitor, () => f.ports.system(task));
+  if (scheduled === false) {
+    clearUpdates(task);
+    const message = `Firmware update failed for node ${node}, firmware ${current.url}. The BMC task disappeared and no scheduled job was found, indicating the firmware download or staging failed.`;
+    task.log.error(message, { node });
+    return { state: 'failed', message };
+  }
+  task.log.info(
+    scheduled === undefined
+      ? 'BIOS firmware update task disappeared; the BMC scheduled job check is not supported, so assuming staging succeeded and rebooting'
+      : 'BIOS firmware update task disappeared; its scheduled job is confirmed, rebooting to apply the staged firmware',
+    { node },
+  );
+  return biosReboot(f, current);
 }
 
 async function biosReboot(f: Follow, current: PendingUpdate): Promise<StepProgress> {

@@ -3,7 +3,8 @@
  * NetworkAdapters, the UpdateService's FirmwareInventory, SimpleUpdate making a Task that completes
  * after the simulated flashing (a BMC image runs at once, a BIOS or NIC image from the next power on), Targets naming the machine among
  * several, refusals, and the faults: firmwareUpdateFails, a NIC Task that starts only at a reset,
- * a BMC that keeps its version, and a BMC that restarts after its update.
+ * a BMC that keeps its version, a BMC that restarts after its update, and a BIOS image staged
+ * through a Dell iDRAC's job queue (its Task purged, its job Scheduled or Failed).
  */
 import { defaultSpec } from '../../../local/fleet/fleet';
 import { UPDATE_DURATION_MS, bmcRestarting } from '../../../local/fleet/firmware';
@@ -14,7 +15,8 @@ import { parseFaults } from '../../../local/fleet/server';
 function setup(count = 1) {
   const list = Array.from({ length: count }, (_, i) => new VirtualMachine(defaultSpec('fw', i, {})));
   const machines = new Map(list.map((m) => [m.id, m]));
-  const send = (method: string, path: string, body?: unknown) => routeRedfish(machines, { method, path, body });
+  const send = (method: string, path: string, body?: unknown, query?: string) =>
+    routeRedfish(machines, { method, path, body, ...(query === undefined ? {} : { query }) });
   const body = (method: string, path: string, data?: unknown) => send(method, path, data).body as Record<string, unknown>;
   return { list, send, body };
 }
@@ -164,5 +166,50 @@ describe('the firmware of a virtual BMC', () => {
     await new Promise((resolve) => setTimeout(resolve, 220));
     expect(bmcRestarting(machine)).toBe(false);
     expect(body('GET', task['@odata.id'])).toMatchObject({ TaskState: 'Completed' });
+  });
+
+  it('stages a BIOS image as a Dell iDRAC with idracJobQueue: the Task is purged, its job Scheduled until the next power on', async () => {
+    const { list, send, body } = setup();
+    const machine = list[0] as VirtualMachine;
+    expect(parseFaults({ idracJobQueue: 'later' })).toBe('idracJobQueue must be "staged" or "downloadFails"');
+    expect(body('GET', '/redfish/v1/Managers/fw-0').Links).not.toHaveProperty('Oem');
+    expect(send('GET', '/redfish/v1/Managers/fw-0/Oem/Dell/Jobs').status).toBe(404);
+    machine.setFaults({ idracJobQueue: 'staged' });
+    const queue = '/redfish/v1/Managers/fw-0/Oem/Dell/Jobs';
+    expect(body('GET', '/redfish/v1/Managers/fw-0').Links).toMatchObject({ Oem: { Dell: { Jobs: { '@odata.id': queue } } } });
+    const task = send('POST', SIMPLE_UPDATE, { ImageURI: 'http://images/bios-3.0.0.bin' }).body as { '@odata.id': string; Id: string };
+    expect(task.Id).toMatch(/^JID_\d{12}$/);
+    // Downloading: the Task is New (not started), its job Downloading.
+    expect(body('GET', task['@odata.id'])).toMatchObject({ TaskState: 'New', PercentComplete: 0 });
+    const jobs = (expand: boolean) =>
+      (send('GET', queue, undefined, expand ? '$expand=.($levels=1)' : undefined).body as { Members: unknown[] }).Members;
+    expect(jobs(false)).toEqual([{ '@odata.id': `${queue}/${task.Id}` }]);
+    expect(jobs(true)).toEqual([expect.objectContaining({ Id: task.Id, JobState: 'Downloading' })]);
+    await later();
+    // Downloaded: the BMC purged the Task; the job waits for the reboot, the image staged.
+    expect(send('GET', task['@odata.id']).status).toBe(404);
+    expect(jobs(true)).toEqual([expect.objectContaining({ Id: task.Id, JobState: 'Scheduled' })]);
+    expect(body('GET', `${queue}/${task.Id}`)).toMatchObject({ JobState: 'Scheduled' });
+    expect(body('GET', '/redfish/v1/Systems/fw-0').BiosVersion).toBe('1.0.0');
+    machine.reset('ForceRestart');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(body('GET', '/redfish/v1/Systems/fw-0').BiosVersion).toBe('3.0.0');
+    expect(jobs(true)).toEqual([expect.objectContaining({ Id: task.Id, JobState: 'Completed' })]);
+  });
+
+  it('with idracJobQueue downloadFails the Task is purged too, its job Failed and nothing staged', async () => {
+    const { list, send, body } = setup();
+    const machine = list[0] as VirtualMachine;
+    machine.setFaults({ idracJobQueue: 'downloadFails' });
+    const task = send('POST', SIMPLE_UPDATE, { ImageURI: 'http://images/bios-3.0.0.bin' }).body as { '@odata.id': string; Id: string };
+    await later();
+    expect(send('GET', task['@odata.id']).status).toBe(404);
+    expect(body('GET', `/redfish/v1/Managers/fw-0/Oem/Dell/Jobs/${task.Id}`)).toMatchObject({ JobState: 'Failed' });
+    machine.reset('ForceRestart');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(body('GET', '/redfish/v1/Systems/fw-0').BiosVersion).toBe('1.0.0');
+    // A BMC image is not staged through the job queue: its Task runs as usual.
+    const bmc = send('POST', SIMPLE_UPDATE, { ImageURI: 'http://images/bmc-2.0.bin' }).body as { '@odata.id': string };
+    expect(body('GET', bmc['@odata.id'])).toMatchObject({ TaskState: 'Running' });
   });
 });
