@@ -13,7 +13,7 @@
  * in `service wait` (no ramdisk: the instance is rebooted for the BIOS) and ends `active`.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type FleetStack, startFleetStack } from './helpers/fleet';
 import { ApiClient, faultOf } from './helpers/stack';
 import { cleanPolling, provisionPolling } from './helpers/polled-steps';
@@ -393,3 +393,43 @@ it("stages a Dell iDRAC's BIOS image through its job queue: a purged Task with n
   expect(machine.resets.length).toBeGreaterThan(resets);
   expect((await versionsOf(uuid)).bios).toEqual(['1.0.0', '5.0.0', '5.0.0']);
 }, 600_000);
+
+it("discards a failed node's firmware updates when it is put in maintenance (PUT or PATCH), as master's _query_update_failed", async () => {
+  // A deploy that failed while its update waited (not in maintenance: a failed deploy does not set
+  // it), put there directly in DynamoDB, as the wait states are (transitions.test.ts).
+  const bookkeeping = {
+    redfish_fw_updates: [{ component: 'bios', url: imageUrl('bios-6.0.0.bin'), task_monitor: '/redfish/v1/TaskService/Tasks/9' }],
+    redfish_fw_update_start_time: '2026-11-28T10:00:00+00:00',
+    firmware_reboot_requested: true,
+    other: 'kept',
+  };
+  const failedDeploy = async () => {
+    const uuid = (await api.request('POST', '/v1/nodes', { driver: 'fake-hardware' })).body.uuid as string;
+    await db.send(
+      new UpdateCommand({
+        TableName: fleet.stack.tables.nodes,
+        Key: { uuid },
+        UpdateExpression: 'SET provision_state = :s, #p = :s, target_provision_state = :t, driver_internal_info = :i',
+        ExpressionAttributeNames: { '#p': '_pstate' },
+        ExpressionAttributeValues: { ':s': 'deploy failed', ':t': 'active', ':i': bookkeeping },
+      }),
+    );
+    return uuid;
+  };
+  const infoOf = async (uuid: string) => (await api.get(`/v1/nodes/${uuid}`)).body.driver_internal_info as Record<string, unknown>;
+  for (const [how, setMaintenance] of [
+    ['PUT', (uuid: string) => api.request('PUT', `/v1/nodes/${uuid}/maintenance`, { reason: 'rack work' })],
+    ['PATCH', (uuid: string) => api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'replace', path: '/maintenance', value: true }])],
+  ] as const) {
+    const uuid = await failedDeploy();
+    expect(await infoOf(uuid)).toEqual(bookkeeping);
+    // Another change leaves the bookkeeping (the operator may still retry the deploy).
+    expect((await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/extra/rack', value: 'r1' }])).status).toBe(200);
+    expect(await infoOf(uuid)).toEqual(bookkeeping);
+    const reply = await setMaintenance(uuid);
+    expect([how, reply.status]).toEqual([how, how === 'PUT' ? 202 : 200]);
+    // In maintenance, the updates go, so leaving it does not carry on with them.
+    expect([how, await infoOf(uuid)]).toEqual([how, { other: 'kept' }]);
+    expect((await api.request('DELETE', `/v1/nodes/${uuid}`)).status).toBe(204);
+  }
+}, 60_000);

@@ -2,8 +2,10 @@
  * `PUT/DELETE /v1/nodes/{node}/maintenance` (Ironic's NodeMaintenanceController): set or clear
  * maintenance mode, with an optional reason (a query parameter or a key of a JSON body). Leaving
  * maintenance also clears the reason and the fault, as Ironic's update_node does. One
- * conditional write: a node locked or changed meanwhile is a 409.
+ * conditional write: a node locked or changed meanwhile is a 409. A failed node put in maintenance
+ * loses its firmware updates in the same write (`#common/firmware-bookkeeping`).
  */
+import { discardFailedUpdates } from '#common/firmware-bookkeeping';
 import type { ApiContext } from '../context';
 import { type ApiRequest, type ApiResponse, noContent } from '../http';
 import { checkConductorFor } from '../interfaces';
@@ -23,6 +25,8 @@ async function setMaintenance(req: ApiRequest, ctx: ApiContext, ident: string, o
   node.maintenance = on;
   node.maintenance_reason = reason ?? null;
   if (!on) node.fault = null;
+  // A failed node put in maintenance goes on with no firmware update (master's _query_update_failed).
+  if (discardFailedUpdates(node)) ctx.log.error(`Update firmware failed for node ${node.uuid}. Discarding remaining firmware updates.`);
   await ctx.nodes.save(node);
   ctx.log.info(on ? 'Maintenance set' : 'Maintenance cleared', { node: node.uuid });
   return noContent(202);

@@ -8,6 +8,7 @@
  * locked meanwhile is a 409, never a lost update.
  */
 import { ClientSideError, Invalid, InvalidParameterValue, InvalidState, NodeAssociated, NodeLocked, NotAcceptable } from '#common/errors';
+import { discardFailedUpdates } from '#common/firmware-bookkeeping';
 import * as st from '#common/states';
 import { Node } from '#objects/node';
 import { arg, defineBesideBody } from '../request';
@@ -271,6 +272,10 @@ async function patchOnce(
     );
   }
   checkUpdate(node, before, changed, resetInterfaces === true);
+  // A failed node put in maintenance goes on with no firmware update (master's _query_update_failed).
+  if (changed.has('maintenance') && discardFailedUpdates(node)) {
+    ctx.log.error(`Update firmware failed for node ${node.uuid}. Discarding remaining firmware updates.`);
+  }
   const allocation = releasedAllocation(node, before, changed);
   const saved = await ctx.nodes.save(node);
   if (allocation) await destroyAllocationOf(ctx, allocation);

@@ -8,9 +8,9 @@
  * go on when maintenance ends. The ramdisk's logs are kept first if its agent runs (`#drivers/agent/ramdisk-logs`),
  * unless the caller knows it is gone.
  */
+import { discardFailedUpdates } from '#common/firmware-bookkeeping';
 import { POWER_OFF } from '#common/states';
 import { collectRamdiskLogs } from '#drivers/agent/ramdisk-logs';
-import { FW_UPDATE_KEYS } from '#drivers/redfish/firmware-update-state';
 import { loadDriver } from '#drivers/registry';
 import type { Node } from '#objects/node';
 import type { ConductorContext, FlowName } from '../context';
@@ -69,10 +69,11 @@ export async function failFlow(
   clearSteps(node, flow);
   const info = { ...node.driver_internal_info };
   for (const key of EXECUTION_KEYS) delete info[key];
-  if (node.maintenance) for (const key of FW_UPDATE_KEYS) delete info[key];
   node.driver_internal_info = info;
   node.last_error = message;
   node.processEvent('fail');
+  // Failed in maintenance: its firmware updates go (master's _query_update_failed).
+  if (discardFailedUpdates(node)) ctx.log.error(`Update firmware failed for node ${node.uuid}. Discarding remaining firmware updates.`);
   await ctx.nodes.save(node, { release: true });
   ctx.log.info(`${kind.label} failed`, { node: node.uuid, lastError: message });
 }

@@ -4,19 +4,19 @@
  * modules that follow the update share: the ports to the BMC, the clock, and the failure message.
  */
 import { RedfishError } from '#common/errors';
+import { FW_UPDATE_KEYS, FW_UPDATES_KEY } from '#common/firmware-bookkeeping';
 import type { StepProgress, Task } from '../base';
 import type { FirmwareUpdate } from '../firmware';
 import type { FirmwareUpdateConfig } from './config';
 import { type RedfishSystem, isRedfishFailure } from './system';
 
-/** The updates still to do, the first being the one running (Ironic's key). */
-export const FW_UPDATES_KEY = 'redfish_fw_updates';
-/** When the step started the updates (Ironic's key); the overall timeout counts from it. */
-export const FW_UPDATE_START_KEY = 'redfish_fw_update_start_time';
-/** A reboot is owed once the last update is done (Ironic master's key). */
-export const FW_REBOOT_REQUESTED_KEY = 'firmware_reboot_requested';
-/** The BMC's version when its update was posted (Ironic master's key). */
-export const BMC_VERSION_BEFORE_KEY = 'bmc_fw_version_before_update';
+export {
+  BMC_VERSION_BEFORE_KEY,
+  FW_REBOOT_REQUESTED_KEY,
+  FW_UPDATE_KEYS,
+  FW_UPDATE_START_KEY,
+  FW_UPDATES_KEY,
+} from '#common/firmware-bookkeeping';
 
 /** Where the check of the BMC's resources stands (Ironless: master checks in one blocking loop). */
 export interface ResourceValidation {
@@ -87,15 +87,6 @@ export function setInfo(task: Task, key: string, value: unknown): void {
   else info[key] = value;
   task.node.driver_internal_info = info;
 }
-
-/** What Ironic's _clear_updates removes from `driver_internal_info`. */
-export const FW_UPDATE_KEYS: readonly string[] = [
-  FW_UPDATES_KEY,
-  FW_UPDATE_START_KEY,
-  FW_REBOOT_REQUESTED_KEY,
-  BMC_VERSION_BEFORE_KEY,
-  'firmware_cleanup',
-];
 
 /** Remove the bookkeeping and master's temporary marks (Ironic's _clear_updates). */
 export function clearUpdates(task: Task): void {
