@@ -5,8 +5,9 @@
  * maintenance, the updates still to do are discarded, so that leaving maintenance does not carry
  * on with them. Master's periodic `_query_update_failed` looks for such nodes every
  * `[redfish]firmware_update_fail_interval`; Ironless applies the rule in the writes that make a
- * node so (a flow failing in maintenance, maintenance set by the API or by the power sync), which
- * costs no periodic invocation and leaves no window in which the updates could go on.
+ * node so (a flow failing in maintenance, maintenance set through the API), which costs no
+ * periodic invocation and leaves no window in which the updates could go on. The power sync, the
+ * one other writer of maintenance, leaves nodes with updates alone (`power-sync.ts`).
  *
  * Here rather than beside the redfish driver: the API applies it, and must not load driver code.
  */

@@ -11,8 +11,9 @@
  * - BIOS: the node is rebooted as soon as the Task has started (Starting, Running, Pending), else
  *   when it completes or disappears (`bios_reboot_triggered`), once (and, for an image posted after
  *   another, right after its post: `firmware-update-continue.ts`). A Task gone before that reboot
- *   fails the update when a Dell iDRAC's job queue has no job waiting for it (`idrac-jobs.ts`). These reboots, and the NIC's,
- *   give each power state change the update's `power_timeout` (`firmware_update_reboot_delay`).
+ *   fails the update when a Dell iDRAC's job queue has no job waiting for it (`idrac-jobs.ts`).
+ *   These reboots, and the NIC's, give each power state change the update's `power_timeout`
+ *   (`firmware_update_reboot_delay`).
  * - NIC: a Task still in Starting after `[redfish]firmware_update_nic_starting_wait` is rebooted
  *   for, once (`nic_reboot_triggered`); a Task seen Running, or one that completed before any
  *   look, owes a reboot once the last update is done (`firmware_reboot_requested`), forgotten
