@@ -30,6 +30,16 @@ function isConsole(iface: HardwareInterface): iface is ConsoleInterface {
 }
 
 /**
+ * The node's console interface, as Ironic's conductor calls it when it stops the console at a
+ * tear-down and starts it again at the end of a deployment (no validation first).
+ */
+export function consoleOf(driver: Driver, task: Task): ConsoleInterface {
+  const iface = driver.interfaces.console;
+  if (!isConsole(iface)) throw new UnsupportedDriverExtension(task.node.driver, 'console');
+  return iface;
+}
+
+/**
  * The node's console interface, validated (Ironic validates before every console action).
  * `no-console`'s own validate refuses; an interface without console methods refuses the same way.
  */

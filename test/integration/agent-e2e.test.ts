@@ -34,6 +34,19 @@ it('cleans, deploys with a template-enabled in-band step in priority order, and 
   await api.provision(uuid, 'provide');
   expect(await api.settle(uuid, ['available', 'clean failed'], 150_000)).toMatchObject({ provision_state: 'available', last_error: null });
 
+  // An enabled console, as Ironic: it runs on through the deployment, is stopped by the tear-down and
+  // stays enabled (to start again at the next deployment's end).
+  const consoleOf = async () => (await api.get(`/v1/nodes/${uuid}/states/console`)).body;
+  await api.unlocked(uuid);
+  const graphical = await api.request('PATCH', `/v1/nodes/${uuid}`, [
+    { op: 'replace', path: '/console_interface', value: 'redfish-graphical' },
+  ]);
+  expect(graphical.status).toBe(200);
+  expect((await api.request('PUT', `/v1/nodes/${uuid}/states/console`, { enabled: true })).status).toBe(202);
+  await api.until(uuid, (n) => n.console_enabled === true && n.reservation === null);
+  const consoleUrl = ((await consoleOf()).console_info as Record<string, unknown>).url;
+  expect(consoleUrl).toMatch(/\/GraphicalConsole$/);
+
   // burnin_cpu is an in-band deploy step the agent offers disabled (priority 0); the template enables it.
   const template = await api.request('POST', '/v1/deploy_templates', {
     name: 'CUSTOM_BURNIN',
@@ -75,8 +88,15 @@ it('cleans, deploys with a template-enabled in-band step in priority order, and 
     'Deploy step deploy.boot_instance',
   ]);
 
+  expect(await consoleOf()).toEqual({ console_enabled: true, console_info: { type: 'vnc', url: consoleUrl } });
+
   await api.provision(uuid, 'deleted');
-  expect(await api.settle(uuid, ['available', 'clean failed'], 150_000)).toMatchObject({ provision_state: 'available', last_error: null });
+  expect(await api.settle(uuid, ['available', 'clean failed'], 150_000)).toMatchObject({
+    provision_state: 'available',
+    last_error: null,
+    console_enabled: true,
+  });
+  expect(await consoleOf()).toEqual({ console_enabled: true, console_info: { type: 'vnc', url: null } });
 }, 600_000);
 
 it('deploys a partition image: the agent partitions the disk and installs the bootloader on its root partition', async () => {
@@ -85,6 +105,15 @@ it('deploys a partition image: the agent partitions the disk and installs the bo
   await api.settle(uuid, ['manageable'], 60_000);
   await api.provision(uuid, 'provide');
   expect(await api.settle(uuid, ['available', 'clean failed'], 150_000)).toMatchObject({ provision_state: 'available' });
+  // A console enabled before the deploy is started again as it ends (Ironic's _start_console_in_deploy);
+  // a BMC that offers none then does not fail the deploy: last_error says so and the console is off.
+  await api.unlocked(uuid);
+  const graphical = await api.request('PATCH', `/v1/nodes/${uuid}`, [
+    { op: 'replace', path: '/console_interface', value: 'redfish-graphical' },
+  ]);
+  expect(graphical.status).toBe(200);
+  expect((await api.request('PUT', `/v1/nodes/${uuid}/states/console`, { enabled: true })).status).toBe(202);
+  await api.until(uuid, (n) => n.console_enabled === true && n.reservation === null);
   const info = { ...fleet.image, image_type: 'partition', swap_mb: 256 };
   await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: info }]);
   // Ironic's parse_instance_info: a partition image needs its root size.
@@ -94,10 +123,18 @@ it('deploys a partition image: the agent partitions the disk and installs the bo
     "Failed to prepare to deploy: Some parameters were missing in node's instance_info. Missing are: ['root_gb']",
   );
 
+  stack.fleet!.machine('e2e-1').setFaults({ consoleUnavailable: true });
   await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info/root_gb', value: 10 }]);
   await api.provision(uuid, 'active', { configdrive: { network_data: { links: [] } } });
   const node = await api.settle(uuid, ['active', 'deploy failed'], 300_000);
-  expect(node).toMatchObject({ provision_state: 'active', last_error: null });
+  stack.fleet!.machine('e2e-1').clearFaults();
+  expect(node).toMatchObject({
+    provision_state: 'active',
+    console_enabled: false,
+    last_error:
+      `Failed to start console while deploying the node ${uuid}: Redfish exception occurred. Error: ` +
+      `The BMC of node ${uuid} offers no graphical console (GraphicalConsole is not enabled for KVMIP)..`,
+  });
   expect(node.instance_info).toMatchObject({ image_type: 'partition', root_mb: 10240, swap_mb: 256 });
   const disk = stack.fleet?.machine('e2e-1').disk;
   // The config drive gets a partition of its own, before the root partition, as IPA lays it out.

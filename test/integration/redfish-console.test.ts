@@ -36,22 +36,11 @@ async function redfishNode(overrides: Record<string, unknown> = {}): Promise<{ u
   return { uuid: reply.body.uuid as string, machine };
 }
 
-async function until(uuid: string, done: (node: Json) => boolean): Promise<Json> {
-  const deadline = Date.now() + 20_000;
-  let node: Json;
-  while (Date.now() < deadline) {
-    node = (await api.get(`/v1/nodes/${uuid}`)).body;
-    if (done(node)) return node;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`node ${uuid} never got there: ${JSON.stringify(node)}`);
-}
-
 describe('the redfish-graphical console', () => {
   it('starts on the BMC’s graphical console and shows the URL of the page the BMC serves', async () => {
     const { uuid, machine } = await redfishNode({ console_interface: 'redfish-graphical' });
     expect((await api.request('PUT', `/v1/nodes/${uuid}/states/console`, { enabled: true })).status).toBe(202);
-    await until(uuid, (n) => n.console_enabled === true && n.reservation === null);
+    await api.until(uuid, (n) => n.console_enabled === true && n.reservation === null);
 
     const { body } = await api.get(`/v1/nodes/${uuid}/states/console`);
     const address = String(stack.fleet!.driverInfo(machine).redfish_address);
@@ -68,7 +57,7 @@ describe('the redfish-graphical console', () => {
     expect(machine.consoleViews).toBe(views + 1);
 
     expect((await api.request('PUT', `/v1/nodes/${uuid}/states/console`, { enabled: false })).status).toBe(202);
-    const off = await until(uuid, (n) => n.console_enabled === false && n.reservation === null);
+    const off = await api.until(uuid, (n) => n.console_enabled === false && n.reservation === null);
     expect(off.driver_internal_info.redfish_console_url).toBeUndefined();
     expect((await api.get(`/v1/nodes/${uuid}/states/console`)).body).toEqual({ console_enabled: false, console_info: null });
   });
@@ -77,7 +66,7 @@ describe('the redfish-graphical console', () => {
     const { uuid, machine } = await redfishNode({ console_interface: 'redfish-graphical' });
     machine.setFaults({ consoleUnavailable: true });
     expect((await api.request('PUT', `/v1/nodes/${uuid}/states/console`, { enabled: true })).status).toBe(202);
-    const node = await until(uuid, (n) => n.last_error !== null && n.reservation === null);
+    const node = await api.until(uuid, (n) => n.last_error !== null && n.reservation === null);
     expect(node.console_enabled).toBe(false);
     expect(node.last_error).toBe(
       `Error enabling the console on node ${uuid}. Reason: Redfish exception occurred. Error: ` +
@@ -89,7 +78,7 @@ describe('the redfish-graphical console', () => {
     // Once the BMC offers it again, the console starts and last_error is cleared.
     machine.clearFaults();
     expect((await api.request('PUT', `/v1/nodes/${uuid}/states/console`, { enabled: true })).status).toBe(202);
-    const on = await until(uuid, (n) => n.console_enabled === true && n.reservation === null);
+    const on = await api.until(uuid, (n) => n.console_enabled === true && n.reservation === null);
     expect(on.last_error).toBeNull();
   });
 

@@ -4,6 +4,7 @@
  * lock the API took, and hands the node to the steps machine when there are steps to run.
  */
 import { CLEANING, DELETING } from '#common/states';
+import { consoleOf } from '#drivers/console';
 import { loadDriver } from '#drivers/registry';
 import type { RpcMethods } from '#rpc/messages';
 import type { ConductorContext } from '../context';
@@ -19,12 +20,18 @@ export async function doProvide(ctx: ConductorContext, args: MessageArgs): Promi
   await startAutomatedClean(ctx, node, runToken(args), args.message_id);
 }
 
-/** deleted/undeploy: tear the instance down, then clean (Ironic's `_do_node_tear_down`). */
+/**
+ * deleted/undeploy: tear the instance down, then clean (Ironic's `_do_node_tear_down`). An enabled
+ * console is stopped first (it stays enabled, to start again after the next deployment).
+ */
 export async function doNodeTearDown(ctx: ConductorContext, args: MessageArgs): Promise<void> {
   const node = await claimForMessage(ctx, args, [DELETING], 'clean');
   if (node === undefined) return;
   try {
     const driver = loadDriver(node);
+    // As Ironic, the console is stopped so the instance's user does not keep it; console_enabled
+    // stays true and the console starts again as the next deployment ends (step-advance.ts).
+    if (node.console_enabled) await consoleOf(driver, { node, log: ctx.log }).stopConsole({ node, log: ctx.log });
     await driver.deploy.tearDown({ node, log: ctx.log });
   } catch (err) {
     node.last_error = `Failed to tear down. Error: ${(err as Error).message}`;

@@ -6,6 +6,9 @@
  */
 import type { ProvisionEvent } from '#common/states';
 import { collectRamdiskLogs } from '#drivers/agent/ramdisk-logs';
+import { consoleOf } from '#drivers/console';
+import { rethrowRefusal } from '#drivers/guard';
+import { loadDriver } from '#drivers/registry';
 import type { LockOwner } from '#db/nodes';
 import type { Node } from '#objects/node';
 import type { ConductorContext, Decision, FlowName } from '../context';
@@ -32,8 +35,27 @@ export async function finishFlow(ctx: ConductorContext, node: Node, flow: FlowNa
   node.driver_internal_info = info;
   node.processEvent(event);
   node.last_error = null;
+  if (flow === 'deploy') await restartConsole(ctx, node);
   await ctx.nodes.save(node, { release: true });
   ctx.log.info(`${FLOWS[flow].label} finished`, { node: node.uuid, state: node.provision_state });
+}
+
+/**
+ * Ironic's `_start_console_in_deploy`: a console the tear-down stopped (enabled, not running) is
+ * started again as the deployment ends. A failure does not fail the deployment: it becomes
+ * last_error and the console is recorded as off.
+ */
+async function restartConsole(ctx: ConductorContext, node: Node): Promise<void> {
+  if (!node.console_enabled) return;
+  const task = { node, log: ctx.log };
+  try {
+    await consoleOf(loadDriver(node), task).startConsole(task);
+  } catch (err) {
+    rethrowRefusal(err);
+    node.last_error = `Failed to start console while deploying the node ${node.uuid}: ${(err as Error).message}.`;
+    node.console_enabled = false;
+    ctx.log.error(node.last_error, { node: node.uuid });
+  }
 }
 
 /** The current step is done: move to the next (saving the node, still locked) or finish the flow. */

@@ -107,6 +107,17 @@ export class ApiClient {
     }
   }
 
+  /** Poll the node until `done` holds for it (throws with the node as last seen after `timeoutMs`). */
+  async until(node: string, done: (node: Record<string, Json>) => boolean, timeoutMs = 20_000): Promise<Record<string, Json>> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const last = (await this.get(`/v1/nodes/${node}`)).body as Record<string, Json>;
+      if (done(last)) return last;
+      if (Date.now() > deadline) throw new Error(`node ${node} never got there: ${JSON.stringify(last)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
   /** Poll the node until it is in one of `states` (e.g. the success and the failure of a flow). */
   async settle(node: string, states: readonly string[], timeoutMs = 20_000): Promise<Record<string, Json>> {
     const deadline = Date.now() + timeoutMs;
