@@ -24,6 +24,17 @@ afterAll(async () => {
   await fleet?.stop();
 });
 
+/** Give the node the redfish-graphical console and start it (the BMC's own console page). */
+async function enableGraphicalConsole(uuid: string): Promise<void> {
+  await api.unlocked(uuid);
+  const graphical = await api.request('PATCH', `/v1/nodes/${uuid}`, [
+    { op: 'replace', path: '/console_interface', value: 'redfish-graphical' },
+  ]);
+  expect(graphical.status).toBe(200);
+  expect((await api.request('PUT', `/v1/nodes/${uuid}/states/console`, { enabled: true })).status).toBe(202);
+  await api.until(uuid, (n) => n.console_enabled === true && n.reservation === null);
+}
+
 it('cleans, deploys with a template-enabled in-band step in priority order, and undeploys through the virtual agent', async () => {
   const node = (await api.get('/v1/nodes/e2e-0')).body;
   expect(node.deploy_interface).toBe('direct');
@@ -37,13 +48,7 @@ it('cleans, deploys with a template-enabled in-band step in priority order, and 
   // An enabled console, as Ironic: it runs on through the deployment, is stopped by the tear-down and
   // stays enabled (to start again at the next deployment's end).
   const consoleOf = async () => (await api.get(`/v1/nodes/${uuid}/states/console`)).body;
-  await api.unlocked(uuid);
-  const graphical = await api.request('PATCH', `/v1/nodes/${uuid}`, [
-    { op: 'replace', path: '/console_interface', value: 'redfish-graphical' },
-  ]);
-  expect(graphical.status).toBe(200);
-  expect((await api.request('PUT', `/v1/nodes/${uuid}/states/console`, { enabled: true })).status).toBe(202);
-  await api.until(uuid, (n) => n.console_enabled === true && n.reservation === null);
+  await enableGraphicalConsole(uuid);
   const consoleUrl = ((await consoleOf()).console_info as Record<string, unknown>).url;
   expect(consoleUrl).toMatch(/\/GraphicalConsole$/);
 
@@ -107,13 +112,7 @@ it('deploys a partition image: the agent partitions the disk and installs the bo
   expect(await api.settle(uuid, ['available', 'clean failed'], 150_000)).toMatchObject({ provision_state: 'available' });
   // A console enabled before the deploy is started again as it ends (Ironic's _start_console_in_deploy);
   // a BMC that offers none then does not fail the deploy: last_error says so and the console is off.
-  await api.unlocked(uuid);
-  const graphical = await api.request('PATCH', `/v1/nodes/${uuid}`, [
-    { op: 'replace', path: '/console_interface', value: 'redfish-graphical' },
-  ]);
-  expect(graphical.status).toBe(200);
-  expect((await api.request('PUT', `/v1/nodes/${uuid}/states/console`, { enabled: true })).status).toBe(202);
-  await api.until(uuid, (n) => n.console_enabled === true && n.reservation === null);
+  await enableGraphicalConsole(uuid);
   const info = { ...fleet.image, image_type: 'partition', swap_mb: 256 };
   await api.request('PATCH', `/v1/nodes/${uuid}`, [{ op: 'add', path: '/instance_info', value: info }]);
   // Ironic's parse_instance_info: a partition image needs its root size.
