@@ -101,8 +101,13 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
   private wake: (() => void) | undefined;
   private previousHeartbeat = 0;
   private interval = 0;
-  /** When a heartbeat was last asked for out of turn (0: none pending). */
-  private forcedAt = 0;
+  /**
+   * Heartbeats asked for out of turn (a command finished), and how many of those asks a sent
+   * heartbeat has answered: one is pending while the first is ahead. Counted, not timed: an ask
+   * and a heartbeat's send in the same millisecond are still told apart.
+   */
+  private forcedAsks = 0;
+  private forcedAnswered = 0;
   private beating = false;
   private readonly lines: string[] = [];
   private readonly onFaults = () => {
@@ -202,7 +207,7 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
 
   forceHeartbeat(): void {
     if (this.state !== 'running') return;
-    this.forcedAt = Date.now();
+    this.forcedAsks++;
     const gap = this.options.forcedHeartbeatGapMs ?? 5000;
     this.schedule(Math.max(0, this.previousHeartbeat + gap - Date.now()));
   }
@@ -388,7 +393,8 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
       return;
     }
     this.beating = true;
-    const sentAt = Date.now();
+    // The asks made before this heartbeat leaves are answered by it; those made while it is under way are not.
+    const asksBefore = this.forcedAsks;
     const uuid = this.lookup?.node.uuid as string;
     const outcome = await this.api.heartbeat(uuid, this.callbackUrl, this.version);
     this.beating = false;
@@ -396,7 +402,7 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
     if (outcome.ok) {
       this.heartbeats++;
       // A command that finished while this heartbeat was under way still needs one of its own.
-      if (this.forcedAt !== 0 && this.forcedAt < sentAt) this.forcedAt = 0;
+      this.forcedAnswered = asksBefore;
       this.previousHeartbeat = Date.now();
     } else {
       this.log(`${outcome.conflict ? 'conflict error' : 'error'} sending heartbeat to ${this.options.apiUrl}: ${outcome.error}`);
@@ -404,7 +410,8 @@ export class VirtualAgent extends EventEmitter<AgentEvents> {
     this.emit('heartbeat', outcome.ok ? { ok: true } : { ok: false, error: outcome.error });
     this.interval = this.nextInterval();
     const gap = this.options.forcedHeartbeatGapMs ?? 5000;
-    this.schedule(this.forcedAt !== 0 ? Math.min(this.interval, Math.max(0, this.previousHeartbeat + gap - Date.now())) : this.interval);
+    const forcedPending = this.forcedAsks > this.forcedAnswered;
+    this.schedule(forcedPending ? Math.min(this.interval, Math.max(0, this.previousHeartbeat + gap - Date.now())) : this.interval);
   }
 
   /** For tests and the fleet's control API. */
