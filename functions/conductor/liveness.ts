@@ -21,7 +21,7 @@
  * for a rollback to bring it back before, and for Lambda to have recycled its idle environments.
  */
 import type { ConductorConfig } from '#common/config';
-import { ConductorNotFound } from '#common/errors';
+import { ConcurrentUpdate, ConductorNotFound } from '#common/errors';
 import type { ConductorStore } from '#db/conductors';
 import type { Conductor } from '#objects/conductor';
 import { hardwareTypes } from '#drivers/registry';
@@ -100,7 +100,14 @@ export class Liveness {
   private async register(r: Registration): Promise<void> {
     const drivers = servedDrivers(this.config.enabledHardwareTypes);
     // Every new environment of a version registers again under the same hostname: take the record over.
-    await this.store.register({ hostname: r.hostname, conductorGroup: r.conductorGroup, drivers }, { updateExisting: true });
+    try {
+      await this.store.register({ hostname: r.hostname, conductorGroup: r.conductorGroup, drivers }, { updateExisting: true });
+    } catch (err) {
+      // Another environment of this version (a cold start beside this one, as an alias shift makes
+      // them) took the record over at the same moment, with the same fields: it is registered.
+      if (!(err instanceof ConcurrentUpdate)) throw err;
+      this.log.info('Conductor registered at the same time by another environment of this version', { hostname: r.hostname });
+    }
     // The first heartbeat with the registration: a record has its updated_at from the start.
     await this.store.touch(r.hostname);
   }

@@ -1,5 +1,6 @@
 /** A conductor version registers once per group at cold start and refreshes its heartbeat. */
 import { Logger } from '@aws-lambda-powertools/logger';
+import { ConcurrentUpdate } from '../../../functions/common/errors';
 import { Liveness, registrationsOf } from '../../../functions/conductor/liveness';
 import { MemoryConductorStore } from '../helpers/memory-stores';
 
@@ -34,6 +35,25 @@ describe('Liveness', () => {
     const liveness = new Liveness(store, { hostname: 'conductor:1', conductorQueues: { '': 'q' } }, log);
     await expect(liveness.beatIfDue()).resolves.toBeUndefined();
     await expect(liveness.beat()).rejects.toThrow('DynamoDB down');
+  });
+
+  it('is registered when another environment of its version takes the record over at the same moment (ConcurrentUpdate)', async () => {
+    const store = new MemoryConductorStore();
+    const register = store.register.bind(store);
+    // The other environment's take-over lands first; this one's conditional save then loses.
+    store.register = async (registration) => {
+      await register(registration);
+      throw new ConcurrentUpdate(`Conductor ${registration.hostname}`);
+    };
+    const liveness = new Liveness(store, { hostname: 'conductor:3', conductorQueues: { '': 'q' } }, log);
+    await expect(liveness.beat()).resolves.toEqual([{ hostname: 'conductor:3', conductorGroup: '' }]);
+    expect(await store.get('conductor:3')).toMatchObject({ online: true, drivers: ['fake-hardware', 'redfish'] });
+    expect(store.calls.at(-1)).toBe('touch conductor:3');
+    // Any other failure still fails the scheduled heartbeat.
+    store.register = () => Promise.reject(new Error('DynamoDB down'));
+    await expect(new Liveness(store, { hostname: 'conductor:4', conductorQueues: { '': 'q' } }, log).beat()).rejects.toThrow(
+      'DynamoDB down',
+    );
   });
 });
 
