@@ -44,8 +44,6 @@ export function consoleOf(driver: Driver, task: Task): ConsoleInterface {
  * `no-console`'s own validate refuses; an interface without console methods refuses the same way.
  */
 export async function validatedConsole(driver: Driver, task: Task): Promise<ConsoleInterface> {
-  const iface = driver.interfaces.console;
-  await iface.validate(task);
-  if (!isConsole(iface)) throw new UnsupportedDriverExtension(task.node.driver, 'console');
-  return iface;
+  await driver.interfaces.console.validate(task);
+  return consoleOf(driver, task);
 }

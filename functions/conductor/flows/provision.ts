@@ -29,10 +29,11 @@ export async function doNodeTearDown(ctx: ConductorContext, args: MessageArgs): 
   if (node === undefined) return;
   try {
     const driver = loadDriver(node);
+    const task = { node, log: ctx.log };
     // As Ironic, the console is stopped so the instance's user does not keep it; console_enabled
     // stays true and the console starts again as the next deployment ends (step-advance.ts).
-    if (node.console_enabled) await consoleOf(driver, { node, log: ctx.log }).stopConsole({ node, log: ctx.log });
-    await driver.deploy.tearDown({ node, log: ctx.log });
+    if (node.console_enabled) await consoleOf(driver, task).stopConsole(task);
+    await driver.deploy.tearDown(task);
   } catch (err) {
     node.last_error = `Failed to tear down. Error: ${(err as Error).message}`;
     node.processEvent('fail');
